@@ -1,0 +1,148 @@
+"""The data contracts between stages: one fixed Parquet schema per stage output.
+
+This module is the single place where the schemas are defined; readers and writers of
+every stage go through :func:`open_writer` / :func:`read_table`, which check them. The
+README's "Data contracts" section is generated from the docstrings here.
+
+Offsets are half-open ``[start, end)`` Python string indices (Unicode code points) unless a
+schema says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.errors import InputError
+
+PROVENANCE_KEY = b"pipeline.provenance"
+
+ENTITY = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("target", pa.string())])
+
+DOCS = pa.schema(
+    [
+        pa.field("doc_id", pa.int64(), nullable=False),
+        pa.field("title", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("entities", pa.list_(ENTITY), nullable=False),
+    ]
+)
+"""docs — one row per article (extract, then convert for Chinese).
+
+``doc_id`` is the MediaWiki page id (unique in a corpus); ``text`` holds the article's
+paragraphs and headings, one per line (``\\n`` marks every boundary); ``entities`` are the
+internal links' surface spans in ``text`` with the linked article's title as ``target``."""
+
+SENTENCES = pa.schema(
+    [
+        pa.field("doc_id", pa.int64(), nullable=False),
+        pa.field("sent_id", pa.int32(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("entities", pa.list_(ENTITY), nullable=False),
+    ]
+)
+"""sentences — one row per clean sentence (clean).
+
+``sent_id`` counts the document's kept sentences from 0 in reading order; ``entities`` are
+the link spans remapped into the cleaned sentence (links destroyed by cleaning, or crossing
+a sentence boundary, are dropped and counted in the stage's stats)."""
+
+SPAN = pa.struct(
+    [
+        ("start", pa.int32()),
+        ("end", pa.int32()),
+        ("n", pa.int8()),
+        ("pmi", pa.float64()),
+        ("source", pa.string()),
+    ]
+)
+
+NGRAMS = pa.schema(
+    [
+        pa.field("doc_id", pa.int64(), nullable=False),
+        pa.field("ngram", pa.string(), nullable=False),
+        pa.field("n", pa.int8(), nullable=False),
+        pa.field("count", pa.int32(), nullable=False),
+        pa.field("pmi", pa.float64()),
+        pa.field("rank", pa.int32(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+    ]
+)
+"""ngrams — the kept n-gram candidates of each document (ngrams stage).
+
+``source`` is ``pmi`` (document-level PMI), ``entity`` (an extracted link surface) or
+``corpus`` (corpus-level PMI from the KenLM statistics)."""
+
+MARKED = pa.schema(
+    [
+        pa.field("doc_id", pa.int64(), nullable=False),
+        pa.field("sent_id", pa.int32(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("spans", pa.list_(SPAN), nullable=False),
+    ]
+)
+"""marked — sentences with their matched n-gram spans (ngrams stage).
+
+Span offsets count words (whitespace tokens) in English and characters in Chinese."""
+
+SCHEMAS = {"docs": DOCS, "sentences": SENTENCES, "ngrams": NGRAMS, "marked": MARKED}
+
+
+def _metadata(provenance: dict | None) -> dict[bytes, bytes] | None:
+    if provenance is None:
+        return None
+    return {PROVENANCE_KEY: json.dumps(provenance, sort_keys=True).encode()}
+
+
+def open_writer(path, schema: pa.Schema, provenance: dict | None = None) -> pq.ParquetWriter:
+    """A Parquet writer for ``schema`` with the run's provenance in the file metadata."""
+    return pq.ParquetWriter(
+        str(path),
+        schema.with_metadata(_metadata(provenance)),
+        compression="zstd",
+        write_statistics=["doc_id"],
+    )
+
+
+def write_table(path, table: pa.Table, schema: pa.Schema, provenance: dict | None = None) -> None:
+    with open_writer(path, schema, provenance) as writer:
+        writer.write_table(table.cast(schema.with_metadata(_metadata(provenance))))
+
+
+def check_schema(path, schema: pa.Schema, columns: list[str] | None = None) -> None:
+    """Fail with a message naming the file unless it has the contract's columns and types."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found")
+    try:
+        found = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    for name in columns or schema.names:
+        expected = schema.field(name).type
+        if name not in found.names:
+            raise InputError(path, f"missing column {name!r} (this stage reads {columns or schema.names})")
+        if not found.field(name).type.equals(expected):
+            raise InputError(path, f"column {name!r} has type {found.field(name).type}, expected {expected}")
+
+
+def read_table(path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
+    """Read a stage output, checking that it carries the contract's columns and types."""
+    check_schema(path, schema, columns)
+    return pq.read_table(path, columns=columns or schema.names)
+
+
+def iter_rows(path, schema: pa.Schema, columns: list[str] | None = None, batch_rows: int = 2048):
+    """Row dicts of a stage output, a batch at a time, so memory does not grow with the file."""
+    check_schema(path, schema, columns)
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=columns or schema.names):
+        yield batch.to_pylist()
+
+
+def read_provenance(path) -> dict:
+    metadata = pq.read_schema(path).metadata or {}
+    raw = metadata.get(PROVENANCE_KEY)
+    return json.loads(raw) if raw else {}

@@ -1,0 +1,1 @@
+"""Corpus stages: dump → docs (extract) → Simplified docs (convert, zh) → sentences (clean)."""

@@ -1,0 +1,149 @@
+"""Stage ``extract``: one MediaWiki dump part → docs Parquet shards + a stats JSON.
+
+Keeps namespace-0 articles, skips redirects and other namespaces, converts the markup with
+:mod:`pipeline.corpus.wikitext` and writes the documents into ``--shards`` files by
+``doc_id`` (see :mod:`pipeline.corpus.sharding`). Memory stays flat: pages stream in, and
+each shard's rows are flushed as a Parquet row group every ``--batch-docs`` documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+from pipeline import contracts, languages, provenance
+from pipeline.atomic import AtomicFiles, json_text
+from pipeline.corpus.dump_reader import DumpProgress, read_pages
+from pipeline.corpus.sharding import shard_name, shard_of
+from pipeline.corpus.wikitext import MarkupRules, to_plain_text
+from pipeline.progress import Progress
+
+log = logging.getLogger("pipeline.extract")
+
+MAX_FAILURES_LISTED = 20
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dump", required=True, type=Path, help="pages-articles dump (.xml, .xml.bz2, .xml.gz)")
+    parser.add_argument("--lang", required=True, help="wiki language: " + ", ".join(languages.SUPPORTED))
+    parser.add_argument("--out", required=True, type=Path, help="directory for shard-NNN.parquet files")
+    parser.add_argument("--shards", type=int, default=1, help="number of shard files (default 1)")
+    parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
+    parser.add_argument("--keep-lists", action="store_true", help="keep list items as paragraphs")
+    parser.add_argument("--batch-docs", type=int, default=2000, help="documents per Parquet row group")
+
+
+def markup_rules(lang: str, keep_lists: bool = False) -> MarkupRules:
+    return MarkupRules(
+        link_trail=languages.LINK_TRAIL[lang],
+        dropped_sections=frozenset(languages.TRAILING_SECTIONS[lang]),
+        keep_lists=keep_lists,
+    )
+
+
+class _ShardBuffer:
+    def __init__(self, writer):
+        self.writer = writer
+        self.rows: dict[str, list] = {name: [] for name in contracts.DOCS.names}
+
+    def add(self, doc_id: int, title: str, text: str, entities: list) -> None:
+        self.rows["doc_id"].append(doc_id)
+        self.rows["title"].append(title)
+        self.rows["text"].append(text)
+        self.rows["entities"].append([{"start": s, "end": e, "target": t} for s, e, t in entities])
+
+    def __len__(self) -> int:
+        return len(self.rows["doc_id"])
+
+    def flush(self) -> None:
+        if len(self):
+            self.writer.write_table(pa.Table.from_pydict(self.rows, schema=self.writer.schema))
+            for column in self.rows.values():
+                column.clear()
+
+
+def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path | None = None,
+            keep_lists: bool = False, batch_docs: int = 2000) -> dict:
+    languages.check(lang)
+    if shards < 1:
+        raise ValueError(f"--shards must be at least 1, got {shards}")
+    stats_path = stats_path or out / "extract-stats.json"
+    params = {"lang": lang, "shards": shards, "keep_lists": keep_lists}
+    rules = markup_rules(lang, keep_lists)
+    counts = {"pages_seen": 0, "articles_kept": 0, "empty_articles": 0, "redirects_skipped": 0,
+              "other_namespaces_skipped": 0, "templates_dropped": 0, "pages_failed": 0, "entities": 0,
+              "chars_out": 0}
+    failures: list[dict] = []
+    dump_progress = DumpProgress()
+    meter = Progress(log, "pages", total=None)
+    started = time.monotonic()
+
+    def set_namespaces(names: dict[int, str]) -> None:
+        nonlocal rules
+        rules = rules.with_namespaces(names)
+
+    with AtomicFiles() as files:
+        # The provenance records the dump's checksum, known only at the end, so the shards
+        # carry the parameters and code version; the stats JSON adds the checksum.
+        record = provenance.make("extract", params, inputs=[str(dump)])
+        buffers = [
+            _ShardBuffer(contracts.open_writer(files.temp(out / f"{shard_name(k)}.parquet"), contracts.DOCS, record))
+            for k in range(shards)
+        ]
+        try:
+            for page in read_pages(dump, dump_progress, on_siteinfo=set_namespaces):
+                counts["pages_seen"] += 1
+                meter.total = dump_progress.total_bytes
+                meter.update(position=dump_progress.compressed_bytes)
+                if page.ns != 0:
+                    counts["other_namespaces_skipped"] += 1
+                    continue
+                if page.redirect:
+                    counts["redirects_skipped"] += 1
+                    continue
+                try:
+                    plain = to_plain_text(page.text, rules)
+                except Exception as exc:  # a page that breaks the converter is skipped, not fatal
+                    counts["pages_failed"] += 1
+                    log.warning("%s: page %r (id %d) failed to parse: %r", dump, page.title, page.page_id, exc)
+                    if len(failures) < MAX_FAILURES_LISTED:
+                        failures.append({"id": page.page_id, "title": page.title, "error": repr(exc)})
+                    continue
+                counts["articles_kept"] += 1
+                counts["empty_articles"] += not plain.text
+                counts["templates_dropped"] += plain.templates
+                counts["entities"] += len(plain.entities)
+                counts["chars_out"] += len(plain.text)
+                buffer = buffers[shard_of(page.page_id, shards)]
+                buffer.add(page.page_id, page.title, plain.text, plain.entities)
+                if len(buffer) >= batch_docs:
+                    buffer.flush()
+            for buffer in buffers:
+                buffer.flush()
+        finally:
+            for buffer in buffers:
+                buffer.writer.close()
+        meter.done()
+        stats = {
+            **counts,
+            "failed_pages": failures,
+            "bytes_in": dump_progress.total_bytes,
+            "bytes_uncompressed": dump_progress.uncompressed_bytes,
+            "bytes_out": sum(files.temp(out / f"{shard_name(k)}.parquet").stat().st_size for k in range(shards)),
+            "seconds": round(time.monotonic() - started, 3),
+            "provenance": {**record, "inputs": [{"path": str(dump), "bytes": dump_progress.total_bytes,
+                                                 "sha256": dump_progress.sha256}]},
+        }
+        files.temp(stats_path).write_text(json_text(stats))
+    log.info("%s: %d pages, %d articles kept in %d shard(s), %d redirects, %d other namespaces, %d failed",
+             dump, counts["pages_seen"], counts["articles_kept"], shards, counts["redirects_skipped"],
+             counts["other_namespaces_skipped"], counts["pages_failed"])
+    return stats
+
+
+def run(args: argparse.Namespace) -> None:
+    extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs)

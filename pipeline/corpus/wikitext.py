@@ -1,0 +1,306 @@
+"""MediaWiki markup to plain text, keeping every internal link's surface as an entity span.
+
+The papers (BURT §3.1, ULR §4.1) pre-process Wikipedia into plain text and use the link
+surfaces as high-quality n-grams and as the "Named Entities" masking baseline (SPEC §1).
+mwparserfromhell builds a full syntax tree and runs at about a third of wikiextractor's speed
+(see BENCHMARKS.md), and wikiextractor does not report link offsets, so this module is a
+small single-pass-per-construct converter in the spirit of wikiextractor's: it drops
+whatever does not render as prose and tracks offsets while it writes the text.
+
+Three passes, because each construct has a natural scope:
+
+A. whole page: comments, dropped elements (``<ref>``, ``<math>``, ``<gallery>``, ...),
+   templates ``{{...}}`` and tables ``{|...|}`` (both nested), and links to files,
+   categories and other languages (nested, since image captions hold links);
+B. lines: headings and paragraphs become boundaries (one output line each); list items,
+   table remnants and the trailing sections (References, External links, ...) are dropped,
+   following wikiextractor's defaults;
+C. each paragraph: links become their text (an entity span for links to articles),
+   external links their label, bold/italic quotes and HTML tags vanish, entities decode.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+# Elements whose content never renders as prose.
+_DROPPED_ELEMENTS = (
+    "ref|references|gallery|math|chem|ce|timeline|score|syntaxhighlight|source|graph|mapframe|"
+    "maplink|imagemap|templatedata|templatestyles|hiero|inputbox|categorytree|poem|section"
+)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_DROPPED = re.compile(rf"<({_DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)", re.S | re.I)
+_TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}")
+_TABLE_TOKEN = re.compile(r"^[ \t:]*\{\||^[ \t]*\|\}", re.M)
+_LINK_TOKEN = re.compile(r"\[\[|\]\]")
+_HEADING = re.compile(r"^(={1,6})\s*(.+?)\s*\1\s*$")
+_LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]+)*$")
+_WHITESPACE = re.compile(r"\s+")
+_SPACE_BEFORE = frozenset(".,;:!?)]}%")
+
+# Namespaces whose links never render inline (MediaWiki ids -2 Media, 6 File, 14 Category),
+# with the aliases the English and Chinese wikis accept besides the names in <siteinfo>.
+DROPPED_NAMESPACE_IDS = frozenset({-2, 6, 14})
+DROPPED_NAMESPACE_ALIASES = frozenset(
+    {"file", "image", "media", "category", "文件", "檔案", "档案", "图像", "圖像", "媒体", "媒體", "分类", "分類"}
+)
+
+
+@dataclass(frozen=True)
+class MarkupRules:
+    """Per-wiki settings of the converter.
+
+    ``dropped_namespaces``: lower-case prefixes whose links are removed with their text.
+    ``other_namespaces``: prefixes whose links keep their text but are not entities (Talk,
+    Wikipedia, interwiki prefixes such as ``wikt``). ``link_trail``: letters glued to a
+    link's text by MediaWiki (``[[river]]s`` renders "rivers"): ``[a-z]+`` on English wikis,
+    none on Chinese ones. ``dropped_sections``: lower-case headings whose whole section is
+    skipped. ``keep_lists``: keep list items as paragraphs (wikiextractor drops them).
+    """
+
+    dropped_namespaces: frozenset = DROPPED_NAMESPACE_ALIASES
+    other_namespaces: frozenset = frozenset({"talk", "user", "wikipedia", "wp", "help", "template", "portal",
+                                             "draft", "module", "special", "wikt", "wiktionary", "w", "s",
+                                             "q", "n", "b", "v", "commons", "meta", "wikisource", "wikiquote"})
+    link_trail: str | None = "[a-z]+"
+    dropped_sections: frozenset = frozenset()
+    keep_lists: bool = False
+    _inline: re.Pattern = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        trail = f"(?P<trail>{self.link_trail})?" if self.link_trail else ""
+        pattern = (
+            rf"\[\[(?P<link>[^\[\]]*)\]\]{trail}"
+            r"|\[(?P<url>(?:https?:|ftp:|mailto:|//)[^\]\s]*)(?:[ \t]+(?P<label>[^\]]*))?\]"
+            r"|(?P<quotes>'{2,})"
+            r"|(?P<tag></?(?P<tagname>[A-Za-z][A-Za-z0-9]*)\b[^<>]*>)"
+            r"|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"
+            r"|(?P<magic>__[A-Z]+__)"
+        )
+        object.__setattr__(self, "_inline", re.compile(pattern))
+
+    def with_namespaces(self, names: dict[int, str]) -> "MarkupRules":
+        """Add the namespace names a dump declares in its ``<siteinfo>``."""
+        dropped = {name.lower() for key, name in names.items() if key in DROPPED_NAMESPACE_IDS and name}
+        other = {name.lower() for key, name in names.items() if key not in DROPPED_NAMESPACE_IDS and key and name}
+        return MarkupRules(
+            dropped_namespaces=self.dropped_namespaces | dropped,
+            other_namespaces=self.other_namespaces | other,
+            link_trail=self.link_trail,
+            dropped_sections=self.dropped_sections,
+            keep_lists=self.keep_lists,
+        )
+
+
+@dataclass
+class PlainText:
+    """A converted page: its text, entity spans ``(start, end, target)`` and counts."""
+
+    text: str
+    entities: list[tuple[int, int, str]]
+    templates: int
+
+
+def _balanced_ranges(text: str, token: re.Pattern) -> list[tuple[int, int]]:
+    """Outermost balanced ``open ... close`` ranges; unmatched openers stay as literal text.
+
+    ``token`` matches openers (ending in ``{{``, ``{|`` or ``[[``) and closers.
+    """
+    stack: list[int] = []
+    ranges: list[tuple[int, int]] = []
+    for match in token.finditer(text):
+        if text[match.end() - 2:match.end()] in ("{{", "{|", "[["):
+            stack.append(match.start())
+        elif stack:
+            ranges.append((stack.pop(), match.end()))
+    ranges.sort()
+    outermost: list[tuple[int, int]] = []
+    for start, end in ranges:
+        if outermost and start < outermost[-1][1]:
+            continue
+        outermost.append((start, end))
+    return outermost
+
+
+def _cut(text: str, ranges: list[tuple[int, int]]) -> str:
+    if not ranges:
+        return text
+    pieces, last = [], 0
+    for start, end in ranges:
+        pieces.append(text[last:start])
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _link_namespace(content: str) -> str | None:
+    head = content.split("|", 1)[0].lstrip()
+    if head.startswith(":"):
+        head = head[1:]
+    if ":" not in head:
+        return None
+    return head.split(":", 1)[0].strip().lower()
+
+
+def _drop_non_prose(markup: str, rules: MarkupRules) -> tuple[str, int]:
+    """Pass A: remove what never renders as prose. Returns the text and the template count."""
+    text = _COMMENT.sub("", markup)
+    text = _DROPPED.sub("", text)
+    templates = _balanced_ranges(text, _TEMPLATE_TOKEN)
+    template_count = len(templates)
+    text = _cut(text, templates)
+    text = _cut(text, _balanced_ranges(text, _TABLE_TOKEN))
+    dropped_links = []
+    for start, end in _balanced_ranges(text, _LINK_TOKEN):
+        namespace = _link_namespace(text[start + 2:end - 2])
+        if namespace is None or text[start + 2:end - 2].lstrip().startswith(":"):
+            continue
+        if namespace in rules.dropped_namespaces or (
+            namespace not in rules.other_namespaces and _LANGUAGE_CODE.match(namespace)
+        ):
+            dropped_links.append((start, end))
+    return _cut(text, dropped_links), template_count
+
+
+class _Builder:
+    """Appends text with whitespace collapsed, so that offsets stay exact as it goes."""
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.length = 0
+        self.last = " "  # no leading space at the start of a paragraph
+
+    def add(self, piece: str) -> None:
+        piece = _WHITESPACE.sub(" ", piece)
+        if self.last == " ":
+            piece = piece.lstrip(" ")
+        elif piece[:1] in _SPACE_BEFORE and self.chunks and self.chunks[-1].endswith(" "):
+            # "word {{citation needed}}." leaves "word ." once the template is gone.
+            self.chunks[-1] = self.chunks[-1][:-1]
+            self.length -= 1
+        if piece:
+            self.chunks.append(piece)
+            self.length += len(piece)
+            self.last = piece[-1]
+
+    def text(self) -> str:
+        return "".join(self.chunks).rstrip(" ")
+
+
+def _link_target(target: str) -> str:
+    target = target.split("#", 1)[0].replace("_", " ").strip().lstrip(":").strip()
+    target = _WHITESPACE.sub(" ", html.unescape(target))
+    return target[:1].upper() + target[1:]
+
+
+def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | None) -> None:
+    """Pass C: write one paragraph's prose into ``out``; record link spans into ``entities``."""
+    position = 0
+    for match in rules._inline.finditer(paragraph):
+        if match.start() > position:
+            out.add(paragraph[position:match.start()])
+        position = match.end()
+        kind = match.lastgroup
+        if match.group("link") is not None:
+            content = match.group("link")
+            target, _, label = content.partition("|")
+            if not label:
+                label = target.lstrip(":")
+                if label.strip().startswith("/"):  # subpage link [[/Sub]] renders "/Sub"
+                    label = label.strip()
+            elif label.strip() == "":
+                label = re.sub(r"\s*\(.*\)\s*$", "", target.split(":")[-1])  # pipe trick
+            trail = (match.group("trail") or "") if rules.link_trail else ""
+            label_text = (_plain(label, rules) + trail).strip()
+            if not label_text:
+                continue
+            out.add(label_text)
+            end = out.length
+            start = end - len(label_text)
+            namespace = _link_namespace(content)
+            is_article = namespace is None or (
+                namespace not in rules.other_namespaces and namespace not in rules.dropped_namespaces
+                and not _LANGUAGE_CODE.match(namespace)
+            )
+            if entities is not None and is_article and not content.lstrip().startswith(":") and start < end:
+                target_title = _link_target(target)
+                if target_title:
+                    entities.append((start, end, target_title))
+        elif match.group("url") is not None:
+            if match.group("label"):
+                out.add(_plain(match.group("label"), rules))
+        elif kind == "tag":
+            if match.group("tagname").lower() in ("br", "p", "div", "li", "hr"):
+                out.add(" ")
+        elif kind == "entity":
+            out.add(html.unescape(match.group("entity")).replace("\xa0", " "))
+        # quotes and magic words vanish
+    if position < len(paragraph):
+        out.add(paragraph[position:])
+
+
+def _plain(markup: str, rules: MarkupRules) -> str:
+    out = _Builder()
+    _inline(markup, rules, out, None)
+    return out.text()
+
+
+def to_plain_text(markup: str, rules: MarkupRules) -> PlainText:
+    """Convert one article's wikitext; see the module docstring for what is kept."""
+    text, templates = _drop_non_prose(markup, rules)
+    paragraphs: list[str] = []
+    current: list[str] = []
+    skip_level = 0  # inside a dropped section of this heading level
+
+    def flush() -> None:
+        if current:
+            paragraphs.append(" ".join(current))
+            current.clear()
+
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            flush()
+            continue
+        heading = _HEADING.match(stripped)
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            if skip_level and level > skip_level:
+                continue
+            title = _plain(heading.group(2), rules)
+            skip_level = level if title.lower() in rules.dropped_sections else 0
+            if not skip_level and title:
+                paragraphs.append(heading.group(2))
+            continue
+        if skip_level:
+            continue
+        first = stripped[0]
+        if first in "*#;:":
+            flush()
+            if rules.keep_lists:
+                paragraphs.append(stripped.lstrip("*#;: "))
+            continue
+        if first in "|!" or stripped.startswith("{|") or stripped.startswith("----"):
+            flush()
+            continue
+        current.append(stripped)
+    flush()
+
+    out = _Builder()
+    entities: list[tuple[int, int, str]] = []
+    for paragraph in paragraphs:
+        before = out.length
+        _inline(paragraph, rules, out, entities)
+        if out.length > before:
+            if out.chunks[-1].endswith(" "):
+                out.chunks[-1] = out.chunks[-1][:-1]
+                out.length -= 1
+            out.chunks.append("\n")
+            out.length += 1
+            out.last = " "
+    result = "".join(out.chunks).rstrip("\n")
+    entities = [(s, min(e, len(result)), t) for s, e, t in entities if s < len(result)]
+    return PlainText(result, entities, templates)
