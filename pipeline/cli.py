@@ -16,8 +16,10 @@ from pipeline.errors import InputError
 
 # stage name → module; imported lazily so that a corpus stage never pays for torch.
 STAGES = {
+    "download": "pipeline.download",
     "extract": "pipeline.corpus.extract",
     "convert": "pipeline.corpus.convert",
+    "clean": "pipeline.corpus.clean",
 }
 
 

@@ -1,0 +1,26 @@
+# Universal language representation (BURT / ULR-BERT): Wikipedia dumps -> corpus -> n-grams
+# -> pre-training -> fine-tuning -> evaluation tables. See README.md.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+# The embedded demo is the default; `--configfile workflow/config/X.yaml` replaces it
+# (rather than being merged into it, which a plain `configfile:` would do).
+if not workflow.overwrite_configfiles:
+
+    configfile: "workflow/config/demo.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/corpus.smk"
+
+
+rule all:
+    input:
+        corpus_outputs(),
+    default_target: True

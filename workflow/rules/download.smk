@@ -1,0 +1,23 @@
+# Fetch the inputs that a config names by URL (the paper configs); demo and sample inputs
+# are local files, which this rule never touches.
+
+
+rule download:
+    output:
+        "{download}",
+    wildcard_constraints:
+        download="|".join(re.escape(path) for path in DOWNLOADS) or "(?!)",
+    params:
+        url=lambda wc: DOWNLOADS[wc.download]["url"],
+        checksums=lambda wc: checksum_flags(DOWNLOADS[wc.download]),
+    log:
+        f"{LOGS}/download/{{download}}.log",
+    benchmark:
+        f"{BENCHMARKS}/download/{{download}}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    resources:
+        runtime=24 * 60,
+    retries: 2
+    shell:
+        "python -m pipeline download --url {params.url} --out {output:q} {params.checksums} > {log:q} 2>&1"
