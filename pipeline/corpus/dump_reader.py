@@ -116,7 +116,20 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> 
     decoded_until = 0  # uncompressed byte offset, for error messages
 
     def where() -> str:
-        return f"{last}, uncompressed byte ~{decoded_until:,}"
+        return f"after {last}" if pages else last
+
+    def note_complete_pages(text: str = "") -> None:
+        """Before reporting an error: the pages parsed so far, for the message's sake."""
+        nonlocal last, pages
+        try:
+            parser.feed(text)
+            for event, element in parser.read_events():
+                if event == "end" and _local(element.tag) == "page":
+                    page = _page(element, path, where)
+                    last = f"page {page.title!r} (id {page.page_id})"
+                    pages += 1
+        except ET.ParseError:
+            pass
 
     def events() -> Iterator[tuple[str, ET.Element]]:
         nonlocal decoded_until
@@ -130,6 +143,8 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> 
             try:
                 text = decoder.decode(data, final=not data)
             except UnicodeDecodeError as exc:
+                # parse the valid prefix first, so that the message names the page before
+                note_complete_pages(data[:exc.start].decode("utf-8", errors="ignore"))
                 raise InputError(
                     path, f"invalid UTF-8 at uncompressed byte {decoded_until + exc.start:,}", where()
                 ) from exc
@@ -140,10 +155,11 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> 
                     parser.feed(text)
                 else:
                     parser.close()
+                # expat errors surface here, after the events parsed before them
+                yield from parser.read_events()
             except ET.ParseError as exc:
                 line, column = exc.position
                 raise InputError(path, f"malformed XML at line {line}, column {column}: {exc.msg}", where()) from exc
-            yield from parser.read_events()
             if not data:
                 return
 

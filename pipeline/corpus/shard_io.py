@@ -54,7 +54,8 @@ def map_files(inputs: list[Path], out_dir: Path, stage: str, params: dict, in_sc
         counts: Counter = Counter()
         record = provenance.make(stage, params, inputs=[provenance.file_fingerprint(path)])
         target = out_dir / path.name
-        meter = Progress(logger, "rows", total=pq.ParquetFile(path).metadata.num_rows if path.exists() else None)
+        contracts.check_schema(path, in_schema)
+        meter = Progress(logger, "rows", total=pq.ParquetFile(path).metadata.num_rows)
         with AtomicFiles() as outputs:
             with contracts.open_writer(outputs.temp(target), out_schema, record) as writer:
                 for rows in contracts.iter_rows(path, in_schema):

@@ -205,13 +205,11 @@ def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | 
         kind = match.lastgroup
         if match.group("link") is not None:
             content = match.group("link")
-            target, _, label = content.partition("|")
-            if not label:
+            target, pipe, label = content.partition("|")
+            if not pipe:
                 label = target.lstrip(":")
-                if label.strip().startswith("/"):  # subpage link [[/Sub]] renders "/Sub"
-                    label = label.strip()
-            elif label.strip() == "":
-                label = re.sub(r"\s*\(.*\)\s*$", "", target.split(":")[-1])  # pipe trick
+            elif not label.strip():  # the pipe trick: [[Pipe (trick)|]] renders "Pipe"
+                label = re.sub(r"\s*\(.*\)\s*$", "", target.split(":")[-1])
             trail = (match.group("trail") or "") if rules.link_trail else ""
             label_text = (_plain(label, rules) + trail).strip()
             if not label_text:
