@@ -1,0 +1,99 @@
+"""The Snakemake workflow: lint, config validation, the demo DAG end to end, reruns."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import DEMO_DATA, REPO
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+def snakemake(*args, check=True):
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run([*SNAKEMAKE, *args], cwd=REPO, capture_output=True, text=True, env=env)
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+@pytest.fixture
+def run_name():
+    name = f"pytest-{uuid.uuid4().hex[:8]}"
+    yield name
+    shutil.rmtree(REPO / "results" / name, ignore_errors=True)
+
+
+def test_lint_is_clean():
+    result = snakemake("--lint")
+    assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("config", sorted(p.name for p in (REPO / "workflow" / "config").glob("*.yaml")))
+def test_every_shipped_config_validates_and_plans(config):
+    result = snakemake("-n", "--configfile", f"workflow/config/{config}", check=False)
+    assert "ValidationError" not in result.stderr, result.stderr
+    if config in ("demo.yaml",) or (config == "sample.yaml" and (REPO.parent / "shared" / "data").exists()):
+        assert result.returncode == 0, result.stderr
+
+
+def test_bad_config_names_the_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("shards: 2", "shards: 0"))
+    result = snakemake("-n", "--configfile", str(bad), check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "less than the minimum of 1" in output and "['corpus']['shards']" in output
+
+
+def test_unknown_config_key_is_rejected(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("shards: 2", "shards: 2\n  shard: 3"))
+    result = snakemake("-n", "--configfile", str(bad), check=False)
+    assert result.returncode != 0 and "'shard' was unexpected" in result.stdout + result.stderr
+
+
+def test_demo_dag_runs_end_to_end(run_name):
+    snakemake("--cores", "2", "--config", f"run={run_name}")
+    results = REPO / "results" / run_name
+    for lang in ("en", "zh"):
+        files = sorted((results / "corpus" / lang / "sentences" / "demo").glob("*.parquet"))
+        assert [f.name for f in files] == ["shard-000.parquet", "shard-001.parquet"]
+        assert sum(pq.read_metadata(f).num_rows for f in files) > 50
+    zh_text = "".join(pq.read_table(results / "corpus/zh/sentences/demo/shard-000.parquet")["text"].to_pylist())
+    assert "国" in zh_text and "國" not in zh_text
+    for rule in ("extract", "convert", "clean"):
+        assert list((results / "logs" / rule).rglob("*.log")), rule
+        assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
+    assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout
+
+
+def test_a_changed_dump_reruns_its_language_only(run_name, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(DEMO_DATA, data)
+    config = tmp_path / "config.yaml"
+    config.write_text((REPO / "workflow/config/demo.yaml").read_text()
+                      .replace("run: demo", f"run: {run_name}").replace("workflow/demo/data", str(data)))
+    snakemake("--cores", "2", "--configfile", str(config))
+    dump = data / "wiki/en/enwiki-demo-pages-articles.xml"
+    dump.write_text(dump.read_text().replace("capital and largest city", "largest city and capital"))
+    plan = snakemake("-n", "--configfile", str(config)).stdout
+    assert "lang=en" in plan and "lang=zh" not in plan and "rule convert" not in plan
+
+
+def test_every_stage_has_help(cli, capsys):
+    from pipeline.cli import STAGES
+
+    for stage in STAGES:
+        with pytest.raises(SystemExit) as exit_info:
+            cli(stage, "--help")
+        assert exit_info.value.code == 0
+        assert "--out" in capsys.readouterr().out
