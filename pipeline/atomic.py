@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import Self
 
 
 def _temp_path(target: Path) -> Path:
@@ -56,7 +57,7 @@ class AtomicFiles:
                 temp.unlink()
         self._pending.clear()
 
-    def __enter__(self) -> "AtomicFiles":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

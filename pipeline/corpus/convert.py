@@ -10,6 +10,7 @@ blocks without variants (``-{...}-``) are left unconverted, as MediaWiki does.
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 from pathlib import Path
 
@@ -68,7 +69,7 @@ class Converter:
             cuts.update((start, end))
         ordered = sorted(cuts)
         pieces, mapping, position, p = [], {0: 0}, 0, 0
-        for start, end in zip(ordered, ordered[1:]):
+        for start, end in itertools.pairwise(ordered):
             while p < len(protected) and protected[p][1] <= start:
                 p += 1
             inside = p < len(protected) and protected[p][0] <= start and end <= protected[p][1]

@@ -14,9 +14,9 @@ import codecs
 import gzip
 import hashlib
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from pipeline.errors import InputError
 

@@ -107,7 +107,7 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
                     continue
                 try:
                     plain = to_plain_text(page.text, rules)
-                except Exception as exc:  # a page that breaks the converter is skipped, not fatal
+                except Exception as exc:  # noqa: BLE001 -- a page that breaks the converter is skipped, not fatal
                     counts["pages_failed"] += 1
                     log.warning("%s: page %r (id %d) failed to parse: %r", dump, page.title, page.page_id, exc)
                     if len(failures) < MAX_FAILURES_LISTED:

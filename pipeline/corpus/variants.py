@@ -18,9 +18,9 @@ from pipeline.corpus.spans import Edits
 
 SIMPLIFIED_FIRST = ("zh-hans", "zh-cn", "zh-sg", "zh-my", "zh", "zh-hant", "zh-tw", "zh-hk", "zh-mo")
 
-_BLOCK = re.compile(r"-\{(.*?)\}-", re.S)
-_FLAGS = re.compile(r"^\s*([A-Za-z;\s-]{1,10}?)\s*\|(.*)$", re.S)
-_VARIANT = re.compile(r"^\s*(zh(?:-[a-z]{2,4})?)\s*:(.*)$", re.S)
+_BLOCK = re.compile(r"-\{(.*?)\}-", re.DOTALL)
+_FLAGS = re.compile(r"^\s*([A-Za-z;\s-]{1,10}?)\s*\|(.*)$", re.DOTALL)
+_VARIANT = re.compile(r"^\s*(zh(?:-[a-z]{2,4})?)\s*:(.*)$", re.DOTALL)
 _SILENT_FLAGS = set("HTD-")
 
 

@@ -30,10 +30,10 @@ _DROPPED_ELEMENTS = (
     "ref|references|gallery|math|chem|ce|timeline|score|syntaxhighlight|source|graph|mapframe|"
     "maplink|imagemap|templatedata|templatestyles|hiero|inputbox|categorytree|poem|section"
 )
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_DROPPED = re.compile(rf"<({_DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)", re.S | re.I)
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_DROPPED = re.compile(rf"<({_DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)", re.DOTALL | re.IGNORECASE)
 _TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}")
-_TABLE_TOKEN = re.compile(r"^[ \t:]*\{\||^[ \t]*\|\}", re.M)
+_TABLE_TOKEN = re.compile(r"^[ \t:]*\{\||^[ \t]*\|\}", re.MULTILINE)
 _LINK_TOKEN = re.compile(r"\[\[|\]\]")
 _HEADING = re.compile(r"^(={1,6})\s*(.+?)\s*\1\s*$")
 _LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]+)*$")
@@ -81,7 +81,7 @@ class MarkupRules:
         )
         object.__setattr__(self, "_inline", re.compile(pattern))
 
-    def with_namespaces(self, names: dict[int, str]) -> "MarkupRules":
+    def with_namespaces(self, names: dict[int, str]) -> MarkupRules:
         """Add the namespace names a dump declares in its ``<siteinfo>``."""
         dropped = {name.lower() for key, name in names.items() if key in DROPPED_NAMESPACE_IDS and name}
         other = {name.lower() for key, name in names.items() if key not in DROPPED_NAMESPACE_IDS and key and name}
@@ -137,8 +137,7 @@ def _cut(text: str, ranges: list[tuple[int, int]]) -> str:
 
 def _link_namespace(content: str) -> str | None:
     head = content.split("|", 1)[0].lstrip()
-    if head.startswith(":"):
-        head = head[1:]
+    head = head.removeprefix(":")
     if ":" not in head:
         return None
     return head.split(":", 1)[0].strip().lower()
@@ -281,7 +280,7 @@ def to_plain_text(markup: str, rules: MarkupRules) -> PlainText:
             if rules.keep_lists:
                 paragraphs.append(stripped.lstrip("*#;: "))
             continue
-        if first in "|!" or stripped.startswith("{|") or stripped.startswith("----"):
+        if first in "|!" or stripped.startswith(("{|", "----")):
             flush()
             continue
         current.append(stripped)

@@ -3,8 +3,8 @@
 from collections import Counter
 
 import pytest
-
 from conftest import EN_SAMPLE, read_dir
+
 from pipeline.corpus import cleaning, sentences
 from pipeline.corpus.clean import SentenceCleaner
 from pipeline.corpus.extract import extract

@@ -1,9 +1,10 @@
 """Variant markup and OpenCC conversion with aligned entity spans."""
 
-import pyarrow.parquet as pq
 from collections import Counter
 
+import pyarrow.parquet as pq
 from conftest import DEMO_DATA, ZH_SAMPLE, read_dir
+
 from pipeline.corpus import variants
 from pipeline.corpus.convert import Converter
 from pipeline.corpus.extract import extract

@@ -4,8 +4,8 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import DEMO_DATA, EN_SAMPLE, ZH_SAMPLE, read_dir
 
-from conftest import EN_SAMPLE, ZH_SAMPLE, DEMO_DATA, read_dir
 from pipeline import contracts
 from pipeline.corpus.extract import extract
 
