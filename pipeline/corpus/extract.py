@@ -3,7 +3,9 @@
 Keeps namespace-0 articles, skips redirects and other namespaces, converts the markup with
 :mod:`pipeline.corpus.wikitext` and writes the documents into ``--shards`` files by
 ``doc_id`` (see :mod:`pipeline.corpus.sharding`). Memory stays flat: pages stream in, and
-each shard's rows are flushed as a Parquet row group every ``--batch-docs`` documents.
+each shard's rows are flushed as a Parquet row group every ``--batch-docs`` documents or
+when its buffered text passes ``--batch-chars`` (long articles with hundreds of links cost
+far more memory than their count suggests; see BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shards", type=int, default=1, help="number of shard files (default 1)")
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
     parser.add_argument("--keep-lists", action="store_true", help="keep list items as paragraphs")
-    parser.add_argument("--batch-docs", type=int, default=2000, help="documents per Parquet row group")
+    parser.add_argument("--batch-docs", type=int, default=500, help="at most this many documents per row group")
+    parser.add_argument("--batch-chars", type=int, default=4_000_000,
+                        help="flush a shard's rows once their text and links reach this many characters")
 
 
 def markup_rules(lang: str, keep_lists: bool = False) -> MarkupRules:
@@ -49,12 +53,14 @@ class _ShardBuffer:
     def __init__(self, writer):
         self.writer = writer
         self.rows: dict[str, list] = {name: [] for name in contracts.DOCS.names}
+        self.chars = 0  # buffered size: text plus a link's share (a dict of three fields)
 
     def add(self, doc_id: int, title: str, text: str, entities: list) -> None:
         self.rows["doc_id"].append(doc_id)
         self.rows["title"].append(title)
         self.rows["text"].append(text)
         self.rows["entities"].append([{"start": s, "end": e, "target": t} for s, e, t in entities])
+        self.chars += len(text) + 100 * len(entities)
 
     def __len__(self) -> int:
         return len(self.rows["doc_id"])
@@ -64,10 +70,11 @@ class _ShardBuffer:
             self.writer.write_table(pa.Table.from_pydict(self.rows, schema=self.writer.schema))
             for column in self.rows.values():
                 column.clear()
+            self.chars = 0
 
 
 def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path | None = None,
-            keep_lists: bool = False, batch_docs: int = 2000) -> dict:
+            keep_lists: bool = False, batch_docs: int = 500, batch_chars: int = 4_000_000) -> dict:
     languages.check(lang)
     if shards < 1:
         raise ValueError(f"--shards must be at least 1, got {shards}")
@@ -120,7 +127,7 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
                 counts["chars_out"] += len(plain.text)
                 buffer = buffers[shard_of(page.page_id, shards)]
                 buffer.add(page.page_id, page.title, plain.text, plain.entities)
-                if len(buffer) >= batch_docs:
+                if len(buffer) >= batch_docs or buffer.chars >= batch_chars:
                     buffer.flush()
             for buffer in buffers:
                 buffer.flush()
@@ -146,4 +153,5 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
 
 
 def run(args: argparse.Namespace) -> None:
-    extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs)
+    extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs,
+            args.batch_chars)
