@@ -261,9 +261,9 @@ def summary_lines(ours: Result, quarter: Result, wx: Result) -> list[str]:
     return [
         f"ratio (ours / wikiextractor, MB per CPU-second): {ours.mb_per_cpu_s / wx.mb_per_cpu_s:.2f}",
         f"wall-clock ratio (ours / wikiextractor, MB/s): {ours.mb_per_s / wx.mb_per_s:.2f}",
-        f"peak RSS, ours at {ours.xml_mb:.1f} MB vs {quarter.xml_mb:.1f} MB of XML: "
-        f"{ours.peak_rss_mb:.0f} / {quarter.peak_rss_mb:.0f} MB = {ours.peak_rss_mb / quarter.peak_rss_mb:.2f} "
-        f"({ours.docs} documents in {ours.row_groups} Parquet row group(s))",
+        (f"peak RSS, ours at {ours.xml_mb:.1f} MB vs {quarter.xml_mb:.1f} MB of XML: "
+         f"{ours.peak_rss_mb:.0f} / {quarter.peak_rss_mb:.0f} MB = {ours.peak_rss_mb / quarter.peak_rss_mb:.2f} "
+         f"({ours.docs} documents in {ours.row_groups} Parquet row group(s))"),
     ]
 
 
@@ -313,10 +313,10 @@ def markdown_section(args, results: list[Result], python: str) -> str:
         "",
         f"Command (from the repo root): `{command}`",
         "",
-        f"Input: the English sample dump replicated {ours.dump.copies}x to {ours.xml_mb:.1f} MB of XML "
-        f"({ours.dump.pages} pages, bz2), and a quarter-size dump ({quarter.dump.pages} pages) for "
-        f"the memory check. Best of {args.repeat} run(s) for wall and CPU time; peak RSS is the "
-        f"largest of the process and its helper processes.",
+        (f"Input: the English sample dump replicated {ours.dump.copies}x to {ours.xml_mb:.1f} MB of XML "
+         f"({ours.dump.pages} pages, bz2), and a quarter-size dump ({quarter.dump.pages} pages) for "
+         f"the memory check. Best of {args.repeat} run(s) for wall and CPU time; peak RSS is the "
+         f"largest of the process and its helper processes."),
         "",
         table(results),
         "",
