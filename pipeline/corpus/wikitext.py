@@ -135,12 +135,23 @@ def _cut(text: str, ranges: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-def _link_namespace(content: str) -> str | None:
+def _link_kind(content: str, rules: MarkupRules) -> str:
+    """What a ``[[content]]`` link renders as: ``drop`` (files, categories, other
+    languages), ``text`` (its text, but not an entity: a leading colon or another
+    namespace) or ``entity`` (a link to an article)."""
     head = content.split("|", 1)[0].lstrip()
-    head = head.removeprefix(":")
+    if head.startswith(":"):
+        return "text"
     if ":" not in head:
-        return None
-    return head.split(":", 1)[0].strip().lower()
+        return "entity"
+    namespace = head.split(":", 1)[0].strip().lower()
+    if namespace in rules.dropped_namespaces:
+        return "drop"
+    if namespace in rules.other_namespaces:
+        return "text"
+    # an unknown short prefix is an interlanguage link; anything else is an article
+    # title with a colon in it ("Star Wars: Episode IV")
+    return "drop" if _LANGUAGE_CODE.match(namespace) else "entity"
 
 
 def _drop_non_prose(markup: str, rules: MarkupRules) -> tuple[str, int]:
@@ -153,12 +164,7 @@ def _drop_non_prose(markup: str, rules: MarkupRules) -> tuple[str, int]:
     text = _cut(text, _balanced_ranges(text, _TABLE_TOKEN))
     dropped_links = []
     for start, end in _balanced_ranges(text, _LINK_TOKEN):
-        namespace = _link_namespace(text[start + 2:end - 2])
-        if namespace is None or text[start + 2:end - 2].lstrip().startswith(":"):
-            continue
-        if namespace in rules.dropped_namespaces or (
-            namespace not in rules.other_namespaces and _LANGUAGE_CODE.match(namespace)
-        ):
+        if _link_kind(text[start + 2:end - 2], rules) == "drop":
             dropped_links.append((start, end))
     return _cut(text, dropped_links), template_count
 
@@ -216,12 +222,7 @@ def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | 
             out.add(label_text)
             end = out.length
             start = end - len(label_text)
-            namespace = _link_namespace(content)
-            is_article = namespace is None or (
-                namespace not in rules.other_namespaces and namespace not in rules.dropped_namespaces
-                and not _LANGUAGE_CODE.match(namespace)
-            )
-            if entities is not None and is_article and not content.lstrip().startswith(":") and start < end:
+            if entities is not None and _link_kind(content, rules) == "entity":
                 target_title = _link_target(target)
                 if target_title:
                     entities.append((start, end, target_title))
