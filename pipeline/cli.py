@@ -14,31 +14,41 @@ import sys
 
 from pipeline.errors import InputError
 
-# stage name → module; imported lazily so that a corpus stage never pays for torch.
+# stage name → (module, one-line summary). Only the stage that runs is imported, so a
+# corpus stage never pays for torch and a broken optional dependency breaks only its stage.
 STAGES = {
-    "download": "pipeline.download",
-    "extract": "pipeline.corpus.extract",
-    "convert": "pipeline.corpus.convert",
-    "clean": "pipeline.corpus.clean",
+    "download": ("pipeline.download", "fetch a file and verify its checksum"),
+    "extract": ("pipeline.corpus.extract", "Wikipedia XML dump → docs shards"),
+    "convert": ("pipeline.corpus.convert", "Traditional → Simplified Chinese (OpenCC) of a docs shard"),
+    "clean": ("pipeline.corpus.clean", "docs shard → clean sentences"),
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _stage_parser(sub, name: str) -> None:
+    module = importlib.import_module(STAGES[name][0])
+    doc = (module.__doc__ or "").strip()
+    stage = sub.add_parser(name, help=STAGES[name][1], description=doc,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    module.add_arguments(stage)
+    stage.set_defaults(run=module.run)
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.split("\n\n")[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="stage", required=True, metavar="STAGE")
-    for name, module_name in STAGES.items():
-        module = importlib.import_module(module_name)
-        doc = (module.__doc__ or "").strip()
-        stage = sub.add_parser(name, help=doc.split("\n")[0], description=doc,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
-        module.add_arguments(stage)
-        stage.set_defaults(run=module.run)
+    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
+    for name, (_, summary) in STAGES.items():
+        if name == chosen:
+            _stage_parser(sub, name)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
