@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
+	$(BIN)/python -m pip install --quiet -e '.[ngrams,models,test,slurm]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -21,6 +21,16 @@ STAGES = {
     "extract": ("pipeline.corpus.extract", "Wikipedia XML dump → docs shards"),
     "convert": ("pipeline.corpus.convert", "Traditional → Simplified Chinese (OpenCC) of a docs shard"),
     "clean": ("pipeline.corpus.clean", "docs shard → clean sentences"),
+    "ngrams": ("pipeline.ngrams.stage", "sentences → per-document PMI n-grams + marked sentences"),
+    "sample": ("pipeline.ngrams.sample", "seeded random sample of marked sentences over all shards"),
+    "kenlm": ("pipeline.ngrams.kenlm_lm", "corpus-level n-gram language model with KenLM's lmplz"),
+    "word2vec": ("pipeline.evaluate.word2vec", "word2vec vectors on the clean corpus (bag-of-vectors baseline)"),
+    "evaluate": ("pipeline.evaluate.cli", "evaluate an encoder on one task → metrics JSON"),
+    "figures": ("pipeline.evaluate.figures", "PCA / t-SNE figures of analogy embeddings"),
+    "tables": ("pipeline.report.tables", "metrics JSONs → the papers' result tables"),
+    "tiny-model": ("pipeline.pretrain.tiny", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
+    "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
+    "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
 }
 
 
