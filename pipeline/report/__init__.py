@@ -1,0 +1,1 @@
+"""The papers' result tables from metrics JSONs (stage ``tables``), with their published numbers."""

@@ -1,0 +1,148 @@
+"""Rows of one paper table from metrics files and published numbers, then the printed grid.
+
+A :class:`Table` holds numbers (in the paper's units) and where each row came from; a
+:class:`Grid` holds the strings a writer prints: the paper's decimals, "+" on signed rows,
+``None`` for an empty cell. The display grid follows the paper's layout (column groups,
+joined cells such as "29.6/58.9/67.1"); the flat grid, for CSV, has one column per number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from pipeline.errors import InputError
+from pipeline.report.metrics_files import MetricsFile
+from pipeline.report.published import PublishedRow
+from pipeline.report.table_specs import TableSpec
+
+
+@dataclass
+class Row:
+    model: str
+    pooling: str | None
+    facet: str | None
+    cells: dict[str, float | None]
+    signed: bool = False
+    trace: dict = field(default_factory=dict)  # metrics file and run, or the paper and table
+
+
+@dataclass
+class Table:
+    spec: TableSpec
+    rows: list[Row]
+
+
+@dataclass
+class Grid:
+    title: str
+    headers: list[str]
+    groups: list[str]  # one per column ("" where none); adjacent equal groups span
+    numeric: list[bool]
+    rows: list[list[str | None]]
+    notes: list[str]
+
+
+def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
+    """One row per (model, pooling[, facet]) of the files of the table's task, in the order given."""
+    rows: list[Row] = []
+    seen: dict[tuple, MetricsFile] = {}
+    for item in metrics:
+        if item.task != spec.task:
+            continue
+        for facet, cells in spec.cells(item):
+            key = (item.model["name"], item.model["pooling"], facet)
+            if key in seen:
+                raise InputError(item.path, f"table {spec.name!r} already has a row for model "
+                                            f"{key[0]!r}, pooling {key[1]!r}" + (f", {facet}" if facet else "")
+                                 + f" from {seen[key].path}; give the runs distinct names (--name)")
+            seen[key] = item
+            scaled = {key: _to_paper_units(value, spec.column(key).metric_scale) for key, value in cells.items()}
+            rows.append(Row(item.model["name"], item.model["pooling"], facet, scaled, trace=item.trace()))
+    return rows
+
+
+def _to_paper_units(value: float | None, scale: float) -> float | None:
+    # in decimal, so that 87.15 % becomes 0.8715 and not 0.8714999...
+    if value is None or scale == 1:
+        return value
+    return float(Decimal(repr(value)) * Decimal(repr(scale)))
+
+
+def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
+    """Fill the Gain column: each run row's difference to the ``baseline`` model's row (same facet)."""
+    if spec.gain is None or baseline is None:
+        return
+    gain_key, of_key = spec.gain
+    bases = {}
+    for row in rows:
+        if row.model == baseline:
+            bases.setdefault(row.facet, row)
+    for row in rows:
+        base = bases.get(row.facet)
+        if base is not None and row is not base and None not in (row.cells[of_key], base.cells[of_key]):
+            row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
+
+
+def published_rows(rows: list[PublishedRow]) -> list[Row]:
+    return [Row(row.label, row.pooling, row.facet, dict(row.cells), row.signed, trace={"published": row.source})
+            for row in rows]
+
+
+def format_number(value: float | None, decimals: int, signed: bool = False) -> str | None:
+    """Round half up on the number's shortest decimal form (36.25 → "36.3", as a reader rounds),
+    not on its binary value; never "-0.0"; "+" on signed rows."""
+    if value is None:
+        return None
+    rounded = Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    if rounded == 0:
+        rounded = abs(rounded)
+    return f"{rounded:+f}" if signed and rounded != 0 else f"{rounded:f}"
+
+
+def _leading(table: Table) -> tuple[list[str], list[str]]:
+    headers = ["Model", "Pooling"] + ([table.spec.facet] if table.spec.facet else [])
+    return headers, [""] * len(headers)
+
+
+def _leading_cells(table: Table, row: Row) -> list[str | None]:
+    return [row.model, row.pooling] + ([row.facet] if table.spec.facet else [])
+
+
+def flat_grid(table: Table) -> Grid:
+    """One column per number, headers "Group header" (for CSV)."""
+    spec = table.spec
+    headers, groups = _leading(table)
+    headers += [f"{c.group} {c.header}".strip() for c in spec.columns]
+    body = [_leading_cells(table, row) + [format_number(row.cells[c.key], c.decimals, row.signed) for c in spec.columns]
+            for row in table.rows]
+    return Grid(spec.title, headers, groups + [""] * len(spec.columns),
+                [False] * len(groups) + [True] * len(spec.columns), body, list(spec.notes))
+
+
+def display_grid(table: Table) -> Grid:
+    """The paper's layout: grouped headers, joined cells."""
+    spec = table.spec
+    headers, groups = _leading(table)
+    numeric = [False] * len(headers)
+    joined = {j.keys[0]: j for j in spec.joined}
+    hidden = {key for j in spec.joined for key in j.keys[1:]}
+    layout = []  # (header, group, keys, separator)
+    for column in spec.columns:
+        if column.key in hidden:
+            continue
+        if column.key in joined:
+            layout.append((joined[column.key].header, "", joined[column.key].keys, joined[column.key].separator))
+        else:
+            layout.append((column.header, column.group, (column.key,), ""))
+    headers += [header for header, _, _, _ in layout]
+    groups += [group for _, group, _, _ in layout]
+    numeric += [True] * len(layout)
+    body = []
+    for row in table.rows:
+        cells = _leading_cells(table, row)
+        for _, _, keys, separator in layout:
+            parts = [format_number(row.cells[key], spec.column(key).decimals, row.signed) for key in keys]
+            cells.append(None if all(p is None for p in parts) else separator.join(p or "–" for p in parts))
+        body.append(cells)
+    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes))

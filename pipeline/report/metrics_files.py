@@ -1,0 +1,110 @@
+"""Reading the metrics JSONs of ``python -m pipeline evaluate``, checking the pinned format.
+
+Every file names its ``task``, its ``model`` ({name, path, kind, pooling}) and its
+``provenance``, plus the task's own keys (:data:`REQUIRED_KEYS`). A file that lacks one of
+them, or holds something other than a number where a table reads one, stops the stage with
+an :class:`~pipeline.errors.InputError` naming the file and the key. Entries a run may leave
+out (a level, a data set, a split) are not required, and a null number (the harness writes
+null for what it could not compute): their cells stay empty.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import InputError
+
+REQUIRED_KEYS = {
+    "analogy": ("overall", "levels", "categories", "ties", "ppr", "pnr"),
+    "sts": ("scores", "subsets", "avg", "n"),
+    "wordsim": ("scores", "n"),
+    "geogranno": ("splits", "by_query_length", "by_length_difference"),
+    "faq": ("datasets", "avg"),
+}
+MODEL_KEYS = ("name", "path", "kind", "pooling")
+
+
+class MetricsFile:
+    """One metrics JSON; :meth:`require` and :meth:`number` fail naming the file and key path."""
+
+    def __init__(self, path: Path, data: dict):
+        self.path = Path(path)
+        self.data = data
+
+    def fail(self, message: str, where: str | None = None):
+        raise InputError(self.path, message, where=where)
+
+    def require(self, *keys: str) -> Any:
+        node = self.data
+        for depth, key in enumerate(keys):
+            if not isinstance(node, dict):
+                self.fail(f"key {'.'.join(keys[:depth])!r} must be an object, found {type(node).__name__}")
+            if key not in node:
+                self.fail(f"missing key {'.'.join(keys[:depth + 1])!r}")
+            node = node[key]
+        return node
+
+    def number(self, *keys: str) -> float | None:
+        """A required number; null (or NaN) means the harness could not compute it: an empty cell."""
+        value = self.require(*keys)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isinf(value):
+            self.fail(f"key {'.'.join(keys)!r} must be a number or null, found {value!r}")
+        return float(value)
+
+    @property
+    def task(self) -> str:
+        return self.data["task"]
+
+    @property
+    def model(self) -> dict:
+        return self.data["model"]
+
+    @property
+    def provenance(self) -> dict:
+        return self.data["provenance"]
+
+    def trace(self) -> dict:
+        """What made these numbers: the run's config (stage parameters), seed, checkpoint, code version."""
+        provenance = self.provenance
+        return {
+            "metrics_file": str(self.path),
+            "model": self.model,
+            "checkpoint": provenance.get("checkpoint", self.model["path"]),
+            "seed": provenance.get("seed"),
+            "code_version": provenance.get("code_version"),
+            "config": provenance.get("params"),
+        }
+
+
+def load(path) -> MetricsFile:
+    """Read and check one metrics JSON."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(path, f"not a JSON file: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError(path, f"expected a JSON object, found {type(data).__name__}")
+    metrics = MetricsFile(path, data)
+    task = metrics.require("task")
+    if task not in REQUIRED_KEYS:
+        metrics.fail(f"unknown task {task!r} (known: {', '.join(REQUIRED_KEYS)})")
+    for key in MODEL_KEYS:
+        metrics.require("model", key)
+    name = metrics.model["name"]
+    if not isinstance(name, str) or not name:
+        metrics.fail(f"key 'model.name' must be a non-empty string, found {name!r}")
+    if metrics.model["pooling"] is not None and not isinstance(metrics.model["pooling"], str):
+        metrics.fail(f"key 'model.pooling' must be a string or null, found {metrics.model['pooling']!r}")
+    if not isinstance(metrics.require("provenance"), dict):
+        metrics.fail("key 'provenance' must be an object")
+    for key in REQUIRED_KEYS[task]:
+        metrics.require(key)
+    return metrics

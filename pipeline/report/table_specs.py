@@ -1,0 +1,301 @@
+"""The papers' result tables: their columns, and where each cell comes from in a metrics JSON.
+
+One :class:`TableSpec` per paper table (SPEC §5 "Tables"): the columns in the paper's order
+with the paper's headers and decimals, the published rows it shows (ids in
+``published.yaml``) and a function that turns one metrics file (the pinned format written by
+``python -m pipeline evaluate``) into its rows. Tables whose paper rows come from several
+splits or data sets (GEOGRANNO splits, FAQ data sets) have a leading *facet* column, so a run
+gives one row per split or data set and the papers' rows say which one they used.
+
+The GEOGRANNO buckets of ULR-BERT Table 9 live here too, so the evaluation harness groups
+queries under exactly the labels the table reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pipeline.report.metrics_files import MetricsFile
+
+# ULR-BERT Table 9, left block: query length |q| in words, inclusive ranges. The paper's
+# longest query has 15 words; the last bucket is open-ended so that every query is counted.
+GEOGRANNO_QUERY_LENGTH_BUCKETS: dict[str, tuple[int, int | None]] = {"1~6": (1, 6), "7~8": (7, 8), "9~15": (9, None)}
+# Table 9, right block: abs(|q| - |Q|) (query vs. its canonical utterance, in words). The
+# buckets are cumulative thresholds ("≥ 2" holds every query whose difference is at least 2),
+# so "≥ 0" is the whole split.
+GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS: dict[str, int] = {"≥ 0": 0, "≥ 2": 2, "≥ 3": 3}
+GEOGRANNO_LENGTH_BUCKETS = {"by_query_length": GEOGRANNO_QUERY_LENGTH_BUCKETS,
+                            "by_length_difference": GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS}
+# The split of Table 4: every train and dev question against the 158 distinct canonical
+# utterances of train ∪ dev (the paper's "train-dev set"); the published GEOGRANNO rows carry it.
+GEOGRANNO_TRAIN_DEV_SPLIT = "all"
+
+
+def canonical_bucket(label: str) -> str | None:
+    """The Table 9 label a metrics file means: the paper's own, or an ASCII spelling ("1-6", ">=2")."""
+    def compact(text: str) -> str:
+        return text.replace(" ", "").replace(">=", "≥").replace("-", "~")
+
+    known = {compact(known): known for buckets in GEOGRANNO_LENGTH_BUCKETS.values() for known in buckets}
+    return known.get(compact(label))
+
+
+def query_length_bucket(length: int) -> str | None:
+    """The Table 9 bucket label of a query of ``length`` words (None for an empty query)."""
+    for label, (low, high) in GEOGRANNO_QUERY_LENGTH_BUCKETS.items():
+        if length >= low and (high is None or length <= high):
+            return label
+    return None
+
+
+def length_difference_buckets(difference: int) -> list[str]:
+    """Every Table 9 bucket that holds a query whose abs(|q| - |Q|) is ``difference``."""
+    return [label for label, low in GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS.items() if abs(difference) >= low]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One numeric column: ``key`` links it to ``published.yaml``; ``metric_scale`` converts
+    the metrics' percentages into the paper's unit (FAQ MRR is printed on a 0-1 scale)."""
+
+    key: str
+    header: str
+    group: str = ""
+    decimals: int = 1
+    metric_scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Columns the paper prints in one cell, e.g. Table 8's "29.6/58.9/67.1" (CSV keeps them apart)."""
+
+    header: str
+    keys: tuple[str, ...]
+    separator: str = "/"
+
+
+# (facet value or None, {column key: value in metric units or None}) for each row of one file
+Cells = list[tuple[str | None, dict[str, float | None]]]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    title: str
+    task: str
+    columns: tuple[Column, ...]
+    published: tuple[str, ...]
+    cells: Callable[[MetricsFile], Cells]
+    facet: str | None = None
+    joined: tuple[Joined, ...] = ()
+    gain: tuple[str, str] | None = None  # (gain column, the column it is the difference of)
+    notes: tuple[str, ...] = ()
+
+    def column(self, key: str) -> Column:
+        return next(column for column in self.columns if column.key == key)
+
+
+LEVELS = ("word", "phrase", "sentence")
+
+
+def analogy_cells(metrics: MetricsFile) -> Cells:
+    """SPEC §5: level sem / syn / Avg.; the last Avg. is ``overall`` (mean of the level averages)."""
+    cells: dict[str, float | None] = {"avg": metrics.number("overall"), "gain": None}
+    levels = metrics.require("levels")
+    for level in LEVELS:
+        for part in ("sem", "syn", "avg"):
+            cells[f"{level}_{part}"] = metrics.number("levels", level, part) if level in levels else None
+    return [(None, cells)]
+
+
+def ppr_pnr_cells(metrics: MetricsFile) -> Cells:
+    """Paper 003 Table 6: PPR / PNR of the phrase and sentence levels against the word level."""
+    cells = {}
+    for measure in ("ppr", "pnr"):
+        per_level = metrics.require(measure)
+        if not isinstance(per_level, dict):
+            metrics.fail(f"key {measure!r} must map levels (phrase, sentence) to numbers, found {per_level!r}")
+        for level in ("phrase", "sentence"):
+            cells[f"{level}_{measure}"] = metrics.number(measure, level) if level in per_level else None
+    return [(None, cells)]
+
+
+STS_SCORES = {"sts12": "STS12", "sts13": "STS13", "sts14": "STS14", "sts15": "STS15", "sts16": "STS16",
+              "stsb": "STS-B", "sickr": "SICK-R"}
+
+
+def sts_cells(metrics: MetricsFile) -> Cells:
+    scores = metrics.require("scores")
+    cells = {key: metrics.number("scores", name) if name in scores else None for key, name in STS_SCORES.items()}
+    cells["avg"] = metrics.number("avg")
+    return [(None, cells)]
+
+
+WORDSIM_PHRASES = {"ppdb": "PPDB", "semeval": "SemEval"}
+WORDSIM_WORDS = {"simlex": "SimLex-999", "ws_sim": "WS-353-SIM", "ws_rel": "WS-353-REL", "men": "MEN", "scws": "SCWS"}
+
+
+def wordsim_cells(metrics: MetricsFile) -> Cells:
+    """Paper 001 Table 3; its Avg. is the mean of the five word sets, so it stays empty
+    unless all five were evaluated (SCWS is not in the public data)."""
+    scores = metrics.require("scores")
+    cells = {key: metrics.number("scores", name) if name in scores else None
+             for key, name in {**WORDSIM_PHRASES, **WORDSIM_WORDS}.items()}
+    words = [cells[key] for key in WORDSIM_WORDS]
+    cells["avg"] = sum(words) / len(words) if None not in words else None
+    return [(None, cells)]
+
+
+def geogranno_cells(metrics: MetricsFile) -> Cells:
+    rows = []
+    for split in metrics.require("splits"):
+        rows.append((split, {f"top{k}": metrics.number("splits", split, f"top{k}") for k in (1, 5, 10)}))
+    return rows
+
+
+def geogranno_baseline_cells(metrics: MetricsFile) -> Cells:
+    """ULR-BERT Table 8: GEOGRANNO Top-1/5/10 plus the GLUE dev average, which no evaluate task makes."""
+    return [(split, {**cells, "glue_dev": None}) for split, cells in geogranno_cells(metrics)]
+
+
+def geogranno_length_cells(metrics: MetricsFile) -> Cells:
+    """ULR-BERT Table 9: Top-10 accuracy per bucket of query length and of length difference."""
+    columns = {"by_query_length": dict(zip(GEOGRANNO_QUERY_LENGTH_BUCKETS, ("q_1_6", "q_7_8", "q_9_15"))),
+               "by_length_difference": dict(zip(GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS, ("d_ge0", "d_ge2", "d_ge3")))}
+    rows: dict[str, dict[str, float | None]] = {}
+    for grouping, keys in columns.items():
+        for split, buckets in metrics.require(grouping).items():
+            cells = rows.setdefault(split, dict.fromkeys(key for group in columns.values() for key in group.values()))
+            for bucket in buckets:
+                if canonical_bucket(bucket) not in keys:
+                    metrics.fail(f"unknown bucket {bucket!r} in {grouping}.{split} (the table's buckets: "
+                                 f"{', '.join(keys)})")
+                cells[keys[canonical_bucket(bucket)]] = metrics.number(grouping, split, bucket, "top10")
+    return list(rows.items())
+
+
+def faq_cells(metrics: MetricsFile) -> Cells:
+    """Paper 002 Table X per data set (BQ, AFQMC, BUSTM stand in for the private insurance FAQ),
+    then their average: ``avg`` (Acc@1) with ``avg_mrr``, or ``avg`` as {acc1, mrr}."""
+    rows = [(name, {"acc": metrics.number("datasets", name, "acc1"), "mrr": metrics.number("datasets", name, "mrr")})
+            for name in metrics.require("datasets")]
+    if isinstance(metrics.require("avg"), dict):
+        average = {"acc": metrics.number("avg", "acc1"), "mrr": metrics.number("avg", "mrr")}
+    else:
+        average = {"acc": metrics.number("avg"), "mrr": metrics.number("avg_mrr") if "avg_mrr" in metrics.data else None}
+    rows.append(("Avg.", average))
+    return rows
+
+
+def _levels(*parts: str) -> tuple[Column, ...]:
+    columns = []
+    for level in LEVELS:
+        for part in parts:
+            columns.append(Column(f"{level}_{part}", {"sem": "sem", "syn": "syn", "avg": "Avg."}[part], level.title()))
+    return tuple(columns)
+
+
+TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        name="analogy",
+        title="Universal analogy accuracy (ULR-BERT Table 2, BURT Table VIII, ALBURT Table 4)",
+        task="analogy",
+        columns=_levels("sem", "syn", "avg") + (Column("avg", "Avg."), Column("gain", "Gain")),
+        published=("ulr_t2", "burt_t8", "alburt_t4"),
+        cells=analogy_cells,
+        gain=("gain", "avg"),
+        notes=(("sem = semantic categories, syn = syntactic ones; a level's Avg. = (sem + syn) / 2; the last Avg. "
+               "is the mean of the three level averages (ALBURT Table 4 calls it All)."),
+               ("Gain: the paper's improvement over the starting checkpoint; for runs, the difference to the row "
+               "named by --gain-over, if given.")),
+    ),
+    TableSpec(
+        name="analogy_ppr_pnr",
+        title="PPR and PNR on the phrase and sentence analogy sets (ALBURT Table 6)",
+        task="analogy",
+        columns=(Column("phrase_ppr", "PPR", "Phrase"), Column("phrase_pnr", "PNR", "Phrase"),
+                 Column("sentence_ppr", "PPR", "Sentence"), Column("sentence_pnr", "PNR", "Sentence")),
+        published=("alburt_t6",),
+        cells=ppr_pnr_cells,
+        notes=(("PPR: share of the questions answered correctly at the word level that are still answered "
+               "correctly at this level; PNR: share of those answered wrongly at the word level that are "
+               "answered correctly here."),),
+    ),
+    TableSpec(
+        name="sts",
+        title="Sentence similarity, Spearman x 100 of cosine similarity (BURT twin Table 2)",
+        task="sts",
+        columns=(Column("sts12", "STS12"), Column("sts13", "STS13"), Column("sts14", "STS14"), Column("sts15", "STS15"),
+                 Column("sts16", "STS16"), Column("stsb", "STS-B"), Column("sickr", "SICK-R"), Column("avg", "Avg.")),
+        published=("twin_t2",),
+        cells=sts_cells,
+        notes=(("STS12-16: mean over each year's subsets. The paper scores STS-B and SICK-R with SentEval's "
+               "trained regression; runs score the test sets by cosine similarity without training."),),
+    ),
+    TableSpec(
+        name="wordsim",
+        title="Phrase and word similarity, Spearman x 100 (BURT twin Table 3)",
+        task="wordsim",
+        columns=(Column("ppdb", "PPDB", "Phrases"), Column("semeval", "SemEval", "Phrases"),
+                 Column("simlex", "SimLex", "Words"), Column("ws_sim", "WS-sim", "Words"),
+                 Column("ws_rel", "WS-rel", "Words"), Column("men", "MEN", "Words"), Column("scws", "SCWS", "Words"),
+                 Column("avg", "Avg.")),
+        published=("twin_t3",),
+        cells=wordsim_cells,
+        notes=(("Avg. is the mean of the five word sets; it is left empty for a run that lacks one of them "
+               "(SCWS, PPDB and SemEval 2013 Task 5(a) are not in the public data)."),),
+    ),
+    TableSpec(
+        name="geogranno",
+        title="GEOGRANNO question paraphrase retrieval accuracy (ULR-BERT Table 4)",
+        task="geogranno",
+        columns=(Column("top1", "Top-1"), Column("top5", "Top-5"), Column("top10", "Top-10")),
+        published=("ulr_t4",),
+        cells=geogranno_cells,
+        facet="Split",
+        notes=((f"Split {GEOGRANNO_TRAIN_DEV_SPLIT}: every train and dev question ranks the 158 distinct canonical "
+               'utterances of train + dev, the paper\'s "train-dev set".'),),
+    ),
+    TableSpec(
+        name="geogranno_baselines",
+        title="Base models on GEOGRANNO (Top-1/5/10) and GLUE dev (ULR-BERT Table 8)",
+        task="geogranno",
+        columns=(Column("top1", "Top-1", "GEOGRANNO"), Column("top5", "Top-5", "GEOGRANNO"),
+                 Column("top10", "Top-10", "GEOGRANNO"), Column("glue_dev", "GLUE dev")),
+        published=("ulr_t8",),
+        cells=geogranno_baseline_cells,
+        facet="Split",
+        joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
+        notes=(("GLUE dev is the paper's average over the GLUE dev sets; the evaluation harness does not "
+               "compute it, so runs leave it empty."),),
+    ),
+    TableSpec(
+        name="geogranno_by_length",
+        title="GEOGRANNO Top-10 accuracy by query length and length difference (ULR-BERT Table 9)",
+        task="geogranno",
+        columns=tuple(Column(key, label, "|q|") for key, label in zip(("q_1_6", "q_7_8", "q_9_15"),
+                                                                      GEOGRANNO_QUERY_LENGTH_BUCKETS))
+        + tuple(Column(key, label, "abs(|q| - |Q|)") for key, label in zip(("d_ge0", "d_ge2", "d_ge3"),
+                                                                           GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS)),
+        published=("ulr_t9",),
+        cells=geogranno_length_cells,
+        facet="Split",
+        notes=(("|q|: query length in words; |Q|: length of its canonical utterance. The length-difference "
+               "buckets are cumulative (≥ 0 is every query)."),),
+    ),
+    TableSpec(
+        name="faq",
+        title="FAQ retrieval, top-1 accuracy and MRR (BURT Table X)",
+        task="faq",
+        columns=(Column("acc", "Acc."), Column("mrr", "MRR", decimals=3, metric_scale=0.01)),
+        published=("burt_t10", "alburt_t8"),
+        cells=faq_cells,
+        facet="Dataset",
+        notes=(("The papers' FAQ sets are private insurance FAQs; runs use the public question-matching sets "
+               "BQ, AFQMC and BUSTM turned into FAQ retrieval. MRR is printed on the papers' 0-1 scale."),),
+    ),
+)
+
+TABLE_NAMES = tuple(spec.name for spec in TABLES)
+TASKS = tuple(sorted({spec.task for spec in TABLES}))
