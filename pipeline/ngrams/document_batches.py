@@ -1,0 +1,108 @@
+"""Sentences files read a batch of whole documents at a time, so memory stays flat.
+
+The n-gram stage needs every sentence of a document together (counts are per document) but
+never the whole corpus. Sentences of a document are contiguous in a ``sentences`` file (the
+clean stage writes them so); a document whose sentences are split across the file is an
+error, because its counts would silently be wrong.
+
+Besides the ``sentences`` contract this reads any Parquet file with ``doc_id``, ``sent_id``
+and ``text`` (the benchmark's and the reference's layout); ``entities`` is used when present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pipeline.contracts import ENTITY
+from pipeline.errors import InputError
+
+REQUIRED = {"doc_id": pa.int64(), "sent_id": pa.int32(), "text": pa.string()}
+
+
+@dataclass
+class DocumentBatch:
+    doc_ids: np.ndarray          # int64, one per document, in file order
+    sentence_doc: np.ndarray     # int64 batch-local document index of each sentence
+    sent_ids: pa.Array           # int32
+    texts: pa.Array              # string
+    entities: pa.Array | None    # list<ENTITY>, or None when the input has none
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.doc_ids)
+
+
+def _columns(path: Path, want_entities: bool) -> list[str]:
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    for name, kind in REQUIRED.items():
+        if name not in schema.names:
+            raise InputError(path, f"missing column {name!r} (the ngrams stage reads doc_id, sent_id, text)")
+        found = schema.field(name).type
+        if not (found.equals(kind) or (kind != pa.string() and pa.types.is_integer(found))
+                or (kind == pa.string() and pa.types.is_large_string(found))):
+            raise InputError(path, f"column {name!r} has type {found}, expected {kind}")
+    columns = list(REQUIRED)
+    if want_entities and "entities" in schema.names:
+        if not schema.field("entities").type.equals(pa.list_(ENTITY)):
+            raise InputError(path, f"column 'entities' has type {schema.field('entities').type}, "
+                                   f"expected {pa.list_(ENTITY)}")
+        columns.append("entities")
+    return columns
+
+
+def read(path: Path, batch_chars: int = 8_000_000, want_entities: bool = True) -> Iterator[DocumentBatch]:
+    """Batches of whole documents of about ``batch_chars`` characters of text (one long document
+    makes a batch of its own)."""
+    columns = _columns(path, want_entities)
+    seen: set[int] = set()
+    pending: list[pa.RecordBatch] = []
+    pending_chars = 0
+    for record in pq.ParquetFile(path).iter_batches(batch_size=8192, columns=columns):
+        record = pa.RecordBatch.from_arrays(
+            [record.column(0).cast(pa.int64()), record.column(1).cast(pa.int32()),
+             record.column(2).cast(pa.string()), *record.columns[3:]], names=columns)
+        if record.column(2).null_count or record.column(0).null_count:
+            raise InputError(path, "null doc_id or text")
+        pending.append(record)
+        pending_chars += pc.sum(pc.utf8_length(record.column(2))).as_py() or 0
+        if pending_chars < batch_chars:
+            continue
+        table = pa.Table.from_batches(pending)
+        doc = table.column("doc_id").to_numpy()
+        # hold the last document back: its sentences may go on in the next record batch
+        others = np.flatnonzero(doc != doc[-1])
+        if len(others) == 0:
+            continue  # one long document so far: it becomes a batch of its own when it ends
+        cut = int(others[-1]) + 1
+        yield _batch(path, table.slice(0, cut), seen)
+        rest = table.slice(cut)
+        pending, pending_chars = rest.to_batches(), pc.sum(pc.utf8_length(rest.column("text"))).as_py() or 0
+    if pending and sum(len(b) for b in pending):
+        yield _batch(path, pa.Table.from_batches(pending), seen)
+
+
+def _batch(path: Path, table: pa.Table, seen: set[int]) -> DocumentBatch:
+    table = table.combine_chunks()
+    doc = table.column("doc_id").to_numpy()
+    change = np.flatnonzero(doc[1:] != doc[:-1]) + 1
+    doc_starts = np.concatenate([[0], change]) if len(doc) else np.zeros(0, dtype=np.int64)
+    doc_ids = doc[doc_starts]
+    if len(set(doc_ids.tolist())) != len(doc_ids) or seen.intersection(doc_ids.tolist()):
+        again = next(d for d in doc_ids.tolist() if d in seen or (doc_ids == d).sum() > 1)
+        raise InputError(path, f"the sentences of document {again} are not contiguous "
+                               "(sort the file by doc_id, keeping sentence order)")
+    seen.update(doc_ids.tolist())
+    sentence_doc = np.repeat(np.arange(len(doc_ids)), np.diff(np.append(doc_starts, len(doc))))
+    entities = table.column("entities").chunk(0) if "entities" in table.column_names else None
+    return DocumentBatch(doc_ids, sentence_doc, table.column("sent_id").chunk(0), table.column("text").chunk(0),
+                         entities)

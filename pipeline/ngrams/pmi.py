@@ -1,0 +1,193 @@
+"""Per-document n-gram counts, PMI scores and top-K pruning, vectorised over a batch of documents.
+
+The method is BURT §3.1 / ULR-BERT §3.1 as SPEC §2 pins it; :mod:`pipeline.ngrams.pmi_python`
+is its plain-Python specification, and this module computes exactly the same numbers (the
+same floating-point operations in the same order) for a whole batch at once:
+
+* **Counting.** An n-gram is numbered by the pair (number of its (n-1)-gram prefix, its last
+  token), so order n needs one ``np.unique`` over integer keys of order n-1's numbers. Because
+  the order-1 key includes the document, every number is per document, which is what BURT
+  asks for ("for each document instead of the entire corpus"). An n-gram whose prefix occurs
+  once in its document occurs once too; those positions get a number without sorting, which
+  is most positions for n >= 3.
+* **Scoring** uses the count of the group and the unigram counts at its first occurrence.
+* **Top-K** keeps, per document, the K best n-grams of orders 2..N; ties go to the shorter
+  n-gram, then to the one that occurs first (the released code's stable sort).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.ngrams.token_batch import TokenBatch
+
+MODES = ("paper", "reference")
+
+
+@dataclass
+class Order:
+    """The n-grams of one order n in a batch."""
+
+    n: int
+    group: np.ndarray   # per token position: number of the n-gram starting there, -1 if none
+    count: np.ndarray   # per group: occurrences in its document
+    first: np.ndarray   # per group: token position of the first occurrence
+    doc: np.ndarray     # per group: batch-local document index
+
+
+def _number(keys: np.ndarray):
+    """Group numbers of ``keys`` (in key order), with each group's first index and size."""
+    if len(keys) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    order = np.argsort(keys)  # not stable, but SIMD-fast; first occurrences come from a min below
+    sorted_keys = keys[order]
+    starts = np.empty(len(keys), dtype=bool)
+    starts[0] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
+    group_sorted = np.cumsum(starts) - 1
+    group = np.empty(len(keys), dtype=np.int64)
+    group[order] = group_sorted
+    start_idx = np.flatnonzero(starts)
+    first = np.minimum.reduceat(order, start_idx)
+    size = np.diff(np.append(start_idx, len(keys)))
+    return group, first, size
+
+
+def count(batch: TokenBatch, max_n: int) -> list[Order]:
+    """Orders 1..max_n of the batch, never across a run (sentence) boundary."""
+    positions = np.arange(len(batch), dtype=np.int64)
+    valid = np.ones(len(batch), dtype=bool) if batch.blocked is None else ~batch.blocked
+    orders: list[Order] = []
+    prev_group = None
+    for n in range(1, max_n + 1):
+        if n > 1:
+            # positions whose (n-1)-gram exists (valid so far) ...
+            valid &= positions + n <= batch.run_end  # ... and whose n-gram stays in its run ...
+            if batch.blocked is not None:  # ... and does not take in a blocked token
+                last = np.minimum(positions + n - 1, len(batch) - 1)
+                valid &= ~batch.blocked[last]
+        where = np.flatnonzero(valid)
+        group = np.full(len(batch), -1, dtype=np.int64)
+        if n == 1:
+            keys = batch.doc[where] * batch.vocab_size + batch.ids[where]
+            numbers, first, size = _number(keys)
+            group[where] = numbers
+            orders.append(Order(1, group, size, where[first], batch.doc[where[first]]))
+            prev_group = group
+            continue
+        prefix = prev_group[where]
+        prefix_count = orders[-1].count[prefix]
+        # a prefix seen once in its document makes a unique n-gram: numbered without sorting
+        single = where[prefix_count == 1]
+        repeated = where[prefix_count > 1]
+        keys = prev_group[repeated] * batch.vocab_size + batch.ids[repeated + n - 1]
+        numbers, first, size = _number(keys)
+        group[repeated] = numbers
+        group[single] = len(size) + np.arange(len(single))
+        first_all = np.concatenate([repeated[first], single])
+        count_all = np.concatenate([size, np.ones(len(single), dtype=np.int64)])
+        orders.append(Order(n, group, count_all, first_all, batch.doc[first_all]))
+        prev_group = group
+    return orders
+
+
+def scores(orders: list[Order], batch: TokenBatch, mode: str, normalise: bool = False) -> list[np.ndarray]:
+    """Scores of each group of orders 2..N (a list parallel to ``orders[1:]``), see pmi_python."""
+    unigrams = orders[0]
+    log_c1 = np.zeros(len(batch))
+    have = unigrams.group >= 0
+    log_c1[have] = np.log(unigrams.count[unigrams.group[have]])
+    if mode == "reference":
+        log_p1 = log_c1
+    elif mode == "paper":
+        total_1 = np.bincount(unigrams.doc, weights=unigrams.count, minlength=batch.n_docs)
+        log_p1 = log_c1 - np.log(np.maximum(total_1, 1))[batch.doc]
+    else:
+        raise ValueError(f"unknown mode {mode!r}, expected one of {MODES}")
+    result = []
+    for order in orders[1:]:
+        score = np.log(order.count.astype(np.float64))
+        if mode == "paper":
+            total_n = np.bincount(order.doc, weights=order.count, minlength=batch.n_docs)
+            score -= np.log(np.maximum(total_n, 1))[order.doc]
+        for k in range(order.n):  # left to right, as the released code subtracts
+            score -= log_p1[order.first + k]
+        if mode == "paper" or normalise:
+            score /= order.n
+        result.append(score)
+    return result
+
+
+@dataclass
+class Selection:
+    """The kept n-grams of a batch, in output order (document, then rank)."""
+
+    doc: np.ndarray
+    n: np.ndarray
+    group: np.ndarray   # group number within its order
+    first: np.ndarray
+    count: np.ndarray
+    score: np.ndarray
+    rank: np.ndarray    # 1 = best in its document
+
+
+def select(orders: list[Order], order_scores: list[np.ndarray], n_docs: int, k: int,
+           min_count: int = 1, threshold: float | None = None) -> Selection:
+    """The top ``k`` n-grams of orders 2..N per document, best first, ties shorter then earlier."""
+    eligible = []
+    for order, score in zip(orders[1:], order_scores):
+        keep = order.count >= min_count
+        if threshold is not None:
+            keep &= score >= threshold
+        eligible.append(np.flatnonzero(keep))
+    doc_sizes = sum(np.bincount(order.doc[idx], minlength=n_docs) for order, idx in zip(orders[1:], eligible))
+    if np.any(doc_sizes > k):
+        # Only candidates that reach their document's k-th best score need ranking.
+        cut = _kth_best(np.concatenate([order.doc[idx] for order, idx in zip(orders[1:], eligible)]),
+                        np.concatenate([score[idx] for score, idx in zip(order_scores, eligible)]), doc_sizes, k)
+        eligible = [idx[score[idx] >= cut[order.doc[idx]]]
+                    for order, score, idx in zip(orders[1:], order_scores, eligible)]
+    n = np.concatenate([np.full(len(idx), order.n, dtype=np.int64) for order, idx in zip(orders[1:], eligible)])
+    group = np.concatenate(eligible)
+    first = np.concatenate([order.first[idx] for order, idx in zip(orders[1:], eligible)])
+    doc = np.concatenate([order.doc[idx] for order, idx in zip(orders[1:], eligible)])
+    counts = np.concatenate([order.count[idx] for order, idx in zip(orders[1:], eligible)])
+    score = np.concatenate([score[idx] for score, idx in zip(order_scores, eligible)])
+    order = rank_order(doc, score, n, first)
+    n, group, first, doc, counts, score = n[order], group[order], first[order], doc[order], counts[order], score[order]
+    doc_start = np.searchsorted(doc, np.arange(n_docs))
+    rank = np.arange(len(doc)) - doc_start[doc] + 1
+    keep = rank <= k
+    return Selection(doc[keep], n[keep], group[keep], first[keep], counts[keep], score[keep], rank[keep])
+
+
+def rank_order(doc: np.ndarray, score: np.ndarray, n: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Indices sorting by document, score descending, n, first occurrence (a total order).
+
+    Packs the four keys into one int64 (the score by its dense rank) so that one SIMD
+    argsort does the work of a four-key lexsort; falls back to lexsort when they do not fit.
+    """
+    if len(doc) == 0:
+        return np.zeros(0, dtype=np.int64)
+    distinct, score_rank = np.unique(-score, return_inverse=True)
+    widths = [int(doc.max()) + 1, len(distinct), int(n.max()) + 1, int(first.max()) + 1]
+    if sum(int(w).bit_length() for w in widths) > 63:
+        return np.lexsort((first, n, -score, doc))
+    key = doc.astype(np.int64)
+    for column, width in zip((score_rank, n, first), widths[1:]):
+        key = key * width + column
+    return np.argsort(key)
+
+
+def _kth_best(doc: np.ndarray, score: np.ndarray, doc_sizes: np.ndarray, k: int) -> np.ndarray:
+    """Per document, its k-th best candidate score (-inf where it has at most k candidates)."""
+    cut = np.full(len(doc_sizes), -np.inf)
+    by_doc = np.argsort(doc, kind="stable")  # a merge of already sorted runs
+    starts = np.concatenate([[0], np.cumsum(doc_sizes)])
+    for d in np.flatnonzero(doc_sizes > k):
+        doc_scores = score[by_doc[starts[d]:starts[d + 1]]]
+        cut[d] = np.partition(doc_scores, len(doc_scores) - k)[len(doc_scores) - k]
+    return cut
