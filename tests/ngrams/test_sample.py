@@ -1,0 +1,69 @@
+"""The sentence sample: exact size, shard-parallel equals one pass, seeded, uniform."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from pipeline import contracts
+from pipeline.ngrams.sample import allocation
+
+
+@pytest.fixture
+def shards(tmp_path):
+    paths = []
+    for shard, (first_doc, n_docs) in enumerate([(0, 40), (1000, 5), (2000, 120)]):
+        rows = [{"doc_id": first_doc + d, "sent_id": s, "text": f"doc {first_doc + d} sentence {s}",
+                 "spans": [{"start": 0, "end": 2, "n": 2, "pmi": 1.5, "source": "pmi"}]}
+                for d in range(n_docs) for s in range(10)]
+        path = tmp_path / f"shard-{shard:03d}" / "marked.parquet"
+        path.parent.mkdir()
+        contracts.write_table(path, pa.Table.from_pylist(rows, schema=contracts.MARKED), contracts.MARKED)
+        paths.append(path)
+    return paths
+
+
+def draw(cli, shards, out, size, seed=0, only=None):
+    args = ["sample", "--marked", *shards, "--size", size, "--seed", seed, "--out", out]
+    assert cli(*args, *(["--only", only] if only else [])) == 0
+    return pl.read_parquet(out)
+
+
+def test_shard_jobs_together_equal_one_pass(cli, tmp_path, shards):
+    whole = draw(cli, shards, tmp_path / "all.parquet", 300)
+    parts = [draw(cli, shards, tmp_path / f"part{i}.parquet", 300, only=path) for i, path in enumerate(shards)]
+    assert whole.height == 300
+    assert pl.concat(parts).equals(whole)
+    assert whole.select("doc_id", "sent_id").is_unique().all()
+    assert whole["spans"][0][0]["source"] == "pmi"
+
+
+def test_seeded(cli, tmp_path, shards):
+    a = draw(cli, shards, tmp_path / "a.parquet", 100, seed=3)
+    b = draw(cli, shards, tmp_path / "b.parquet", 100, seed=3)
+    c = draw(cli, shards, tmp_path / "c.parquet", 100, seed=4)
+    assert a.equals(b) and not a.equals(c)
+    # the listing order of the inputs does not matter
+    d = draw(cli, list(reversed(shards)), tmp_path / "d.parquet", 100, seed=3)
+    assert a.equals(d)
+
+
+def test_more_than_the_corpus_takes_everything(cli, tmp_path, shards):
+    assert draw(cli, shards, tmp_path / "all.parquet", 10**6).height == 1650
+
+
+def test_allocation_is_uniform_over_sentences():
+    sizes = [400, 50, 1200]
+    draws = np.array([allocation(sizes, 330, seed) for seed in range(400)])
+    assert (draws.sum(axis=1) == 330).all()
+    expected = 330 * np.array(sizes) / sum(sizes)
+    assert np.allclose(draws.mean(axis=0), expected, rtol=0.03)
+
+
+def test_bad_only_is_an_error(cli, tmp_path, shards, capsys):
+    stray = tmp_path / "elsewhere.parquet"
+    assert cli("sample", "--marked", *shards, "--size", 5, "--only", stray, "--out", tmp_path / "x.parquet") == 2
+    assert str(stray) in capsys.readouterr().err
+    assert not (tmp_path / "x.parquet").exists()
