@@ -147,9 +147,20 @@ def wordsim_cells(metrics: MetricsFile) -> Cells:
     return [(None, cells)]
 
 
+def in_order(names, preferred: tuple[str, ...]) -> list[str]:
+    """``names`` with the ``preferred`` ones first, in that order (metrics JSONs sort their keys)."""
+    names = list(names)
+    return sorted(names, key=lambda name: (preferred.index(name) if name in preferred else len(preferred),
+                                           names.index(name)))
+
+
+GEOGRANNO_SPLITS = (GEOGRANNO_TRAIN_DEV_SPLIT, "train", "dev")
+FAQ_DATASETS = ("BQ", "AFQMC", "BUSTM")
+
+
 def geogranno_cells(metrics: MetricsFile) -> Cells:
     rows = []
-    for split in metrics.require("splits"):
+    for split in in_order(metrics.require("splits"), GEOGRANNO_SPLITS):
         rows.append((split, {f"top{k}": metrics.number("splits", split, f"top{k}") for k in (1, 5, 10)}))
     return rows
 
@@ -172,14 +183,14 @@ def geogranno_length_cells(metrics: MetricsFile) -> Cells:
                     metrics.fail(f"unknown bucket {bucket!r} in {grouping}.{split} (the table's buckets: "
                                  f"{', '.join(keys)})")
                 cells[keys[canonical_bucket(bucket)]] = metrics.number(grouping, split, bucket, "top10")
-    return list(rows.items())
+    return [(split, rows[split]) for split in in_order(rows, GEOGRANNO_SPLITS)]
 
 
 def faq_cells(metrics: MetricsFile) -> Cells:
     """Paper 002 Table X per data set (BQ, AFQMC, BUSTM stand in for the private insurance FAQ),
     then their average: ``avg`` (Acc@1) with ``avg_mrr``, or ``avg`` as {acc1, mrr}."""
     rows = [(name, {"acc": metrics.number("datasets", name, "acc1"), "mrr": metrics.number("datasets", name, "mrr")})
-            for name in metrics.require("datasets")]
+            for name in in_order(metrics.require("datasets"), FAQ_DATASETS)]
     if isinstance(metrics.require("avg"), dict):
         average = {"acc": metrics.number("avg", "acc1"), "mrr": metrics.number("avg", "mrr")}
     else:

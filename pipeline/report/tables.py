@@ -8,7 +8,8 @@ and FAQ retrieval (BURT Table X). Each table is written as ``DIR/<table>.md``, `
 headers and decimals.
 
 Rows: one per (model name, pooling) of the metrics files, in the order the files are given
-(GEOGRANNO tables: one per split, FAQ: one per data set), then the papers' published rows,
+(GEOGRANNO tables: one per split, "all" = train + dev first; FAQ: one per data set, then their
+average), then the papers' published rows,
 labelled "published: <paper row name> (<paper>, <table>)", unless --no-published. Every
 table is always written, so a workflow knows its outputs before the run: a table no metrics
 file feeds holds the published rows only. Empty cells print as "–" ("--" in LaTeX, empty in

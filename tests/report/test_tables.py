@@ -182,10 +182,11 @@ def test_sts_and_wordsim_cells(make_tables, tmp_path):
 
 def test_geogranno_tables_one_row_per_split(make_tables):
     out = make_tables("geogranno_minilm", "geogranno_bm25")
+    # the files' keys are sorted (all, dev, train); the table puts the paper's split "all" first
     rows = [r[:3] for r in csv_rows(out / "geogranno.csv")[1:4]]
-    assert rows == [["all-MiniLM-L6-v2", "mean", "train"], ["all-MiniLM-L6-v2", "mean", "dev"],
-                    ["all-MiniLM-L6-v2", "mean", "all"]]
-    assert csv_rows(out / "geogranno.csv")[3] == ["all-MiniLM-L6-v2", "mean", "all", "43.3", "72.5", "81.7"]
+    assert rows == [["all-MiniLM-L6-v2", "mean", "all"], ["all-MiniLM-L6-v2", "mean", "train"],
+                    ["all-MiniLM-L6-v2", "mean", "dev"]]
+    assert csv_rows(out / "geogranno.csv")[1] == ["all-MiniLM-L6-v2", "mean", "all", "43.3", "72.5", "81.7"]
     assert csv_rows(out / "geogranno.csv")[4] == ["BM25", "", "all", "30.6", "60.8", "74.3"]
     assert md_row(out / "geogranno_baselines.md", "BM25") == "| BM25 | – | all | 30.6/60.8/74.3 | – |"
     assert csv_rows(out / "geogranno_baselines.csv")[0] == [
@@ -193,9 +194,9 @@ def test_geogranno_tables_one_row_per_split(make_tables):
     # the harness's ASCII bucket labels ("1-6", ">=2") land under the paper's; a null top10 is empty
     by_length = [r for r in csv_rows(out / "geogranno_by_length.csv") if r[0] == "all-MiniLM-L6-v2"]
     assert by_length == [
+        ["all-MiniLM-L6-v2", "mean", "all", "89.5", "80.0", "76.6", "81.7", "", "73.0"],
         ["all-MiniLM-L6-v2", "mean", "train", "88.5", "79.3", "75.0", "80.1", "77.2", "71.1"],
         ["all-MiniLM-L6-v2", "mean", "dev", "100.0", "", "", "", "", ""],
-        ["all-MiniLM-L6-v2", "mean", "all", "89.5", "80.0", "76.6", "81.7", "", "73.0"],
     ]
     assert md_row(out / "geogranno_by_length.md", "BM25") == "| BM25 | – | all | 75.3 | – | – | 74.3 | – | – |"
     header = lines(out / "geogranno_by_length.md")[2]
@@ -208,6 +209,7 @@ def test_geogranno_tables_one_row_per_split(make_tables):
 
 def test_faq_mrr_on_the_papers_scale(make_tables, tmp_path):
     out = make_tables("faq_minilm")
+    # the file's keys are sorted (AFQMC, BQ, BUSTM); the table keeps one fixed order, average last
     assert [r for r in csv_rows(out / "faq.csv") if r[0] == "all-MiniLM-L6-v2"] == [
         ["all-MiniLM-L6-v2", "mean", "BQ", "61.3", "0.708"],     # 61.25 → 61.3; 70.8125 % → 0.708
         ["all-MiniLM-L6-v2", "mean", "AFQMC", "55.5", "0.640"],
