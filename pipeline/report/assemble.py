@@ -8,6 +8,7 @@ joined cells such as "29.6/58.9/67.1"); the flat grid, for CSV, has one column p
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -16,10 +17,12 @@ from pipeline.report.metrics_files import MetricsFile
 from pipeline.report.published import PublishedRow
 from pipeline.report.table_specs import TableSpec
 
+log = logging.getLogger("pipeline.tables")
+
 
 @dataclass
 class Row:
-    model: str
+    label: str  # the model name of a run, "published: ..." for a paper's row
     pooling: str | None
     facet: str | None
     cells: dict[str, float | None]
@@ -57,7 +60,8 @@ def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
                                             f"{key[0]!r}, pooling {key[1]!r}" + (f", {facet}" if facet else "")
                                  + f" from {seen[key].path}; give the runs distinct names (--name)")
             seen[key] = item
-            scaled = {key: _to_paper_units(value, spec.column(key).metric_scale) for key, value in cells.items()}
+            scaled = {column: _to_paper_units(value, spec.column(column).metric_scale)
+                      for column, value in cells.items()}
             rows.append(Row(item.model["name"], item.model["pooling"], facet, scaled, trace=item.trace()))
     return rows
 
@@ -76,8 +80,10 @@ def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
     gain_key, of_key = spec.gain
     bases = {}
     for row in rows:
-        if row.model == baseline:
+        if row.label == baseline:
             bases.setdefault(row.facet, row)
+    if rows and not bases:
+        log.warning("%s: no run named %r to compute the Gain column against", spec.name, baseline)
     for row in rows:
         base = bases.get(row.facet)
         if base is not None and row is not base and None not in (row.cells[of_key], base.cells[of_key]):
@@ -106,7 +112,7 @@ def _leading(table: Table) -> tuple[list[str], list[str]]:
 
 
 def _leading_cells(table: Table, row: Row) -> list[str | None]:
-    return [row.model, row.pooling] + ([row.facet] if table.spec.facet else [])
+    return [row.label, row.pooling] + ([row.facet] if table.spec.facet else [])
 
 
 def flat_grid(table: Table) -> Grid:

@@ -81,7 +81,7 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
                 "task": table.spec.task,
                 "files": {fmt: f"{table.spec.name}.{fmt}" for fmt in FORMATS},
                 "columns": [{"key": c.key, "header": f"{c.group} {c.header}".strip()} for c in table.spec.columns],
-                "rows": [{"label": row.model, "pooling": row.pooling, "facet": row.facet, "cells": row.cells,
+                "rows": [{"label": row.label, "pooling": row.pooling, "facet": row.facet, "cells": row.cells,
                           "source": row.trace} for row in table.rows],
             }
             for table in tables

@@ -233,6 +233,12 @@ def test_gain_over_a_baseline_row(make_tables):
     assert md_row(out / "analogy.md", "word2vec (demo)").endswith("| 30.0 | – |")
 
 
+def test_gain_over_an_unknown_model_warns(make_tables, caplog):
+    out = make_tables("analogy_minilm", extra=("--gain-over", "BERT"))
+    assert md_row(out / "analogy.md", "all-MiniLM-L6-v2").endswith("| 47.2 | – |")
+    assert "analogy: no run named 'BERT'" in caplog.text
+
+
 def test_no_published_rows_and_tables_without_input(make_tables):
     out = make_tables("sts_minilm", extra=("--no-published",))
     assert [row[0] for row in csv_rows(out / "sts.csv")] == ["Model", "all-MiniLM-L6-v2"]
