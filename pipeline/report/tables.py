@@ -9,9 +9,8 @@ headers and decimals.
 
 Rows: one per (model name, pooling) of the metrics files, in the order the files are given
 (GEOGRANNO tables: one per split, "all" = train + dev first; FAQ: one per data set, then their
-average), then the papers' published rows,
-labelled "published: <paper row name> (<paper>, <table>)", unless --no-published. Every
-table is always written, so a workflow knows its outputs before the run: a table no metrics
+average), then the papers' published rows, labelled "published: <paper row name> (<paper>,
+<table>)", unless --no-published. Every table is always written, so a workflow knows its outputs before the run: a table no metrics
 file feeds holds the published rows only. Empty cells print as "–" ("--" in LaTeX, empty in
 CSV). ``DIR/tables.json`` indexes every row: the metrics file, run config, seed, checkpoint
 and code version that made it, or the paper and table it was copied from.
