@@ -102,7 +102,7 @@ def score(spans: EntitySpans, orders: list[Order], order_scores: list[np.ndarray
     """Fill in the document PMI of each entity that is a counted n-gram (2 <= n <= N)."""
     for order, scores in zip(orders[1:], order_scores):
         at = np.flatnonzero(spans.n == order.n)
-        group = order.group[spans.position[at]]
+        group = order.group_at(spans.position[at])
         have = group >= 0
         spans.pmi[at[have]] = scores[group[have]]
 

@@ -19,14 +19,12 @@ def longest_match(orders: list[Order], selection: Selection, n_tokens: int) -> t
     score = np.zeros(n_tokens)
     for order in orders[1:]:
         chosen = selection.n == order.n
-        kept = np.zeros(len(order.count), dtype=bool)
-        kept[selection.group[chosen]] = True
+        groups = selection.group[chosen]
         group_score = np.zeros(len(order.count))
-        group_score[selection.group[chosen]] = selection.score[chosen]
-        have = order.group >= 0
-        at = np.flatnonzero(have)[kept[order.group[have]]]
+        group_score[groups] = selection.score[chosen]
+        at, group = order.occurrences(groups)
         length[at] = order.n  # orders ascend, so the longest wins
-        score[at] = group_score[order.group[at]]
+        score[at] = group_score[group]
     return length, score
 
 

@@ -28,13 +28,44 @@ MODES = ("paper", "reference")
 
 @dataclass
 class Order:
-    """The n-grams of one order n in a batch."""
+    """The n-grams of one order n in a batch, numbered per document.
+
+    Groups ``0 .. n_shared - 1`` occur at least twice in their document, at the positions
+    ``shared_pos`` (group ``shared_group``); the others occur once, at ``first``.
+    """
 
     n: int
-    group: np.ndarray   # per token position: number of the n-gram starting there, -1 if none
-    count: np.ndarray   # per group: occurrences in its document
-    first: np.ndarray   # per group: token position of the first occurrence
-    doc: np.ndarray     # per group: batch-local document index
+    count: np.ndarray         # per group: occurrences in its document
+    first: np.ndarray         # per group: token position of the first occurrence
+    doc: np.ndarray           # per group: batch-local document index
+    n_shared: int
+    shared_pos: np.ndarray    # sorted positions of the shared groups' occurrences
+    shared_group: np.ndarray  # their group numbers
+
+    def group_at(self, positions: np.ndarray) -> np.ndarray:
+        """Group of the n-gram starting at each position (-1 where none does)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        group = np.full(len(positions), -1, dtype=np.int64)
+        i = np.minimum(np.searchsorted(self.shared_pos, positions), max(len(self.shared_pos) - 1, 0))
+        if len(self.shared_pos):
+            hit = self.shared_pos[i] == positions
+            group[hit] = self.shared_group[i[hit]]
+        unique_first = self.first[self.n_shared:]
+        j = np.minimum(np.searchsorted(unique_first, positions), max(len(unique_first) - 1, 0))
+        if len(unique_first):
+            hit = (unique_first[j] == positions) & (group < 0)
+            group[hit] = self.n_shared + j[hit]
+        return group
+
+    def occurrences(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every position where one of ``groups`` occurs, and the group occurring there."""
+        groups = np.asarray(groups, dtype=np.int64)
+        wanted = np.zeros(self.n_shared, dtype=bool)
+        wanted[groups[groups < self.n_shared]] = True
+        at_shared = wanted[self.shared_group]
+        unique = groups[groups >= self.n_shared]
+        return (np.concatenate([self.shared_pos[at_shared], self.first[unique]]),
+                np.concatenate([self.shared_group[at_shared], unique]))
 
 
 def _number(keys: np.ndarray):
@@ -56,50 +87,53 @@ def _number(keys: np.ndarray):
     return group, first, size
 
 
+def _room(batch: TokenBatch) -> np.ndarray:
+    """Per position: the longest n-gram that may start there (to the run's end or a blocked token)."""
+    positions = np.arange(len(batch), dtype=np.int64)
+    room = batch.run_end - positions
+    if batch.blocked is not None and batch.blocked.any():
+        blocked_at = np.where(batch.blocked, positions, len(batch))
+        next_blocked = np.minimum.accumulate(blocked_at[::-1])[::-1]
+        room = np.minimum(room, next_blocked - positions)
+    return room
+
+
 def count(batch: TokenBatch, max_n: int) -> list[Order]:
     """Orders 1..max_n of the batch, never across a run (sentence) boundary."""
-    positions = np.arange(len(batch), dtype=np.int64)
-    valid = np.ones(len(batch), dtype=bool) if batch.blocked is None else ~batch.blocked
+    room = _room(batch)
     orders: list[Order] = []
-    prev_group = None
+    unique_pos = np.zeros(0, dtype=np.int64)
     for n in range(1, max_n + 1):
-        if n > 1:
-            # positions whose (n-1)-gram exists (valid so far) ...
-            valid &= positions + n <= batch.run_end  # ... and whose n-gram stays in its run ...
-            if batch.blocked is not None:  # ... and does not take in a blocked token
-                last = np.minimum(positions + n - 1, len(batch) - 1)
-                valid &= ~batch.blocked[last]
-        where = np.flatnonzero(valid)
-        group = np.full(len(batch), -1, dtype=np.int64)
         if n == 1:
-            keys = batch.doc[where] * batch.vocab_size + batch.ids[where]
-            numbers, first, size = _number(keys)
-            group[where] = numbers
-            orders.append(Order(1, group, size, where[first], batch.doc[where[first]]))
-            prev_group = group
-            continue
-        prefix = prev_group[where]
-        prefix_count = orders[-1].count[prefix]
-        # a prefix seen once in its document makes a unique n-gram: numbered without sorting
-        single = where[prefix_count == 1]
-        repeated = where[prefix_count > 1]
-        keys = prev_group[repeated] * batch.vocab_size + batch.ids[repeated + n - 1]
-        numbers, first, size = _number(keys)
-        group[repeated] = numbers
-        group[single] = len(size) + np.arange(len(single))
-        first_all = np.concatenate([repeated[first], single])
-        count_all = np.concatenate([size, np.ones(len(single), dtype=np.int64)])
-        orders.append(Order(n, group, count_all, first_all, batch.doc[first_all]))
-        prev_group = group
+            candidates = np.flatnonzero(room >= 1)
+            keys = batch.doc[candidates] * batch.vocab_size + batch.ids[candidates]
+        else:
+            # an n-gram whose (n-1)-gram prefix is unique in its document is unique too
+            unique_pos = unique_pos[room[unique_pos] >= n]
+            previous = orders[-1]
+            extendable = room[previous.shared_pos] >= n
+            candidates = previous.shared_pos[extendable]
+            keys = previous.shared_group[extendable] * batch.vocab_size + batch.ids[candidates + n - 1]
+        group, first_idx, size = _number(keys)
+        shared = size >= 2
+        at_shared = shared[group]
+        renumber = np.cumsum(shared) - 1
+        shared_pos = candidates[at_shared]
+        unique_pos = np.sort(np.concatenate([unique_pos, candidates[~at_shared]]))
+        first = np.concatenate([candidates[first_idx[shared]], unique_pos])
+        orders.append(Order(
+            n=n, count=np.concatenate([size[shared], np.ones(len(unique_pos), dtype=np.int64)]), first=first,
+            doc=batch.doc[first], n_shared=int(shared.sum()), shared_pos=shared_pos,
+            shared_group=renumber[group[at_shared]],
+        ))
     return orders
 
 
 def scores(orders: list[Order], batch: TokenBatch, mode: str, normalise: bool = False) -> list[np.ndarray]:
     """Scores of each group of orders 2..N (a list parallel to ``orders[1:]``), see pmi_python."""
     unigrams = orders[0]
-    log_c1 = np.zeros(len(batch))
-    have = unigrams.group >= 0
-    log_c1[have] = np.log(unigrams.count[unigrams.group[have]])
+    log_c1 = np.zeros(len(batch))  # a unique word: log 1 = 0
+    log_c1[unigrams.shared_pos] = np.log(unigrams.count[unigrams.shared_group])
     if mode == "reference":
         log_p1 = log_c1
     elif mode == "paper":
@@ -139,6 +173,9 @@ def select(orders: list[Order], order_scores: list[np.ndarray], n_docs: int, k: 
     """The top ``k`` n-grams of orders 2..N per document, best first, ties shorter then earlier."""
     eligible = []
     for order, score in zip(orders[1:], order_scores):
+        if min_count <= 1 and threshold is None:
+            eligible.append(np.arange(len(order.count)))
+            continue
         keep = order.count >= min_count
         if threshold is not None:
             keep &= score >= threshold
@@ -146,8 +183,7 @@ def select(orders: list[Order], order_scores: list[np.ndarray], n_docs: int, k: 
     doc_sizes = sum(np.bincount(order.doc[idx], minlength=n_docs) for order, idx in zip(orders[1:], eligible))
     if np.any(doc_sizes > k):
         # Only candidates that reach their document's k-th best score need ranking.
-        cut = _kth_best(np.concatenate([order.doc[idx] for order, idx in zip(orders[1:], eligible)]),
-                        np.concatenate([score[idx] for score, idx in zip(order_scores, eligible)]), doc_sizes, k)
+        cut = _kth_best(orders[1:], order_scores, eligible, doc_sizes, k)
         eligible = [idx[score[idx] >= cut[order.doc[idx]]]
                     for order, score, idx in zip(orders[1:], order_scores, eligible)]
     n = np.concatenate([np.full(len(idx), order.n, dtype=np.int64) for order, idx in zip(orders[1:], eligible)])
@@ -182,12 +218,23 @@ def rank_order(doc: np.ndarray, score: np.ndarray, n: np.ndarray, first: np.ndar
     return np.argsort(key)
 
 
-def _kth_best(doc: np.ndarray, score: np.ndarray, doc_sizes: np.ndarray, k: int) -> np.ndarray:
-    """Per document, its k-th best candidate score (-inf where it has at most k candidates)."""
+def _kth_best(orders: list[Order], order_scores: list[np.ndarray], eligible: list[np.ndarray],
+              doc_sizes: np.ndarray, k: int) -> np.ndarray:
+    """Per document, its k-th best eligible score (-inf where it has at most k candidates).
+
+    Each order's groups are two runs sorted by document (the shared groups, numbered in key
+    order, whose key starts with the document; the unique ones, by position), so a document's
+    candidates are a slice of each run: no sort of the whole batch is needed.
+    """
+    docs = np.arange(len(doc_sizes) + 1)
+    slices = []
+    for order, score, idx in zip(orders, order_scores, eligible):
+        split = np.searchsorted(idx, order.n_shared)
+        for run in (idx[:split], idx[split:]):
+            run_doc = order.doc[run]
+            slices.append((score[run], np.searchsorted(run_doc, docs)))
     cut = np.full(len(doc_sizes), -np.inf)
-    by_doc = np.argsort(doc, kind="stable")  # a merge of already sorted runs
-    starts = np.concatenate([[0], np.cumsum(doc_sizes)])
-    for d in np.flatnonzero(doc_sizes > k):
-        doc_scores = score[by_doc[starts[d]:starts[d + 1]]]
+    for d in np.flatnonzero(doc_sizes > k).tolist():
+        doc_scores = np.concatenate([values[bounds[d]:bounds[d + 1]] for values, bounds in slices])
         cut[d] = np.partition(doc_scores, len(doc_scores) - k)[len(doc_scores) - k]
     return cut

@@ -70,8 +70,7 @@ def english(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, 
     array = pa.array(texts, pa.large_string()) if isinstance(texts, list) else texts.cast(pa.large_string())
     if reference:
         array = pc.replace_substring_regex(array, REFERENCE_STRIP.pattern, "")
-    # Split where Python's str.split() does: Arrow's notion of Unicode whitespace differs.
-    array = pc.replace_substring_regex(array, _OTHER_SPACE, " ")
+    array = _ascii_spaces(array)
     lists = pc.ascii_split_whitespace(pc.ascii_trim_whitespace(array))  # no empty words at the ends
     words = lists.flatten()
     encoded = words.dictionary_encode()
@@ -98,6 +97,29 @@ WHITESPACE = (0x9, 0xA, 0xB, 0xC, 0xD, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0,
 _WHITESPACE = np.array(WHITESPACE, dtype=np.uint32)
 # Arrow's whitespace split knows only ASCII spaces for certain: the others become " " first.
 _OTHER_SPACE = "[" + "".join(f"\\x{{{c:x}}}" for c in WHITESPACE if c > 0x20 or 0x1C <= c <= 0x1F) + "]"
+
+
+def _ascii_spaces(array: pa.Array) -> pa.Array:
+    """Split where Python's str.split() does: the rare rows holding non-ASCII whitespace (which
+    Arrow's split does not know) get it turned into " " first. Finding them scans the UTF-8
+    bytes in NumPy; the regex runs on those rows only."""
+    array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    if len(array) == 0:
+        return array
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset: array.offset + len(array) + 1]
+    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0]: offsets[-1]]
+    # lead bytes of every whitespace character above U+007F (C2, E1, E2, E3) and U+001C..U+001F
+    suspect = np.flatnonzero(((data >= 0xE1) & (data <= 0xE3)) | (data == 0xC2) | ((data >= 0x1C) & (data <= 0x1F)))
+    if len(suspect) == 0:
+        return array
+    rows = np.unique(np.searchsorted(offsets, suspect + offsets[0], side="right") - 1)
+    fixed = pc.replace_substring_regex(array.take(pa.array(rows)), _OTHER_SPACE, " ")
+    mask = np.zeros(len(array), dtype=bool)
+    mask[rows] = True
+    # rows in order: the untouched ones from the array, the fixed ones from `fixed`
+    source = np.cumsum(mask) - 1
+    position = np.where(mask, len(array) + source, np.arange(len(array)))
+    return pa.concat_arrays([array, fixed]).take(pa.array(position))
 
 
 def _strings(texts: pa.Array | list[str]) -> list[str]:
