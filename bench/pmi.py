@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import REPO, Run, machine, markdown_table, measure, write_section  # noqa: E402
+from harness import REPO, Run, machine, markdown_table, measure, write_section
 
 REFERENCE = Path("reference_pmi/sentences.parquet")
 WIKIPEDIA_WORDS = 2_266e6
@@ -184,11 +184,11 @@ def main(argv=None) -> int:
     table = markdown_table(["run", "words", "wall s", "CPU s", "words per CPU-s", "docs per CPU-s", "peak RSS MB"], rows)
     summary = [
         f"- ratio (ours / baseline, words per CPU-second): **{ratio:.1f}x** (goal: at least 25x)",
-        f"- peak RSS, ours at {words:,} vs {quarter_words:,} words: {ours.peak_rss_mb:.0f} / "
-        f"{ours_quarter.peak_rss_mb:.0f} MB (goal: at most 1.5 GiB per worker, flat)",
+        (f"- peak RSS, ours at {words:,} vs {quarter_words:,} words: {ours.peak_rss_mb:.0f} / "
+        f"{ours_quarter.peak_rss_mb:.0f} MB (goal: at most 1.5 GiB per worker, flat)"),
         f"- scaling over {cores} cores: efficiency {efficiency:.2f}",
-        f"- projection, full English Wikipedia ({WIKIPEDIA_WORDS / 1e6:,.0f}M words) on a 32-core node: "
-        f"{projection_h:.2f} h ({rate:,.0f} words per core-second x 32 x {efficiency:.2f})",
+        (f"- projection, full English Wikipedia ({WIKIPEDIA_WORDS / 1e6:,.0f}M words) on a 32-core node: "
+        f"{projection_h:.2f} h ({rate:,.0f} words per core-second x 32 x {efficiency:.2f})"),
         "- outputs checked: every marked line of ours equals the baseline's",
     ]
     print(table)
@@ -198,10 +198,10 @@ def main(argv=None) -> int:
             "## ngrams", "",
             f"Run {datetime.date.today()} on {machine(args.python)}.", "",
             "Command (from the repo root): `python bench/pmi.py --write-md`", "",
-            f"Input: `{REFERENCE}` replicated with fresh doc_ids to {words:,} words in {docs:,} documents; "
+            (f"Input: `{REFERENCE}` replicated with fresh doc_ids to {words:,} words in {docs:,} documents; "
             "`--mode reference` (the algorithm the baseline implements); count + PMI + top-3000 + marking, "
             "reading Parquet and writing the outputs; every process pinned to one core (`taskset`) with one "
-            "Arrow / Polars thread.", "",
+            "Arrow / Polars thread."), "",
             table, "", *summary, "",
         ])
         write_section("ngrams", section)
