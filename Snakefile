@@ -18,9 +18,11 @@ validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/corpus.smk"
+include: "workflow/rules/ngrams.smk"
 
 
 rule all:
     input:
         corpus_outputs(),
+        ngram_outputs(),
     default_target: True

@@ -53,6 +53,29 @@ def corpus_outputs():
     return outputs
 
 
+def ngram_flags(mode=None):
+    """Options of `python -m pipeline ngrams` from the config's ngrams section."""
+    settings = config["ngrams"]
+    flags = [f"--mode {mode or settings['mode']}", f"--max-n {settings['max_n']}", f"--top-k {settings['top_k']}",
+             f"--min-count {settings['min_count']}", f"--batch-chars {settings['batch_chars']}"]
+    if settings["threshold"] is not None:
+        flags.append(f"--threshold {settings['threshold']}")
+    if settings["lowercase"]:
+        flags.append("--lowercase")
+    if not settings["entities"]:
+        flags.append("--no-entities")
+    return " ".join(flags)
+
+
+def ngram_outputs():
+    outputs = []
+    for lang in LANGUAGES:
+        outputs += per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet", lang)
+        if config["ngrams"]["corpus_ablation"]:
+            outputs += per_shard(f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
+    return outputs
+
+
 # Inputs that a config names by URL, by local path (the download rule's outputs).
 DOWNLOADS = {
     dump_path(lang, part): dump_spec(lang, part)

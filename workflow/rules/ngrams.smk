@@ -1,0 +1,98 @@
+# N-gram stage (SPEC §2): clean sentences -> per-document PMI n-grams + marked sentences
+# (ngrams), the corpus-level KenLM model (kenlm) and its PMI ablation (ngrams_corpus), and the
+# pre-training sample of marked sentences (sample). Contracts: pipeline/contracts.py.
+
+
+rule ngrams:
+    input:
+        f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet",
+    output:
+        ngrams=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/ngrams.parquet",
+        marked=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet",
+        stats=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/stats.json",
+    params:
+        flags=ngram_flags(),
+    log:
+        f"{LOGS}/ngrams/{{lang}}/{{part}}/{{shard}}.log",
+    benchmark:
+        f"{BENCHMARKS}/ngrams/{{lang}}/{{part}}/{{shard}}.tsv"
+    conda:
+        "../../envs/ngrams.yaml"
+    resources:
+        mem_mb=3000,
+        runtime=2 * 60,
+    shell:
+        "python -m pipeline ngrams --sentences {input:q} --lang {wildcards.lang} --out $(dirname {output.stats:q})"
+        " {params.flags} > {log:q} 2>&1"
+
+
+rule kenlm:
+    input:
+        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
+    output:
+        lm=f"{RESULTS}/kenlm/{{lang}}/lm.binary",
+        stats=f"{RESULTS}/kenlm/{{lang}}/lm.binary.json",
+    params:
+        order=config["kenlm"]["order"],
+        memory=config["kenlm"]["memory"],
+        lowercase="--lowercase" if config["ngrams"]["lowercase"] else "",
+    log:
+        f"{LOGS}/kenlm/{{lang}}.log",
+    benchmark:
+        f"{BENCHMARKS}/kenlm/{{lang}}.tsv"
+    conda:
+        "../../envs/ngrams.yaml"
+    resources:
+        mem_mb=16000,
+        runtime=12 * 60,
+    shell:
+        "python -m pipeline kenlm --sentences {input:q} --lang {wildcards.lang} --order {params.order}"
+        " --memory {params.memory:q} {params.lowercase} --out {output.lm:q} > {log:q} 2>&1"
+
+
+rule ngrams_corpus:
+    input:
+        sentences=f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet",
+        lm=f"{RESULTS}/kenlm/{{lang}}/lm.binary",
+    output:
+        ngrams=f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/ngrams.parquet",
+        marked=f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/marked.parquet",
+        stats=f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/stats.json",
+    params:
+        flags=ngram_flags(mode="corpus"),
+    log:
+        f"{LOGS}/ngrams_corpus/{{lang}}/{{part}}/{{shard}}.log",
+    benchmark:
+        f"{BENCHMARKS}/ngrams_corpus/{{lang}}/{{part}}/{{shard}}.tsv"
+    conda:
+        "../../envs/ngrams.yaml"
+    resources:
+        mem_mb=3000,
+        runtime=4 * 60,
+    shell:
+        "python -m pipeline ngrams --sentences {input.sentences:q} --lang {wildcards.lang} --lm {input.lm:q}"
+        " --out $(dirname {output.stats:q}) {params.flags} > {log:q} 2>&1"
+
+
+rule sample:
+    input:
+        shard=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet",
+        every=lambda wc: per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet", wc.lang),
+    output:
+        sample=f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet",
+        stats=f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.stats.json",
+    params:
+        size=config["sample"]["size"],
+        seed=config["sample"]["seed"],
+    log:
+        f"{LOGS}/sample/{{lang}}/{{part}}/{{shard}}.log",
+    benchmark:
+        f"{BENCHMARKS}/sample/{{lang}}/{{part}}/{{shard}}.tsv"
+    conda:
+        "../../envs/ngrams.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    shell:
+        "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} --size {params.size}"
+        " --seed {params.seed} --out {output.sample:q} > {log:q} 2>&1"
