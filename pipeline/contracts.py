@@ -88,7 +88,29 @@ MARKED = pa.schema(
 
 Span offsets count words (whitespace tokens) in English and characters in Chinese."""
 
-SCHEMAS = {"docs": DOCS, "sentences": SENTENCES, "ngrams": NGRAMS, "marked": MARKED}
+TOKEN_SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32())])
+
+TOKENS = pa.schema(
+    [
+        pa.field("doc_id", pa.int64(), nullable=False),
+        pa.field("sent_id", pa.int32(), nullable=False),
+        pa.field("input_ids", pa.list_(pa.int32()), nullable=False),
+        pa.field("word_ids", pa.list_(pa.int32()), nullable=False),
+        pa.field("ngram_spans", pa.list_(TOKEN_SPAN), nullable=False),
+        pa.field("entity_spans", pa.list_(TOKEN_SPAN), nullable=False),
+    ]
+)
+"""token dataset — one row per marked sentence, tokenized for one backbone (tokenize).
+
+``input_ids`` is the whole model input, special tokens included (``[CLS] … [SEP]``), cut at
+``--max-length``. ``word_ids`` gives, per token, the index of the n-gram unit it belongs to
+(the whitespace word in English, the character in Chinese; -1 for special tokens). Span
+offsets are half-open ``[start, end)`` indices into ``input_ids`` (so ``[CLS]`` counts):
+``ngram_spans`` hold the marked n-grams (by default every source: pmi, corpus and entity),
+``entity_spans`` the entity spans only. The metadata's provenance names the tokenizer and the
+SHA-256 of its vocabulary."""
+
+SCHEMAS = {"docs": DOCS, "sentences": SENTENCES, "ngrams": NGRAMS, "marked": MARKED, "tokens": TOKENS}
 
 
 def _metadata(provenance: dict | None) -> dict[bytes, bytes] | None:

@@ -1,0 +1,128 @@
+"""Masking strategies as Hugging Face-style data collators (SPEC §3).
+
+``collator(examples) -> {"input_ids", "attention_mask", "labels", "idx"}`` like
+``transformers.DataCollatorForLanguageModeling``: labels are the original ids where a token is
+to be predicted and -100 elsewhere; special tokens (``tokenizer.all_special_ids``) and padding
+are never masked. Each chosen unit (a token, word, n-gram or span: :mod:`span_sampling`) gets
+one 80/10/10 draw: all its tokens become ``[MASK]``, or random non-special tokens, or stay.
+
+Masking is dynamic and reproducible: the generator of an example is seeded by
+``(seed, epoch, example index)``, so a new pattern is drawn each epoch (:meth:`set_epoch`),
+the same sentence gets the same mask whatever the batch size, the number of processes or a
+resume in the middle of an epoch, and no generator state needs saving. Examples without an
+``idx`` (plain Hugging Face use) draw from one collator-level generator seeded per epoch.
+The dataset rows are never modified.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import torch
+
+from pipeline.pretrain import span_sampling
+
+STRATEGIES = ("token", "whole-word", "ngram", "entity", "span")
+
+
+class MaskingCollator:
+    """Pads a batch of token-dataset rows and masks it with one strategy.
+
+    ``strategy``: ``token`` (BERT MLM), ``whole-word``, ``ngram`` (BURT PMI n-grams),
+    ``entity`` (named-entity spans, same procedure as ``ngram``), ``span`` (SpanBERT).
+    """
+
+    def __init__(self, tokenizer, strategy: str = "token", mlm_probability: float = 0.15,
+                 mask_replace_prob: float = 0.8, random_replace_prob: float = 0.1, seed: int = 0,
+                 ngram_pool: str = "ngrams-first", pad_to_multiple_of: int | None = None):
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown masking strategy {strategy!r}; choose from {STRATEGIES}")
+        self.tokenizer = tokenizer
+        self.strategy = strategy
+        self.mlm_probability = mlm_probability
+        self.mask_replace_prob = mask_replace_prob
+        self.random_replace_prob = random_replace_prob
+        self.seed = seed
+        self.ngram_pool = ngram_pool
+        self.pad_to_multiple_of = pad_to_multiple_of
+        self.pad_id = tokenizer.pad_token_id
+        self.mask_id = tokenizer.mask_token_id
+        self.special_ids = np.array(sorted(set(tokenizer.all_special_ids)), dtype=np.int64)
+        vocab = np.arange(len(tokenizer), dtype=np.int64)
+        self.random_ids = vocab[~np.isin(vocab, self.special_ids)]
+        self.set_epoch(0)
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+        self._shared_rng = np.random.default_rng([self.seed, epoch, 2**32 - 1])
+
+    def rng_for(self, example: dict) -> np.random.Generator:
+        if "idx" in example:
+            return np.random.default_rng([self.seed, self.epoch, int(example["idx"])])
+        return self._shared_rng
+
+    # -- the pieces -------------------------------------------------------------------------------
+    def eligible(self, ids: np.ndarray) -> np.ndarray:
+        return ~np.isin(ids, self.special_ids)
+
+    def units(self, example: dict, eligible: np.ndarray, rng: np.random.Generator) -> list[tuple[int, int]]:
+        budget = span_sampling.budget_for(int(eligible.sum()), self.mlm_probability)
+        if self.strategy == "token":
+            return span_sampling.token_units(eligible, budget, rng)
+        if self.strategy == "whole-word":
+            return span_sampling.whole_word_units(example, eligible, budget, rng)
+        if self.strategy == "span":
+            return span_sampling.span_units(example, eligible, budget, rng)
+        spans = example["ngram_spans" if self.strategy == "ngram" else "entity_spans"]
+        return span_sampling.ngram_units(np.asarray(spans).reshape(-1, 2), eligible, budget, rng, self.ngram_pool)
+
+    def corrupt(self, ids: np.ndarray, labels: np.ndarray, units, rng: np.random.Generator) -> None:
+        """One 80/10/10 draw per unit, applied to the whole unit (in place)."""
+        draws = rng.random(len(units))
+        for (start, end), draw in zip(units, draws):
+            labels[start:end] = ids[start:end]
+            if draw < self.mask_replace_prob:
+                ids[start:end] = self.mask_id
+            elif draw < self.mask_replace_prob + self.random_replace_prob:
+                ids[start:end] = rng.choice(self.random_ids, size=end - start)
+
+    def mask_example(self, example: dict, exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(masked ids, labels)`` of one example; ``exclude`` marks positions never to mask."""
+        ids = np.array(example["input_ids"], dtype=np.int64)
+        labels = np.full(len(ids), -100, dtype=np.int64)
+        eligible = self.eligible(ids)
+        if exclude is not None:
+            eligible &= ~exclude
+        rng = self.rng_for(example)
+        self.corrupt(ids, labels, self.units(example, eligible, rng), rng)
+        return ids, labels
+
+    def pad(self, rows: list[np.ndarray], value: int) -> torch.Tensor:
+        return pad_rows(rows, value, self.pad_to_multiple_of)
+
+    def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
+        masked = [self.mask_example(example) for example in examples]
+        batch = {"input_ids": self.pad([ids for ids, _ in masked], self.pad_id),
+                 "labels": self.pad([labels for _, labels in masked], -100)}
+        batch["attention_mask"] = self.pad([np.ones(len(ids), np.int64) for ids, _ in masked], 0)
+        if all("idx" in example for example in examples):
+            batch["idx"] = torch.tensor([int(example["idx"]) for example in examples])
+        return batch
+
+
+def pad_rows(rows: list[np.ndarray], value: int, multiple: int | None = None) -> torch.Tensor:
+    """Right-pad 1-d integer arrays into a ``(batch, longest)`` long tensor."""
+    width = max((len(row) for row in rows), default=0)
+    if multiple:
+        width = -(-width // multiple) * multiple
+    out = np.full((len(rows), width), value, dtype=np.int64)
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+    return torch.from_numpy(out)
+
+
+def collator_for(objective: str, tokenizer, **options) -> MaskingCollator:
+    """The masking collator of a pre-training objective (the MLM part of MiSAD / NSP / SOP is token MLM)."""
+    strategy = {"mlm": "token", "wwm": "whole-word", "burt": "ngram", "spanbert": "span", "entity": "entity"}
+    return partial(MaskingCollator, tokenizer, strategy.get(objective, "token"))(**options)

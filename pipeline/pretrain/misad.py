@@ -1,0 +1,147 @@
+"""MiSAD: Minimizing Symbol-vector Algorithmic Difference (ULR-BERT §3.2–3.3, SPEC §3).
+
+For each sentence S one marked n-gram w is chosen and R = S without w. S, w and R are encoded
+separately (each ``[CLS] … [SEP]``, the tokenizer's own template), pooled (mean by default),
+L2-normalised, and ``L_MiSAD = MSE(E_w + E_R, E_S)``; the total loss is ``L_MiSAD + L_MLM``.
+S carries the MLM masking (token level, 15%), except that w is never masked in S; w and R are
+not masked.
+
+Choosing w (§3.3): ``mlm-score`` masks one candidate n-gram at a time and scores it by the
+mean probability the MLM head gives its original tokens, ``(1/|w|) Σ P(x_k | S\\w)``; the
+lowest score wins (the model in eval mode, no gradients). ``random`` picks a candidate
+uniformly, as the authors' released code does. Candidates are the sentence's ``ngram_spans``
+that leave R non-empty; a sentence without one falls back to a random whole word (n = 1).
+``max_candidates`` (0: all) caps how many are scored, chosen at random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from pipeline.pretrain.encoder_heads import encode, mlm_head
+from pipeline.pretrain.masking import MaskingCollator, pad_rows
+from pipeline.pretrain.span_sampling import word_units
+
+CHOICES = ("mlm-score", "random")
+
+
+class MisadCollator:
+    """Batches of S with their candidate n-grams; :meth:`build` makes the S / w / R inputs for a choice."""
+
+    def __init__(self, tokenizer, choice: str = "mlm-score", seed: int = 0, mlm_probability: float = 0.15,
+                 max_candidates: int = 0, **masking_options):
+        if choice not in CHOICES:
+            raise ValueError(f"unknown MiSAD choice {choice!r}; choose from {CHOICES}")
+        self.choice = choice
+        self.seed = seed
+        self.max_candidates = max_candidates
+        self.masking = MaskingCollator(tokenizer, "token", mlm_probability, seed=seed, **masking_options)
+        self.pad_id = tokenizer.pad_token_id
+        self.set_epoch(0)
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.masking.set_epoch(epoch)
+
+    def choice_rng(self, example: dict) -> np.random.Generator:
+        # a stream of its own, so that the choice never shifts the MLM masking of S
+        return np.random.default_rng([self.seed, self.epoch, int(example.get("idx", 0)), 1])
+
+    def candidates(self, example: dict) -> np.ndarray:
+        word_ids = np.asarray(example["word_ids"])
+        content = np.flatnonzero(word_ids >= 0)
+        first, last = int(content[0]), int(content[-1]) + 1
+        spans = {(int(s), int(e)) for s, e in np.asarray(example["ngram_spans"]).reshape(-1, 2)
+                 if first <= s < e <= last and (s, e) != (first, last)}
+        rng = self.choice_rng(example)
+        if not spans:  # no marked n-gram: a single word, if it leaves anything for R
+            words = word_units(word_ids, word_ids >= 0)
+            spans = {words[int(rng.integers(len(words)))]} if len(words) > 1 else set()
+        ordered = np.array(sorted(spans), dtype=np.int64).reshape(-1, 2)
+        if self.max_candidates and len(ordered) > self.max_candidates:
+            ordered = ordered[np.sort(rng.choice(len(ordered), self.max_candidates, replace=False))]
+        return ordered
+
+    def __call__(self, examples: list[dict]) -> dict:
+        candidates = [self.candidates(example) for example in examples]
+        if self.choice == "random":
+            chosen = [c[int(self.choice_rng(e).integers(len(c)))] if len(c) else None
+                      for c, e in zip(candidates, examples)]
+            return self.build(examples, chosen)
+        width = max((len(c) for c in candidates), default=0)
+        table = np.full((len(examples), max(width, 1), 2), -1, dtype=np.int64)
+        for i, c in enumerate(candidates):
+            table[i, :len(c)] = c
+        ids = [np.asarray(e["input_ids"], dtype=np.int64) for e in examples]
+        return {"score_input_ids": pad_rows(ids, self.pad_id), "score_attention_mask":
+                pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
+                "candidates": torch.from_numpy(table), "rows": examples}
+
+    def build(self, examples: list[dict], chosen: list) -> dict[str, torch.Tensor]:
+        """S (masked outside w), w and R for each example; ``misad_valid`` is False where no w exists."""
+        s_ids, s_labels, w_ids, r_ids, valid = [], [], [], [], []
+        for example, span in zip(examples, chosen):
+            ids = np.asarray(example["input_ids"], dtype=np.int64)
+            exclude = np.zeros(len(ids), dtype=bool)
+            if span is not None:
+                start, end = int(span[0]), int(span[1])
+                exclude[start:end] = True
+            masked, labels = self.masking.mask_example(example, exclude)
+            s_ids.append(masked)
+            s_labels.append(labels)
+            if span is None:
+                w_ids.append(ids)
+                r_ids.append(ids)
+                valid.append(False)
+                continue
+            content = np.flatnonzero(np.asarray(example["word_ids"]) >= 0)
+            prefix, suffix = ids[:content[0]], ids[content[-1] + 1:]
+            w_ids.append(np.concatenate([prefix, ids[start:end], suffix]))
+            r_ids.append(np.concatenate([ids[:start], ids[end:]]))
+            valid.append(True)
+        ones = [np.ones(len(i), np.int64) for i in s_ids]
+        return {"input_ids": pad_rows(s_ids, self.pad_id), "labels": pad_rows(s_labels, -100),
+                "attention_mask": pad_rows(ones, 0),
+                "w_input_ids": pad_rows(w_ids, self.pad_id), "w_attention_mask": pad_rows(
+                    [np.ones(len(i), np.int64) for i in w_ids], 0),
+                "r_input_ids": pad_rows(r_ids, self.pad_id), "r_attention_mask": pad_rows(
+                    [np.ones(len(i), np.int64) for i in r_ids], 0),
+                "misad_valid": torch.tensor(valid, dtype=torch.bool)}
+
+
+@torch.no_grad()
+def mlm_scores(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, candidates: torch.Tensor,
+               mask_id: int, chunk_rows: int = 256) -> torch.Tensor:
+    """``(batch, candidates)`` mean probability of each candidate's tokens with it masked (inf where padded)."""
+    batch, width, _ = candidates.shape
+    rows, cols = torch.nonzero(candidates[:, :, 0] >= 0, as_tuple=True)
+    scores = torch.full((batch, width), float("inf"), device=input_ids.device)
+    positions = torch.arange(input_ids.shape[1], device=input_ids.device)
+    head = mlm_head(model)
+    for lo in range(0, len(rows), chunk_rows):
+        r, c = rows[lo:lo + chunk_rows], cols[lo:lo + chunk_rows]
+        span = candidates[r, c]
+        inside = (positions >= span[:, :1]) & (positions < span[:, 1:])
+        masked = input_ids[r].masked_fill(inside, mask_id)
+        hidden = encode(model, masked, attention_mask[r])
+        log_probs = torch.log_softmax(head(hidden[inside]).float(), dim=-1)
+        token_probs = log_probs.gather(1, input_ids[r][inside].unsqueeze(1)).squeeze(1).exp()
+        variant = torch.arange(len(r), device=input_ids.device).unsqueeze(1).expand_as(inside)[inside]
+        totals = torch.zeros(len(r), device=input_ids.device).index_add_(0, variant, token_probs)
+        scores[r, c] = totals / inside.sum(dim=1)
+    return scores
+
+
+def choose_by_mlm_score(model, batch: dict, collator: MisadCollator, mask_id: int, device) -> dict:
+    """Score the candidates with the current model (eval mode), pick the lowest, build S / w / R."""
+    was_training = model.training
+    model.eval()
+    scores = mlm_scores(model, batch["score_input_ids"].to(device), batch["score_attention_mask"].to(device),
+                        batch["candidates"].to(device), mask_id)
+    model.train(was_training)
+    best = scores.argmin(dim=1).cpu()
+    candidates = batch["candidates"]
+    chosen = [candidates[i, best[i]].tolist() if candidates[i, best[i], 0] >= 0 else None
+              for i in range(len(best))]
+    return collator.build(batch["rows"], chosen)

@@ -1,0 +1,91 @@
+"""The pre-training objectives (SPEC §3) as one ``nn.Module`` whose forward returns every loss term.
+
+One module (the masked LM plus, for NSP / SOP, a small pair classifier) with one forward per
+step keeps ``DistributedDataParallel`` simple: all encodings of a step (MiSAD's S, w and R)
+happen inside a single DDP forward. Each loss term is returned separately for the log.
+
+| objective | data | masking of the MLM input | extra term |
+|---|---|---|---|
+| ``mlm`` | sentences | token (BERT) | |
+| ``wwm`` | sentences | whole words | |
+| ``burt`` | sentences | PMI n-grams (BURT) | |
+| ``spanbert`` | sentences | random spans, Geometric(0.2), 1..6 words | |
+| ``entity`` | sentences | named-entity spans | |
+| ``misad`` | sentences | token, never inside w | ``MSE(E_w + E_R, E_S)`` |
+| ``nsp`` / ``sop`` | consecutive sentence pairs | token | pair classification (cross-entropy) |
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from pipeline.pretrain.encoder_heads import encode, mlm_loss, pool
+from pipeline.pretrain.masking import collator_for
+from pipeline.pretrain.misad import MisadCollator
+from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
+
+OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity", "misad", "nsp", "sop")
+
+
+class PairHead(nn.Module):
+    """BERT's NSP head shape: dense + tanh on the first token, then a 2-way classifier."""
+
+    def __init__(self, hidden_size: int, dropout: float = 0.1):
+        super().__init__()
+        self.dense = nn.Linear(hidden_size, hidden_size)
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(hidden_size, 2)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.classifier(self.dropout(torch.tanh(self.dense(hidden[:, 0]))))
+
+
+class PretrainingModel(nn.Module):
+    """``forward(**batch) -> {"loss", "mlm", ["misad" | "nsp" | "sop"]}`` for one objective."""
+
+    def __init__(self, mlm_model, objective: str, pooling: str = "mean", dropout: float = 0.1):
+        super().__init__()
+        if objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {objective!r}; choose from {OBJECTIVES}")
+        self.mlm = mlm_model
+        self.objective = objective
+        self.pooling = pooling
+        if objective in ("nsp", "sop"):
+            self.pair_head = PairHead(mlm_model.config.hidden_size, dropout)
+
+    def forward(self, input_ids, attention_mask, labels, token_type_ids=None, pair_labels=None,
+                w_input_ids=None, w_attention_mask=None, r_input_ids=None, r_attention_mask=None,
+                misad_valid=None, **_unused) -> dict[str, torch.Tensor]:
+        hidden = encode(self.mlm, input_ids, attention_mask, token_type_ids)
+        losses = {"mlm": mlm_loss(self.mlm, hidden, labels)}
+        if self.objective == "misad":
+            losses["misad"] = self.misad_loss(hidden, attention_mask, w_input_ids, w_attention_mask,
+                                              r_input_ids, r_attention_mask, misad_valid)
+        elif self.objective in ("nsp", "sop"):
+            logits = self.pair_head(hidden)
+            losses[self.objective] = F.cross_entropy(logits.float(), pair_labels)
+        losses["loss"] = sum(losses.values())
+        return losses
+
+    def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid) -> torch.Tensor:
+        """ULR-BERT eq. 3: MSE between the sum of the unit-length embeddings of w and R and that of S."""
+        e_s = pool(s_hidden, s_mask, self.pooling)
+        e_w = pool(encode(self.mlm, w_ids, w_mask), w_mask, self.pooling)
+        e_r = pool(encode(self.mlm, r_ids, r_mask), r_mask, self.pooling)
+        if not valid.any():
+            return (e_s.sum() + e_w.sum() + e_r.sum()) * 0.0
+        unit = [F.normalize(e.float()[valid], dim=-1) for e in (e_w, e_r, e_s)]
+        return F.mse_loss(unit[0] + unit[1], unit[2])
+
+
+def make_data(objective: str, dataset, tokenizer, seed: int, max_length: int, misad_choice: str = "mlm-score",
+              misad_max_candidates: int = 0, ngram_pool: str = "ngrams-first", mlm_probability: float = 0.15):
+    """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
+    if objective in ("nsp", "sop"):
+        return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)
+    if objective == "misad":
+        return dataset, MisadCollator(tokenizer, misad_choice, seed, mlm_probability, misad_max_candidates)
+    return dataset, collator_for(objective, tokenizer, seed=seed, mlm_probability=mlm_probability,
+                                 ngram_pool=ngram_pool)

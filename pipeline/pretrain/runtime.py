@@ -1,0 +1,72 @@
+"""Where the run happens: the device, and the process group under ``torchrun``.
+
+One helper picks the device (CUDA when present, else CPU; never a device id: under
+``torchrun`` each process takes the GPU of its ``LOCAL_RANK``), so code never names one.
+A plain ``python -m pipeline pretrain`` is a world of one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+
+
+@dataclass(frozen=True)
+class World:
+    rank: int = 0
+    size: int = 1
+    local_rank: int = 0
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+def pick_device(local_rank: int = 0) -> torch.device:
+    """The accelerator of this process: ``cuda`` (the ``LOCAL_RANK``-th GPU under torchrun) or ``cpu``."""
+    if torch.cuda.is_available():
+        torch.cuda.set_device(local_rank % torch.cuda.device_count())
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def init_world() -> World:
+    """Join the process group when started by ``torchrun`` (``WORLD_SIZE`` > 1)."""
+    size = int(os.environ.get("WORLD_SIZE", "1"))
+    if size <= 1:
+        return World()
+    if not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
+    return World(rank=dist.get_rank(), size=dist.get_world_size(), local_rank=int(os.environ.get("LOCAL_RANK", "0")))
+
+
+def barrier(world: World) -> None:
+    if world.size > 1:
+        dist.barrier()
+
+
+def close_world(world: World) -> None:
+    if world.size > 1 and dist.is_initialized():
+        with contextlib.suppress(Exception):
+            dist.barrier()
+        dist.destroy_process_group()
+
+
+def all_mean(value: float, world: World, device: torch.device) -> float:
+    """Mean of a scalar over the processes (for logging the global loss)."""
+    if world.size == 1:
+        return value
+    tensor = torch.tensor([value], dtype=torch.float64, device=device)
+    dist.all_reduce(tensor)
+    return tensor.item() / world.size
+
+
+def autocast(device: torch.device):
+    """bf16 autocast on CUDA (SPEC: mixed precision on GPUs); full precision on CPU."""
+    if device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()

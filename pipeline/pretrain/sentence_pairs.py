@@ -1,0 +1,130 @@
+"""NSP and SOP: the sentence-pair baselines of ULR-BERT §7.1 (SPEC §3), each trained with MLM.
+
+Pairs are consecutive sentences of a document (``doc_id``, ``sent_id`` and ``sent_id + 1`` in
+the token dataset), one per first sentence that has a successor:
+
+- NSP (BERT): the next sentence half of the time (label 0), otherwise a random sentence of
+  another document (label 1).
+- SOP (ALBERT): the two sentences in order (label 0) or swapped (label 1), half of the time each.
+
+A pair is laid out with the tokenizer's own pair template (found by encoding a two-piece
+example, so ``[CLS] A [SEP] B [SEP]`` and segment ids come from the tokenizer), cut longest
+first to the dataset's maximum length, then masked at token level (15%). The draws are
+seeded by ``(seed, epoch, pair index)`` like the masks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from pipeline.pretrain.masking import MaskingCollator, pad_rows
+from pipeline.pretrain.token_dataset import TokenDataset
+
+TASKS = ("nsp", "sop")
+
+
+def successor_index(doc_ids: np.ndarray, sent_ids: np.ndarray) -> np.ndarray:
+    """For each row, the row holding the next sentence of the same document, or -1."""
+    order = np.lexsort((sent_ids, doc_ids))
+    nxt = np.full(len(doc_ids), -1, dtype=np.int64)
+    same_doc = doc_ids[order[1:]] == doc_ids[order[:-1]]
+    consecutive = sent_ids[order[1:]] == sent_ids[order[:-1]] + 1
+    follows = np.flatnonzero(same_doc & consecutive)
+    nxt[order[follows]] = order[follows + 1]
+    return nxt
+
+
+class PairTemplate:
+    """The tokenizer's pair layout: special ids and segment ids around the two pieces."""
+
+    def __init__(self, tokenizer):
+        probe = tokenizer("a", "b", return_special_tokens_mask=True, return_token_type_ids=True)
+        self.pieces: list[tuple[int | str, int]] = []  # (special id or "A"/"B", segment)
+        seen = 0
+        for token, special, segment in zip(probe["input_ids"], probe["special_tokens_mask"],
+                                           probe["token_type_ids"]):
+            if special:
+                self.pieces.append((token, segment))
+            elif not self.pieces or self.pieces[-1][0] not in ("A", "B"):
+                self.pieces.append(("AB"[seen], segment))
+                seen += 1
+        self.specials = sum(1 for piece, _ in self.pieces if piece not in ("A", "B"))
+
+    def build(self, first: np.ndarray, second: np.ndarray, max_length: int) -> tuple[np.ndarray, np.ndarray]:
+        first, second = list(first), list(second)
+        while len(first) + len(second) + self.specials > max_length and (first or second):
+            (first if len(first) >= len(second) else second).pop()
+        ids, segments = [], []
+        for piece, segment in self.pieces:
+            content = first if piece == "A" else second if piece == "B" else [piece]
+            ids += content
+            segments += [segment] * len(content)
+        return np.array(ids, dtype=np.int64), np.array(segments, dtype=np.int64)
+
+
+def content(row: dict) -> np.ndarray:
+    """The sentence's tokens without the special tokens its single-sentence encoding added."""
+    return np.asarray(row["input_ids"])[np.asarray(row["word_ids"]) >= 0]
+
+
+class SentencePairs:
+    """Pair examples over a :class:`TokenDataset`: ``{"idx", "first", "second", "pair_label"}``."""
+
+    def __init__(self, dataset: TokenDataset, task: str, seed: int = 0):
+        if task not in TASKS:
+            raise ValueError(f"unknown pair task {task!r}; choose from {TASKS}")
+        self.dataset, self.task, self.seed = dataset, task, seed
+        self.doc_ids = dataset.column("doc_id")
+        self.next = successor_index(self.doc_ids, dataset.column("sent_id"))
+        self.firsts = np.flatnonzero(self.next >= 0)
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return len(self.firsts)
+
+    def __getitem__(self, idx: int) -> dict:
+        rng = np.random.default_rng([self.seed, self.epoch, idx, 2])
+        a = int(self.firsts[idx])
+        b, label = int(self.next[a]), int(rng.random() < 0.5)
+        if self.task == "nsp" and label:
+            for _ in range(10):  # another document's sentence (BERT's negative)
+                b = int(rng.integers(len(self.dataset)))
+                if self.doc_ids[b] != self.doc_ids[a]:
+                    break
+            else:
+                label = 0
+                b = int(self.next[a])
+        first, second = content(self.dataset[a]), content(self.dataset[b])
+        if self.task == "sop" and label:
+            first, second = second, first
+        return {"idx": idx, "first": first, "second": second, "pair_label": label}
+
+
+class PairCollator:
+    """Pairs → ``input_ids``, ``token_type_ids``, ``attention_mask``, MLM ``labels``, ``pair_labels``."""
+
+    def __init__(self, tokenizer, max_length: int, seed: int = 0, mlm_probability: float = 0.15, **masking_options):
+        self.template = PairTemplate(tokenizer)
+        self.max_length = max_length
+        self.masking = MaskingCollator(tokenizer, "token", mlm_probability, seed=seed, **masking_options)
+        self.pad_id = tokenizer.pad_token_id
+
+    def set_epoch(self, epoch: int) -> None:
+        self.masking.set_epoch(epoch)
+
+    def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
+        ids, segments, labels = [], [], []
+        for example in examples:
+            pair, segment = self.template.build(example["first"], example["second"], self.max_length)
+            masked, label = self.masking.mask_example({"input_ids": pair, "idx": example["idx"]})
+            ids.append(masked)
+            segments.append(segment)
+            labels.append(label)
+        return {"input_ids": pad_rows(ids, self.pad_id), "token_type_ids": pad_rows(segments, 0),
+                "attention_mask": pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
+                "labels": pad_rows(labels, -100),
+                "pair_labels": torch.tensor([e["pair_label"] for e in examples], dtype=torch.long)}

@@ -1,0 +1,95 @@
+"""The token dataset as a memory-mapped, random-access ``torch`` dataset (never all in RAM).
+
+The ``tokens`` Parquet file (:data:`pipeline.contracts.TOKENS`) is compressed, so it cannot be
+mapped directly; :func:`build_arrow_cache` copies it, a row group at a time, into an
+uncompressed Arrow IPC file, which :class:`TokenDataset` memory-maps: each row is a pair of
+slices into the mapped column buffers, and the operating system pages in what is read. The
+dataset itself is never modified; masking happens in the collators, anew each epoch.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline import contracts
+from pipeline.atomic import AtomicFiles
+
+LIST_COLUMNS = ("input_ids", "word_ids")
+SPAN_COLUMNS = ("ngram_spans", "entity_spans")
+
+
+def build_arrow_cache(parquet_path, cache_path, batch_rows: int = 65536) -> Path:
+    """Copy the token dataset to an uncompressed Arrow IPC file (atomically), batch by batch."""
+    contracts.check_schema(parquet_path, contracts.TOKENS)
+    source = pq.ParquetFile(parquet_path)
+    schema = contracts.TOKENS.with_metadata(source.schema_arrow.metadata)
+    with (AtomicFiles() as files, pa.OSFile(str(files.temp(cache_path)), "wb") as sink,
+          pa.ipc.new_file(sink, schema) as writer):
+        for batch in source.iter_batches(batch_size=batch_rows, columns=contracts.TOKENS.names):
+            writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
+    return Path(cache_path)
+
+
+class _Chunk:
+    """Zero-copy numpy views of one record batch's columns."""
+
+    def __init__(self, batch: pa.RecordBatch):
+        self.rows = batch.num_rows
+        self.doc_id = batch.column("doc_id").to_numpy()
+        self.sent_id = batch.column("sent_id").to_numpy()
+        self.lists = {}
+        for name in LIST_COLUMNS:
+            column = batch.column(name)
+            self.lists[name] = (column.offsets.to_numpy(), column.values.to_numpy())
+        self.spans = {}
+        for name in SPAN_COLUMNS:
+            column = batch.column(name)
+            start, end = column.values.flatten()
+            self.spans[name] = (column.offsets.to_numpy(), np.stack([start.to_numpy(), end.to_numpy()], axis=1)
+                                if len(start) else np.zeros((0, 2), np.int32))
+
+    def row(self, i: int) -> dict:
+        item = {"doc_id": int(self.doc_id[i]), "sent_id": int(self.sent_id[i])}
+        for name, (offsets, values) in self.lists.items():
+            item[name] = values[offsets[i]:offsets[i + 1]]
+        for name, (offsets, values) in self.spans.items():
+            item[name] = values[offsets[i]:offsets[i + 1]]
+        return item
+
+
+class TokenDataset:
+    """Rows of a token dataset by index: ``{"idx", "doc_id", "sent_id", "input_ids", "word_ids",
+    "ngram_spans" (k×2), "entity_spans" (k×2)}`` as numpy views of the mapped file."""
+
+    def __init__(self, cache_path):
+        self.path = Path(cache_path)
+        self._source = pa.memory_map(str(self.path), "r")
+        reader = pa.ipc.open_file(self._source)
+        self.metadata = reader.schema.metadata or {}
+        self._chunks = [_Chunk(reader.get_batch(i)) for i in range(reader.num_record_batches)]
+        self._starts = np.cumsum([0] + [c.rows for c in self._chunks])
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def __getitem__(self, idx: int) -> dict:
+        if not 0 <= idx < len(self):
+            raise IndexError(idx)
+        c = bisect_right(self._starts, idx) - 1
+        item = self._chunks[c].row(idx - int(self._starts[c]))
+        item["idx"] = idx
+        return item
+
+    def column(self, name: str) -> np.ndarray:
+        """A per-row scalar column (``doc_id``, ``sent_id``) over the whole dataset."""
+        return np.concatenate([getattr(c, name) for c in self._chunks]) if self._chunks else np.zeros(0, np.int64)
+
+    def lengths(self) -> np.ndarray:
+        """Tokens per row (special tokens included)."""
+        return np.concatenate([np.diff(c.lists["input_ids"][0]) for c in self._chunks]) \
+            if self._chunks else np.zeros(0, np.int64)

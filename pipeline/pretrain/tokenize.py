@@ -1,0 +1,156 @@
+"""Stage ``tokenize``: marked sentences → the token dataset of one backbone's tokenizer.
+
+SPEC §3: single-sentence inputs ``[CLS] sentence [SEP]`` (special tokens from the tokenizer),
+cut at ``--max-length`` (128 for ULR, 512 for BURT). The marked n-gram and entity spans
+(word offsets in English, character offsets in Chinese, SPEC §2) are mapped to sub-word token
+positions through the fast tokenizer's offsets: unit → string offsets
+(:func:`pipeline.ngrams.tokens.char_spans`) → the tokens that cover them. A span whose edges
+fall inside a sub-word token (possible in Chinese, where a Latin or digit run is one token but
+several characters) is dropped, as is a span cut by truncation; both are counted in the stats.
+
+Output (contract ``tokens``, see :data:`pipeline.contracts.TOKENS`): token offsets index
+``input_ids`` *including* ``[CLS]``; ``word_ids`` maps each token to its word (English) or
+character (Chinese) for whole-word and random-span masking. The tokenizer's name and the
+SHA-256 of its vocabulary are in the provenance; ``pretrain`` refuses a dataset made with
+another vocabulary. ``OUT.stats.json`` beside the output holds the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from bisect import bisect_right
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline import contracts, languages, provenance
+from pipeline.atomic import AtomicFiles, json_text
+from pipeline.corpus.shard_io import input_files
+from pipeline.errors import InputError
+from pipeline.ngrams.tokens import char_spans
+from pipeline.pretrain.backbone import load_tokenizer
+from pipeline.pretrain.output_dir import vocab_sha256
+from pipeline.progress import Progress
+
+log = logging.getLogger("pipeline.tokenize")
+
+NGRAM_SOURCES = ("pmi", "corpus", "entity")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--marked", required=True, nargs="+", type=Path, help="marked Parquet files or directories")
+    parser.add_argument("--model", required=True, help="backbone (hub id or local path) whose tokenizer to use")
+    parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
+    parser.add_argument("--max-length", type=int, default=128, help="tokens per input, special tokens included")
+    parser.add_argument("--ngram-sources", default=",".join(NGRAM_SOURCES),
+                        help="span sources that count as n-grams (the papers use entities as n-grams too)")
+    parser.add_argument("--out", required=True, type=Path, help="output token dataset (.parquet)")
+
+
+class SpanAligner:
+    """Maps word / character spans of a sentence to token spans of its encoding."""
+
+    def __init__(self, lang: str, ngram_sources: set[str], path=None):
+        self.lang = lang
+        self.path = path
+        self.ngram_sources = ngram_sources
+
+    def row(self, marked: dict, ids: list[int], offsets: list[tuple[int, int]], special: list[int],
+            counts: Counter) -> dict | None:
+        text = marked["text"]
+        units = char_spans(text, self.lang)
+        starts = [start for start, _ in units]
+        word_ids, first, last = [], {}, {}
+        for t, ((a, b), is_special) in enumerate(zip(offsets, special)):
+            if is_special or b <= a:
+                word_ids.append(-1)
+                continue
+            while a < b and text[a].isspace():  # SentencePiece offsets may include the leading space
+                a += 1
+            unit = bisect_right(starts, a) - 1
+            word_ids.append(unit)
+            first.setdefault(unit, (t, a))
+            last[unit] = (t, b)
+        if not first:
+            counts["sentences_empty"] += 1
+            return None
+        ngram, entity = [], []
+        last_unit = max(first)
+        for span in marked["spans"]:
+            counts["spans_in"] += 1
+            s, e = span["start"], span["end"]
+            if not 0 <= s < e <= len(units):
+                raise InputError(self.path, f"span [{s}, {e}) outside the sentence's {len(units)} tokens",
+                                 where=f"doc_id {marked['doc_id']}, sent_id {marked['sent_id']}")
+            if e - 1 > last_unit:
+                counts["spans_truncated"] += 1
+                continue
+            if s not in first or (e - 1) not in last:
+                counts["spans_misaligned"] += 1
+                continue
+            (t0, a), (t1, b) = first[s], last[e - 1]
+            if a != units[s][0] or b != units[e - 1][1]:
+                counts["spans_misaligned"] += 1
+                continue
+            target = {"start": t0, "end": t1 + 1}
+            if span["source"] in self.ngram_sources:
+                ngram.append(target)
+            if span["source"] == "entity":
+                entity.append(target)
+            counts["spans_kept"] += 1
+        counts["tokens"] += len(ids)
+        return {"doc_id": marked["doc_id"], "sent_id": marked["sent_id"], "input_ids": ids, "word_ids": word_ids,
+                "ngram_spans": ngram, "entity_spans": entity}
+
+
+def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length: int, counts: Counter) -> list[dict]:
+    encoded = tokenizer([r["text"] for r in rows], truncation=True, max_length=max_length,
+                        return_offsets_mapping=True, return_special_tokens_mask=True)
+    out = []
+    for i, marked in enumerate(rows):
+        ids = encoded["input_ids"][i]
+        if len(ids) >= max_length:
+            counts["sentences_truncated"] += 1
+        row = aligner.row(marked, ids, encoded["offset_mapping"][i], encoded["special_tokens_mask"][i], counts)
+        if row is not None:
+            out.append(row)
+    return out
+
+
+def run(args: argparse.Namespace) -> None:
+    lang = languages.check(args.lang)
+    sources = {s.strip() for s in args.ngram_sources.split(",") if s.strip()}
+    if not sources <= set(NGRAM_SOURCES):
+        raise InputError("--ngram-sources", f"unknown source(s) {sorted(sources - set(NGRAM_SOURCES))}")
+    files = input_files(args.marked)
+    for path in files:
+        contracts.check_schema(path, contracts.MARKED)
+    tokenizer = load_tokenizer(args.model)
+    params = {"model": args.model, "tokenizer_class": type(tokenizer).__name__,
+              "vocab_sha256": vocab_sha256(tokenizer), "lang": lang, "max_length": args.max_length,
+              "ngram_sources": sorted(sources)}
+    record = provenance.make("tokenize", params, inputs=[provenance.file_fingerprint(p) for p in files])
+    aligner = SpanAligner(lang, sources)
+    counts: Counter = Counter()
+    started = time.monotonic()
+    meter = Progress(log, "sentences", total=sum(pq.ParquetFile(p).metadata.num_rows for p in files))
+    with AtomicFiles() as outputs:
+        with contracts.open_writer(outputs.temp(args.out), contracts.TOKENS, record) as writer:
+            for path in files:
+                aligner.path = path
+                for rows in contracts.iter_rows(path, contracts.MARKED):
+                    counts["sentences_in"] += len(rows)
+                    produced = tokenize_rows(rows, tokenizer, aligner, args.max_length, counts)
+                    counts["sentences_out"] += len(produced)
+                    if produced:
+                        writer.write_table(pa.Table.from_pylist(produced, schema=writer.schema))
+                    meter.update(len(rows), position=counts["sentences_in"])
+        stats = {**dict(sorted(counts.items())), "seconds": round(time.monotonic() - started, 3),
+                 "provenance": record}
+        outputs.temp(args.out.with_suffix(".stats.json")).write_text(json_text(stats))
+    meter.done()
+    log.info("%s: %s", args.out, ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))

@@ -1,0 +1,271 @@
+"""Stage ``pretrain``: continue pre-training a masked-LM backbone with one objective (SPEC §3).
+
+Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n-gram masking,
+BURT §3.2), ``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD +
+MLM, ULR-BERT §3.2; ``--misad-choice mlm-score`` as the paper, ``random`` as the released
+code), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1).
+
+Optimisation as in both papers: AdamW, lr 5e-5, linear warm-up over the first 10% of the
+steps then linear decay, dropout 0.1, gradient clipping at 1.0, one epoch by default
+(``--max-steps`` overrides). ``--batch-size`` is per process; the effective batch is
+batch size × ``--grad-accum`` × processes. bf16 autocast on CUDA. Multi-GPU:
+``torchrun --nproc_per_node=K -m pipeline pretrain ...`` (DDP; rank 0 logs and saves).
+
+Outputs. ``OUT/`` appears only when training completes: ``save_pretrained`` model (encoder +
+MLM head) and tokenizer, sentence-transformers module files, ``pretrain_config.json``
+(resolved settings + provenance) and ``train_log.jsonl`` (one line per optimizer step: every
+loss term, lr, tokens, tokens/s). While training, everything lives in ``.OUT.work/`` beside
+it: the memory-mapped copy of the data, the log and ``checkpoint/`` (every ``--save-every``
+steps). ``--resume`` continues exactly from that checkpoint (and starts afresh when there is
+none); the work directory is deleted on success, except that ``--keep-checkpoint`` moves the
+final checkpoint to ``OUT/checkpoint/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import random
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader
+from transformers import get_linear_schedule_with_warmup
+
+from pipeline import contracts, provenance
+from pipeline.atomic import json_text
+from pipeline.errors import InputError
+from pipeline.pretrain import checkpoint, runtime
+from pipeline.pretrain.backbone import load_masked_lm, load_tokenizer
+from pipeline.pretrain.misad import CHOICES, choose_by_mlm_score
+from pipeline.pretrain.model_export import export
+from pipeline.pretrain.objectives import OBJECTIVES, PretrainingModel, make_data
+from pipeline.pretrain.output_dir import AtomicDir, vocab_sha256
+from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
+from pipeline.progress import Progress
+
+log = logging.getLogger("pipeline.pretrain")
+
+# settings a resumed run must share with its checkpoint
+RESUME_KEYS = ("data_sha256", "model", "objective", "misad_choice", "misad_max_candidates", "pooling", "ngram_pool",
+               "batch_size", "grad_accum", "lr", "warmup", "weight_decay", "dropout", "max_grad_norm",
+               "mlm_probability", "seed", "total_steps", "world_size")
+
+
+class TrainingHalted(Exception):
+    """Raised by ``train(..., halt_after=N)``: a stand-in for a killed run, for resume tests."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", required=True, type=Path, help="token dataset (tokenize stage)")
+    parser.add_argument("--model", required=True, help="backbone: hub id or local path")
+    parser.add_argument("--objective", required=True, choices=OBJECTIVES)
+    parser.add_argument("--out", required=True, type=Path, help="output model directory")
+    parser.add_argument("--misad-choice", choices=CHOICES, default="mlm-score",
+                        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)")
+    parser.add_argument("--misad-max-candidates", type=int, default=0, help="n-grams scored per sentence (0: all)")
+    parser.add_argument("--pooling", choices=("mean", "cls", "max"), default="mean", help="MiSAD / exported pooling")
+    parser.add_argument("--ngram-pool", choices=("ngrams-first", "mixed"), default="ngrams-first",
+                        help="BURT masking: n-grams first then token fallback, or one mixed pool")
+    parser.add_argument("--max-steps", type=int, default=0, help="optimizer steps (0: --epochs over the data)")
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--batch-size", type=int, default=64, help="sentences per process and micro-batch")
+    parser.add_argument("--grad-accum", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--warmup", type=float, default=0.1, help="fraction of steps with linear warm-up")
+    parser.add_argument("--weight-decay", type=float, default=0.01)
+    parser.add_argument("--dropout", type=float, default=0.1)
+    parser.add_argument("--max-grad-norm", type=float, default=1.0)
+    parser.add_argument("--mlm-probability", type=float, default=0.15)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-every", type=int, default=0, help="checkpoint every N steps (0: never)")
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint in .OUT.work/")
+    parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
+    parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def check_data(path: Path, tokenizer) -> dict:
+    contracts.check_schema(path, contracts.TOKENS)
+    record = contracts.read_provenance(path)
+    made_with = record.get("params", {}).get("vocab_sha256")
+    if made_with and made_with != vocab_sha256(tokenizer):
+        raise InputError(path, f"tokenized with another vocabulary ({record['params'].get('model')}); "
+                               "rerun tokenize with this model")
+    return record
+
+
+def epoch_batches(size: int, epoch: int, seed: int, batch_size: int, world: runtime.World) -> list[list[int]]:
+    """This process's batches of an epoch: a seeded permutation, split evenly over the processes."""
+    order = np.random.default_rng([seed, epoch, 3]).permutation(size)
+    if world.size > 1:
+        order = order[: size // world.size * world.size][world.rank::world.size]
+    return [order[i:i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+
+
+def optimizer_for(model, lr: float, weight_decay: float) -> torch.optim.AdamW:
+    decay, no_decay = [], []
+    for name, param in model.named_parameters():
+        if param.requires_grad:
+            (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
+    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+
+
+def to_device(batch: dict, device) -> dict:
+    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+
+
+def tokens_in(batch: dict) -> int:
+    return int(sum(batch[k].sum() for k in ("attention_mask", "w_attention_mask", "r_attention_mask") if k in batch))
+
+
+def run(args: argparse.Namespace) -> None:
+    train(args)
+
+
+def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
+    world = runtime.init_world()
+    try:
+        return _train(args, world, halt_after)
+    finally:
+        runtime.close_world(world)
+
+
+def _train(args, world: runtime.World, halt_after: int | None) -> Path:
+    device = runtime.pick_device(world.local_rank)
+    out = Path(args.out)
+    work = out.with_name(f".{out.name}.work")
+    tokenizer = load_tokenizer(args.model)
+    data_record = check_data(args.data, tokenizer)
+    if world.is_main:
+        if not (args.resume and checkpoint.exists(work / "checkpoint")):
+            shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True, exist_ok=True)
+        if not (work / "tokens.arrow").exists():
+            build_arrow_cache(args.data, work / "tokens.arrow")
+    runtime.barrier(world)
+    dataset = TokenDataset(work / "tokens.arrow")
+    if len(dataset) == 0:
+        raise InputError(args.data, "the token dataset is empty")
+    max_length = int(data_record.get("params", {}).get("max_length", int(dataset.lengths().max())))
+
+    seed_everything(args.seed)
+    mlm_model, new_head = load_masked_lm(args.model, args.dropout)
+    module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout).to(device)
+    model = DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None) \
+        if world.size > 1 else module
+    examples, collator = make_data(args.objective, dataset, tokenizer, args.seed, max_length, args.misad_choice,
+                                   args.misad_max_candidates, args.ngram_pool, args.mlm_probability)
+    per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world))
+    if per_epoch == 0:
+        raise InputError(args.data, f"too few examples ({len(examples)}) for {world.size} process(es)")
+    total_steps = args.max_steps or max(1, math.floor(args.epochs * per_epoch / args.grad_accum))
+    optimizer = optimizer_for(module, args.lr, args.weight_decay)
+    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(args.warmup * total_steps), total_steps)
+
+    settings = {key: getattr(args, key, None) for key in RESUME_KEYS}
+    settings.update(data_sha256=provenance.file_fingerprint(args.data)["sha256"], total_steps=total_steps,
+                    world_size=world.size)
+    position = {"epoch": 0, "batches_done": 0, "step": 0}
+    if args.resume and checkpoint.exists(work / "checkpoint"):
+        position = checkpoint.load(work / "checkpoint", world, module, optimizer, scheduler, settings)
+        log.info("resumed at step %d (epoch %d, batch %d)", position["step"], position["epoch"],
+                 position["batches_done"])
+    log_path = work / "train_log.jsonl"
+    if world.is_main:
+        kept = log_path.read_text().splitlines() if log_path.exists() else []
+        log_path.write_text("".join(line + "\n" for line in kept if json.loads(line)["step"] <= position["step"]))
+
+    config = {**{k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
+                 if k not in ("run", "verbose", "stage")},
+              "total_steps": total_steps, "warmup_steps": math.ceil(args.warmup * total_steps),
+              "batches_per_epoch": per_epoch, "examples": len(examples), "world_size": world.size,
+              "effective_batch_size": args.batch_size * args.grad_accum * world.size, "device": device.type,
+              "precision": "bf16-autocast" if device.type == "cuda" else "fp32", "max_length": max_length,
+              "new_mlm_head": new_head, "vocab_sha256": vocab_sha256(tokenizer)}
+    record = provenance.make("pretrain", config, inputs=[provenance.file_fingerprint(args.data)], seed=args.seed)
+
+    step, epoch, done = position["step"], position["epoch"], position["batches_done"]
+    meter = Progress(log, "steps", total=total_steps)
+    meter.count = step
+    loader_rng = torch.Generator().manual_seed(args.seed)  # keeps worker seeding off the global (dropout) RNG
+    model.train()
+    with log_path.open("a") as log_file:
+        while step < total_steps:
+            collator.set_epoch(epoch)
+            if hasattr(examples, "set_epoch"):
+                examples.set_epoch(epoch)
+            batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world)
+            # an epoch ends on an optimizer step: drop the tail that cannot fill a whole accumulation
+            batches = batches[: len(batches) // args.grad_accum * args.grad_accum] or batches
+            loader = DataLoader(examples, batch_sampler=batches[done:], collate_fn=collator,
+                                num_workers=args.num_workers, generator=loader_rng)
+            sums, tokens, started, micro = {}, 0, time.monotonic(), 0
+            for batch in loader:
+                if args.objective == "misad" and args.misad_choice == "mlm-score":
+                    with runtime.autocast(device):
+                        batch = choose_by_mlm_score(module.mlm, batch, collator, tokenizer.mask_token_id, device)
+                batch = to_device(batch, device)
+                micro += 1
+                done += 1
+                sync = micro % args.grad_accum == 0
+                context = model.no_sync() if world.size > 1 and not sync else torch.enable_grad()
+                with context, runtime.autocast(device):
+                    losses = model(**batch)
+                with context:
+                    (losses["loss"] / args.grad_accum).backward()
+                for key, value in losses.items():
+                    sums[key] = sums.get(key, 0.0) + value.item() / args.grad_accum
+                tokens += tokens_in(batch)
+                if not sync:
+                    continue
+                torch.nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm)
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad(set_to_none=True)
+                step += 1
+                seconds = time.monotonic() - started
+                entry = {"step": step, "epoch": epoch, "lr": scheduler.get_last_lr()[0],
+                         **{k: runtime.all_mean(v, world, device) for k, v in sorted(sums.items())},
+                         "tokens": tokens * world.size, "tokens_per_s": round(tokens * world.size / seconds, 1)}
+                if world.is_main:
+                    log_file.write(json.dumps(entry) + "\n")
+                    log_file.flush()
+                meter.update(1, position=step)
+                sums, tokens, started = {}, 0, time.monotonic()
+                if args.save_every and step % args.save_every == 0 and step < total_steps:
+                    checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler,
+                                    {"epoch": epoch, "batches_done": done, "step": step}, settings)
+                if halt_after is not None and step >= halt_after:
+                    raise TrainingHalted(f"halted after step {step}")
+                if step >= total_steps:
+                    break
+            if step < total_steps:
+                epoch, done = epoch + 1, 0
+    meter.done()
+    if args.keep_checkpoint:
+        checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler,
+                        {"epoch": epoch, "batches_done": done, "step": step}, settings)
+    if world.is_main:
+        with AtomicDir(out) as tmp:
+            export(tmp, module.mlm, tokenizer, max_length, args.pooling)
+            (tmp / "pretrain_config.json").write_text(json_text({**config, "provenance": record}))
+            shutil.copy(log_path, tmp / "train_log.jsonl")
+            if args.keep_checkpoint:
+                shutil.move(work / "checkpoint", tmp / "checkpoint")
+        shutil.rmtree(work, ignore_errors=True)
+        log.info("%s: %d steps of %s → %s", args.model, step, args.objective, out)
+    runtime.barrier(world)
+    return out
