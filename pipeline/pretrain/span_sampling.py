@@ -14,8 +14,10 @@ Strategies:
 - ``ngram``: BURT's PMI n-gram masking over ``ngram_spans`` (or ``entity_spans`` for the
   named-entity baseline): overlapping spans keep the longest; n-grams are sampled uniformly
   without replacement until the budget is reached, then tokens not covered by any kept n-gram
-  fill the rest at token level (n = 1 as the special case). ``pool="mixed"`` instead samples
-  n-grams and uncovered single tokens from one pool (the other reading of BURT §3.2).
+  fill the rest at token level (n = 1 as the special case). Only when those run out (a
+  sentence that is nearly one long n-gram) do tokens of unchosen n-grams fill the budget.
+  ``pool="mixed"`` instead samples n-grams and uncovered single tokens from one pool (the
+  other reading of BURT §3.2).
 - ``span``: SpanBERT random spans, length ~ Geometric(p = 0.2) truncated to 1..6 whole words,
   uniformly placed, until the budget is reached.
 """
@@ -93,7 +95,11 @@ def ngram_units(spans: np.ndarray, eligible: np.ndarray, budget: int, rng: np.ra
     remaining = budget - sum(end - start for start, end in chosen)
     if remaining > 0 and singles:
         chosen += _fill(singles, rng.permutation(len(singles)), remaining)
-    return chosen
+        remaining = budget - sum(end - start for start, end in chosen)
+    if remaining > 0:  # n-grams cover (nearly) the whole sentence: the last resort is their tokens
+        spare = [(p, p + 1) for start, end in ngrams if (start, end) not in chosen for p in range(start, end)]
+        chosen += _fill(spare, rng.permutation(len(spare)), remaining)
+    return sorted(chosen)
 
 
 def truncated_geometric(p: float, low: int, high: int) -> np.ndarray:

@@ -1,0 +1,196 @@
+"""Masking collators: exact budgets, whole units, one 80/10/10 draw per unit, dynamic and reproducible."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from transformers import AutoTokenizer
+
+from pipeline.pretrain import span_sampling
+from pipeline.pretrain.masking import MaskingCollator
+
+
+@pytest.mark.parametrize(("eligible", "expected"), [(0, 0), (1, 1), (7, 1), (10, 2), (20, 3), (50, 8), (62, 9)])
+def test_budget_is_fifteen_percent_rounded_half_up(eligible, expected):
+    assert span_sampling.budget_for(eligible, 0.15) == expected
+
+
+def test_truncated_geometric_span_lengths():
+    weights = [0.2 * 0.8 ** k for k in range(6)]  # 0.2, 0.16, 0.128, 0.1024, 0.08192, 0.065536
+    law = span_sampling.truncated_geometric(0.2, 1, 6)
+    assert law == pytest.approx([w / 0.737856 for w in weights])
+    assert law[0] == pytest.approx(0.2710556, abs=1e-7)
+
+
+def test_overlapping_ngrams_keep_the_longest():
+    eligible = np.array([False] + [True] * 8 + [False])
+    spans = np.array([[1, 3], [2, 6], [5, 7], [7, 8], [8, 10]])  # (8, 10) reaches [SEP]: never maskable
+    assert span_sampling.longest_non_overlapping(spans, eligible) == [(2, 6), (7, 8)]
+
+
+def test_ngrams_first_then_token_fallback():
+    eligible = np.array([False] + [True] * 8 + [False])
+    spans = np.array([[1, 4]])
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        assert span_sampling.ngram_units(spans, eligible, 3, rng) == [(1, 4)]
+        units = span_sampling.ngram_units(spans, eligible, 2, rng)  # the trigram does not fit
+        assert len(units) == 2 and all(e - s == 1 and s >= 4 for s, e in units)
+        units = span_sampling.ngram_units(spans, eligible, 5, rng)
+        assert (1, 4) in units and sum(e - s for s, e in units) == 5
+
+
+def test_word_units_follow_word_ids():
+    word_ids = np.array([-1, 0, 1, 1, 1, 2, 3, 3, -1, -1])
+    eligible = word_ids >= 0
+    assert span_sampling.word_units(word_ids, eligible) == [(1, 2), (2, 5), (5, 6), (6, 8)]
+    eligible[3] = False  # an excluded token splits its word into the parts around it
+    assert span_sampling.word_units(word_ids, eligible) == [(1, 2), (2, 3), (4, 5), (5, 6), (6, 8)]
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_en):
+    return AutoTokenizer.from_pretrained(tiny_en)
+
+
+@pytest.fixture(scope="module")
+def rows(dataset_en):
+    return [dataset_en[i] for i in range(len(dataset_en))]
+
+
+def collate(tokenizer, rows, strategy, epoch=0, seed=0, **options):
+    collator = MaskingCollator(tokenizer, strategy, seed=seed, **options)
+    collator.set_epoch(epoch)
+    return [collator([row]) for row in rows], collator
+
+
+@pytest.mark.parametrize("strategy", ["token", "ngram", "entity", "whole-word", "span"])
+def test_budgets_specials_and_padding(tokenizer, rows, strategy):
+    collator = MaskingCollator(tokenizer, strategy, seed=3)
+    batch = collator(rows[:32])
+    special = set(tokenizer.all_special_ids)
+    total_masked = total_eligible = 0
+    for i, row in enumerate(rows[:32]):
+        ids = np.asarray(row["input_ids"])
+        labels = batch["labels"][i].numpy()
+        eligible = ~np.isin(ids, list(special))
+        budget = span_sampling.budget_for(int(eligible.sum()), 0.15)
+        masked = int((labels[:len(ids)] != -100).sum())
+        if strategy in ("token", "ngram", "entity"):
+            assert masked == budget
+        else:  # whole words: under budget only where no further word fits
+            assert masked <= budget
+            words = span_sampling.word_units(np.asarray(row["word_ids"]), eligible)
+            assert masked > 0 or min(e - s for s, e in words) > budget
+        total_masked += masked
+        total_eligible += eligible.sum()
+        assert (labels[:len(ids)][~eligible] == -100).all()  # special tokens are never predicted
+        assert (batch["input_ids"][i, :len(ids)].numpy()[~eligible] == ids[~eligible]).all()
+        assert (labels[len(ids):] == -100).all() and (batch["attention_mask"][i, len(ids):] == 0).all()
+        assert (batch["input_ids"][i, len(ids):] == tokenizer.pad_token_id).all()
+        assert (labels[labels != -100] == ids[labels[:len(ids)] != -100]).all()
+    assert 0.13 < total_masked / total_eligible < 0.16
+
+
+def test_a_masked_ngram_is_masked_whole_with_one_draw(tokenizer, rows):
+    mask_id = tokenizer.mask_token_id
+    ngram_units = masked_units = fallback_inside = 0
+    for epoch in range(4):
+        batches, collator = collate(tokenizer, rows, "ngram", epoch=epoch)
+        for row, batch in zip(rows, batches):
+            ids = np.asarray(row["input_ids"])
+            labels = batch["labels"][0].numpy()
+            out = batch["input_ids"][0].numpy()
+            eligible = collator.eligible(ids)
+            kept = span_sampling.longest_non_overlapping(row["ngram_spans"], eligible)
+            units = collator.units(row, eligible, collator.rng_for(row))  # the same draws as the collator
+            assert set(np.flatnonzero(labels != -100)) == {p for s, e in units for p in range(s, e)}
+            covered = {p for s, e in kept for p in range(s, e)}
+            singles_used = sum(1 for s, e in units if e - s == 1 and s not in covered)
+            for start, end in units:
+                if (start, end) in kept:
+                    is_mask = out[start:end] == mask_id
+                    assert is_mask.all() or not is_mask.any(), "one 80/10/10 draw per n-gram"
+                    ngram_units += 1
+                    masked_units += bool(is_mask.all())
+                elif start in covered:  # a token of an unchosen n-gram: only once every other token is used
+                    assert singles_used == int(eligible.sum()) - len(covered)
+                    fallback_inside += 1
+    assert ngram_units > 300 and fallback_inside > 0  # the fixture has sentences covered by n-grams
+    assert 0.74 < masked_units / ngram_units < 0.86
+
+
+def test_whole_words_stay_whole(tokenizer, rows):
+    batches, _ = collate(tokenizer, rows, "whole-word", epoch=1)
+    for row, batch in zip(rows, batches):
+        labels = batch["labels"][0].numpy()[:len(row["input_ids"])]
+        word_ids = np.asarray(row["word_ids"])
+        for word in set(word_ids[word_ids >= 0].tolist()):
+            predicted = labels[word_ids == word] != -100
+            assert predicted.all() or not predicted.any()
+
+
+def test_random_spans_are_whole_words_of_at_most_six(tokenizer, rows):
+    lengths = []
+    for epoch in range(3):
+        batches, collator = collate(tokenizer, rows, "span", epoch=epoch)
+        for row, batch in zip(rows, batches):
+            labels = batch["labels"][0].numpy()[:len(row["input_ids"])]
+            word_ids = np.asarray(row["word_ids"])
+            words = set(word_ids[labels != -100].tolist())
+            for word in words:
+                assert (labels[word_ids == word] != -100).all()
+            rng = collator.rng_for(row)
+            units = span_sampling.span_units(row, collator.eligible(np.asarray(row["input_ids"])),
+                                             span_sampling.budget_for(int((word_ids >= 0).sum()), 0.15), rng)
+            lengths += [len(set(word_ids[s:e].tolist())) for s, e in units]
+    assert max(lengths) <= 6 and min(lengths) >= 1
+    assert max(lengths) >= 3 and np.mean(lengths) > 1.2  # budgets of a few tokens favour short spans
+
+
+def test_eighty_ten_ten_at_token_level(tokenizer, rows):
+    counts = {"mask": 0, "kept": 0, "random": 0}
+    special = set(tokenizer.all_special_ids)
+    for epoch in range(6):
+        batches, _ = collate(tokenizer, rows, "token", epoch=epoch)
+        for row, batch in zip(rows, batches):
+            labels = batch["labels"][0].numpy()
+            out = batch["input_ids"][0].numpy()
+            for position in np.flatnonzero(labels != -100):
+                if out[position] == tokenizer.mask_token_id:
+                    counts["mask"] += 1
+                elif out[position] == labels[position]:
+                    counts["kept"] += 1
+                else:
+                    counts["random"] += 1
+                    assert out[position] not in special
+    total = sum(counts.values())
+    assert total > 3000
+    assert counts["mask"] / total == pytest.approx(0.8, abs=0.03)
+    assert counts["random"] / total == pytest.approx(0.1, abs=0.025)
+    assert counts["kept"] / total == pytest.approx(0.1, abs=0.025)
+
+
+def test_masks_are_dynamic_reproducible_and_independent_of_batching(tokenizer, rows, tokens_en):
+    collator = MaskingCollator(tokenizer, "ngram", seed=7)
+    first = collator(rows[:16])["labels"]
+    again = collator(rows[:16])["labels"]
+    alone = collator([rows[5]])["labels"][0]
+    collator.set_epoch(1)
+    next_epoch = collator(rows[:16])["labels"]
+    assert (first == again).all()
+    assert (first[5, :len(alone)] == alone).all()
+    assert not (first == next_epoch).all()
+    assert not (first == MaskingCollator(tokenizer, "ngram", seed=8)(rows[:16])["labels"]).all()
+    stored = pq.read_table(tokens_en, columns=["input_ids"]).column("input_ids").to_pylist()
+    assert all(row["input_ids"].tolist() == stored[i] for i, row in enumerate(rows))  # dataset untouched
+
+
+def test_plain_hugging_face_examples(tokenizer):
+    collator = MaskingCollator(tokenizer, "token", seed=0)
+    encoded = [tokenizer(t)["input_ids"] for t in ("the state of the art", "anarchism is a political philosophy")]
+    batch = collator([{"input_ids": ids} for ids in encoded])
+    assert batch["input_ids"].shape == batch["labels"].shape == (2, max(map(len, encoded)))
+    assert ((batch["labels"] != -100).sum(dim=1) == 1).all()
+    assert "idx" not in batch
