@@ -20,7 +20,11 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet -e '.[ngrams,models,test,slurm]'
 	touch $@
 
-install: $(VENV)/.installed
+# KenLM's lmplz and build_binary (the kenlm rule); the script skips itself when they are built.
+$(BIN)/lmplz: | $(VENV)/.installed
+	workflow/scripts/install_kenlm.sh $(VENV)
+
+install: $(VENV)/.installed $(BIN)/lmplz
 
 demo: install
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
