@@ -1,5 +1,5 @@
 # Universal language representation (BURT / ULR-BERT): Wikipedia dumps -> corpus -> n-grams
-# -> pre-training -> fine-tuning -> evaluation tables. See README.md.
+# -> pre-training -> evaluation tables and figures. See README.md.
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -19,10 +19,15 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/ngrams.smk"
+include: "workflow/rules/pretrain.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
     input:
         corpus_outputs(),
         ngram_outputs(),
+        rules.tables.output,
+        [f"{d}/analogy_pca_male_female.png" for d in figure_dirs()],
     default_target: True

@@ -105,3 +105,100 @@ def clean_flags(wildcards):
     if "min_tokens" in settings:
         flags.append(f"--min-tokens {settings['min_tokens']}")
     return " ".join(flags)
+
+
+# ------------------------------------------------------------------ models and evaluation
+BACKBONES = config["models"]["backbones"]
+PRETRAIN = config["pretrain"]
+EVALUATE = config["evaluate"]
+for _name in PRETRAIN["backbones"]:
+    if _name not in BACKBONES:
+        raise ValueError(f"config: pretrain.backbones lists {_name!r}, which models.backbones does not define")
+if BACKBONES and PRETRAIN["language"] not in LANGUAGES:
+    raise ValueError(f"config: pretrain.language {PRETRAIN['language']!r} is not in corpus.languages")
+TINY = [name for name, spec in BACKBONES.items() if spec == "tiny"]
+
+
+def package_checkpoint(package):
+    """The checkpoint folder (config.json + tokenizer) shipped inside an installed package."""
+    import importlib.util
+    from pathlib import Path
+
+    found = importlib.util.find_spec(package)
+    if found is None or found.origin is None:
+        raise ValueError(f"config: models.backbones names package:{package}, which is not installed")
+    configs = sorted(Path(found.origin).parent.rglob("config.json"))
+    folders = [c.parent for c in configs if (c.parent / "tokenizer_config.json").exists()]
+    if not folders:
+        raise ValueError(f"config: package {package} holds no checkpoint (config.json + tokenizer_config.json)")
+    return str(folders[0])
+
+
+def backbone_path(name):
+    """What `--model` is given for backbone `name`."""
+    spec = BACKBONES[name]
+    if spec == "tiny":
+        return f"{RESULTS}/models/{name}"
+    if spec.startswith("package:"):
+        return package_checkpoint(spec.removeprefix("package:"))
+    return spec
+
+
+def backbone_inputs(name):
+    return [f"{RESULTS}/models/{name}"] if BACKBONES[name] == "tiny" else []
+
+
+def evaluated_models():
+    """Every model the evaluation rules evaluate: label -> spec, input files, language, kind."""
+    models = {}
+    lang = PRETRAIN["language"]
+    for name in BACKBONES:
+        models[name] = {"spec": backbone_path(name), "inputs": backbone_inputs(name), "lang": lang, "kind": "transformer"}
+        if "input-embeddings" in EVALUATE["baselines"]:
+            models[f"{name}.input-embeddings"] = {"spec": f"input-embeddings:{backbone_path(name)}",
+                                                  "inputs": backbone_inputs(name), "lang": lang, "kind": "bag"}
+    for name in PRETRAIN["backbones"]:
+        for objective in PRETRAIN["objectives"]:
+            path = f"{RESULTS}/models/{name}+{objective}"
+            models[f"{name}+{objective}"] = {"spec": path, "inputs": [path], "lang": lang, "kind": "transformer"}
+    for name, model in EVALUATE["models"].items():
+        models[name] = {"spec": model["path"], "inputs": [], "lang": model["lang"], "kind": "transformer"}
+    for corpus_lang in LANGUAGES:
+        if "word2vec" in EVALUATE["baselines"]:
+            vectors = f"{RESULTS}/word2vec/{corpus_lang}/vectors.kv"
+            models[f"word2vec-{corpus_lang}"] = {"spec": f"word2vec:{vectors}", "inputs": [vectors],
+                                                 "lang": corpus_lang, "kind": "bag"}
+    for lexical in ("bm25", "tfidf"):
+        if lexical in EVALUATE["baselines"]:
+            models[lexical] = {"spec": lexical, "inputs": [], "lang": None, "kind": "lexical"}
+    return models
+
+
+EVAL_MODELS = evaluated_models()
+RETRIEVAL = ("geogranno", "faq")
+
+
+def metrics_files():
+    files = []
+    for label, model in EVAL_MODELS.items():
+        for lang in [model["lang"]] if model["lang"] else LANGUAGES:
+            for task in EVALUATE["tasks"].get(lang, []):
+                if model["kind"] == "lexical" and task not in RETRIEVAL:
+                    continue
+                poolings = EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"]
+                files += [f"{RESULTS}/metrics/{task}/{label}.{pooling}.json" for pooling in poolings]
+    return files
+
+
+def figure_dirs():
+    if not EVALUATE["figures"] or "analogy" not in EVALUATE["tasks"].get("en", []):
+        return []
+    return [f"{RESULTS}/figures/{label}" for label, model in EVAL_MODELS.items()
+            if model["kind"] == "transformer" and model["lang"] == "en"]
+
+
+def pretrain_flags():
+    p = PRETRAIN
+    return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
+            f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
+            f" --misad-choice {p['misad_choice']} --save-every {p['save_every']}")

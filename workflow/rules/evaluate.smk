@@ -1,0 +1,86 @@
+# Evaluation (SPEC §5): the word2vec baseline (word2vec), every model of the config on every
+# task of its language (evaluate: one metrics JSON per model, task and pooling), and the
+# analogy figures (figures). Model labels and specs: evaluated_models() in common.smk.
+
+
+rule word2vec:
+    input:
+        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
+    output:
+        f"{RESULTS}/word2vec/{{lang}}/vectors.kv",
+    params:
+        w2v=config["word2vec"],
+        lowercase=lambda wc: "--lowercase" if wc.lang == "en" else "--no-lowercase",
+    log:
+        f"{LOGS}/word2vec/{{lang}}.log",
+    benchmark:
+        f"{BENCHMARKS}/word2vec/{{lang}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=12 * 60,
+    shell:
+        "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang} --dim {params.w2v[dim]}"
+        " --window {params.w2v[window]} --min-count {params.w2v[min_count]} --epochs {params.w2v[epochs]}"
+        " --seed {params.w2v[seed]} {params.lowercase} --out {output:q} > {log:q} 2>&1"
+
+
+rule evaluate:
+    input:
+        lambda wc: EVAL_MODELS[wc.label]["inputs"],
+    output:
+        f"{RESULTS}/metrics/{{task}}/{{label}}.{{pooling}}.json",
+    wildcard_constraints:
+        task="analogy|sts|wordsim|geogranno|faq",
+        label=r"[A-Za-z0-9_.+-]+",
+        pooling="mean|cls|max",
+    params:
+        model=lambda wc: EVAL_MODELS[wc.label]["spec"],
+        data=DATA_ROOT,
+        batch_size=EVALUATE["batch_size"],
+        max_length=EVALUATE["max_length"],
+        seed=EVALUATE["seed"],
+    log:
+        f"{LOGS}/evaluate/{{task}}/{{label}}.{{pooling}}.log",
+    benchmark:
+        f"{BENCHMARKS}/evaluate/{{task}}/{{label}}.{{pooling}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        gpu=1,
+        mem_mb=8000,
+        runtime=2 * 60,
+    shell:
+        "python -m pipeline evaluate {wildcards.task} --model {params.model:q} --name {wildcards.label}"
+        " --pooling {wildcards.pooling} --data {params.data:q} --batch-size {params.batch_size}"
+        " --max-length {params.max_length} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+
+
+rule figures:
+    input:
+        lambda wc: EVAL_MODELS[wc.label]["inputs"],
+    output:
+        pca=report(f"{RESULTS}/figures/{{label}}/analogy_pca_male_female.png", caption="../report/figure_pca.rst",
+                   category="Figures", subcategory="{label}"),
+        tsne=report(f"{RESULTS}/figures/{{label}}/analogy_tsne_differences.png", caption="../report/figure_tsne.rst",
+                    category="Figures", subcategory="{label}"),
+    wildcard_constraints:
+        label=r"[A-Za-z0-9_.+-]+",
+    params:
+        model=lambda wc: EVAL_MODELS[wc.label]["spec"],
+        data=DATA_ROOT,
+        pooling=EVALUATE["pooling"][0],
+        seed=EVALUATE["seed"],
+    log:
+        f"{LOGS}/figures/{{label}}.log",
+    benchmark:
+        f"{BENCHMARKS}/figures/{{label}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    shell:
+        "python -m pipeline figures --model {params.model:q} --pooling {params.pooling} --data {params.data:q}"
+        " --seed {params.seed} --out $(dirname {output.pca:q}) > {log:q} 2>&1"
