@@ -1,0 +1,113 @@
+"""Stage ``evaluate``: one encoder on one task → a metrics JSON (SPEC §5; ULR §5, BURT §4, ALBURT).
+
+Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
+``sts`` (STS12-16, STS-B, SICK-R), ``wordsim`` (SimLex-999, WS-353, MEN, ...), ``geogranno``
+(question-paraphrase retrieval, Top-1/5/10 and Table 9's groupings) and ``faq`` (Chinese
+question-matching sets as FAQ retrieval, Acc@1 and MRR). Every number is a percentage.
+
+--model is a transformers checkpoint (local path or hub id), ``word2vec:PATH`` (bag of
+word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings), or
+``bm25`` / ``tfidf`` (retrieval tasks only). --data is the data root laid out as
+``shared/data/SOURCES.md`` describes; each task reads its files under it.
+
+The JSON holds the task's metrics, ``task``, ``model`` {name, path, kind, pooling} and
+``provenance`` (code version, parameters, seed, the checkpoint with the SHA-256 of its config
+and weights, every data file with its SHA-256).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pipeline import provenance
+from pipeline.atomic import write_json
+from pipeline.errors import InputError
+from pipeline.evaluate.data_root import DataRoot
+from pipeline.evaluate.encoder import POOLINGS
+from pipeline.evaluate.models import LEXICAL, load_model, model_path
+
+log = logging.getLogger("pipeline.evaluate")
+
+TASKS = {
+    "analogy": "pipeline.evaluate.analogy",
+    "sts": "pipeline.evaluate.sts",
+    "wordsim": "pipeline.evaluate.wordsim",
+    "geogranno": "pipeline.evaluate.geogranno",
+    "faq": "pipeline.evaluate.faq",
+}
+RETRIEVAL_TASKS = ("geogranno", "faq")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("task", choices=sorted(TASKS), help="the evaluation task")
+    parser.add_argument("--model", required=True, help="checkpoint path or hub id, word2vec:PATH, "
+                        "input-embeddings:PATH_OR_ID, bm25 or tfidf")
+    parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
+    parser.add_argument("--data", required=True, type=Path, help="data root (layout of shared/data/SOURCES.md)")
+    parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
+    parser.add_argument("--batch-size", type=int, default=64, help="strings per forward pass (default 64)")
+    parser.add_argument("--max-length", type=int, default=128, help="truncate to this many tokens (default 128)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for python, numpy and torch (default 0)")
+    parser.add_argument("--name", help="label of the model in the result tables (default: the --model value)")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        import torch
+
+        torch.manual_seed(seed)
+    except ImportError:
+        pass
+
+
+def finite(value):
+    """NaN / inf → None, recursively: JSON has no NaN, and a table must show the gap."""
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def evaluate_task(task: str, model, data: DataRoot, spec: str = "") -> dict:
+    """Load the task's data under ``data`` and score ``model`` on it (the metrics, no provenance)."""
+    if model.__class__ in LEXICAL.values() and task not in RETRIEVAL_TASKS:
+        raise InputError(spec or model.kind, f"{model.kind} is a lexical retrieval baseline with no embeddings; "
+                         f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}")
+    module = importlib.import_module(TASKS[task])
+    return module.evaluate(model, module.load(data))
+
+
+def run(args: argparse.Namespace) -> None:
+    seed_everything(args.seed)
+    data = DataRoot(args.data)
+    if args.model in LEXICAL and args.task not in RETRIEVAL_TASKS:
+        evaluate_task(args.task, LEXICAL[args.model](), data, args.model)  # raises the InputError
+    started = time.monotonic()
+    model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
+    metrics = evaluate_task(args.task, model, data, args.model)
+    log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
+    params = {"task": args.task, "model": args.model, "pooling": getattr(model, "pooling", None),
+              "batch_size": args.batch_size, "max_length": args.max_length, "data_root": str(args.data)}
+    record = provenance.make("evaluate", params, inputs=data.fingerprints(), seed=args.seed)
+    record["checkpoint"] = model.describe()
+    result = {
+        **metrics,
+        "task": args.task,
+        "model": {"name": args.name or args.model, "path": model_path(args.model), "kind": model.kind,
+                  "pooling": getattr(model, "pooling", None)},
+        "provenance": record,
+    }
+    write_json(args.out, finite(result))

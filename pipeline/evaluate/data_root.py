@@ -1,0 +1,38 @@
+"""Finding a task's files under the data root (layout of ``shared/data/SOURCES.md``).
+
+Every file a task reads goes through :meth:`DataRoot.file`, which fails with an
+:class:`~pipeline.errors.InputError` naming the missing path and records the file, so the
+metrics JSON can list each input with its SHA-256.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.errors import InputError
+from pipeline.provenance import file_fingerprint
+
+
+class DataRoot:
+    def __init__(self, root) -> None:
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise InputError(self.root, "data root is not a directory")
+        self.used: list[Path] = []
+
+    def file(self, relative: str, what: str = "") -> Path:
+        path = self.root / relative
+        if not path.is_file():
+            raise InputError(path, f"missing {what or 'data file'} (expected under the data root {self.root})")
+        if path not in self.used:
+            self.used.append(path)
+        return path
+
+    def folder(self, relative: str, what: str = "") -> Path:
+        path = self.root / relative
+        if not path.is_dir():
+            raise InputError(path, f"missing {what or 'data folder'} (expected under the data root {self.root})")
+        return path
+
+    def fingerprints(self) -> list[dict]:
+        return [file_fingerprint(path) for path in self.used]

@@ -1,0 +1,39 @@
+"""What ``--model`` names: a transformers checkpoint, or one of the baselines (SPEC §5 "Baselines").
+
+- ``PATH_OR_ID``: a local checkpoint directory or a hub id (:class:`.encoder.TransformerEncoder`);
+- ``word2vec:PATH``: bag of word2vec vectors (:class:`.bags.Word2VecBag`);
+- ``input-embeddings:PATH_OR_ID``: bag of that model's input embeddings (:class:`.bags.InputEmbeddingBag`);
+- ``bm25`` / ``tfidf``: lexical scorers (:mod:`.lexical`), for the retrieval tasks only.
+"""
+
+from __future__ import annotations
+
+from pipeline.evaluate.lexical import BM25Scorer, TfidfScorer
+
+LEXICAL = {"bm25": BM25Scorer, "tfidf": TfidfScorer}
+
+
+def load_model(spec: str, pooling: str = "mean", batch_size: int = 64, max_length: int = 128):
+    if spec in LEXICAL:
+        return LEXICAL[spec]()
+    if spec.startswith("word2vec:"):
+        from pipeline.evaluate.bags import Word2VecBag
+
+        return Word2VecBag(spec.removeprefix("word2vec:"))
+    if spec.startswith("input-embeddings:"):
+        from pipeline.evaluate.bags import InputEmbeddingBag
+
+        return InputEmbeddingBag(spec.removeprefix("input-embeddings:"))
+    from pipeline.evaluate.encoder import TransformerEncoder
+
+    return TransformerEncoder(spec, pooling=pooling, batch_size=batch_size, max_length=max_length)
+
+
+def model_path(spec: str) -> str | None:
+    """The checkpoint or vector file behind ``spec`` (None for the lexical baselines)."""
+    if spec in LEXICAL:
+        return None
+    for prefix in ("word2vec:", "input-embeddings:"):
+        if spec.startswith(prefix):
+            return spec.removeprefix(prefix)
+    return spec
