@@ -1,9 +1,11 @@
 """Stage ``kenlm``: clean sentences → a corpus-level n-gram language model (KenLM), for corpus PMI.
 
-SPEC §2 / BURT (002) §3: the papers score n-grams by PMI counted *per document*; corpus-wide
-statistics, for the corpus-level PMI ablation (``ngrams --mode corpus``) and for scales where
-per-shard count tables do not fit, come from a modified Kneser-Ney LM estimated over the whole
-clean corpus by KenLM's ``lmplz``, then stored by ``build_binary`` for memory-mapped queries.
+SPEC §2; BURT (002) §3.1 and ULR (000) §3.1: PMI from counts "in the corpus, normalised by the
+corpus size", n-grams extracted with an LM toolkit (SRILM in BURT §3.1); BURT §5.1 then counts
+*per document* instead, which is the pipeline's default. Corpus-wide statistics, for the
+corpus-level PMI ablation (``ngrams --mode corpus``) and for scales where per-shard count tables
+do not fit, come from a modified Kneser-Ney LM estimated over the whole clean corpus by KenLM's
+``lmplz`` (in SRILM's place), stored by ``build_binary`` for memory-mapped queries.
 
 The sentences are streamed, one line per sentence, into ``lmplz``'s standard input (the corpus
 is never held in memory or written out as text): English as whitespace words, Chinese as
@@ -249,7 +251,7 @@ def run(args: argparse.Namespace) -> None:
 class CorpusLM:
     """A KenLM model of the whole corpus, answering corpus-level PMI queries (SPEC §2).
 
-    The papers' PMI (ULR 000 §3.1, BURT 002 §3.1; SPEC §2's default formula) is
+    The papers' PMI (ULR 000 §3.1, BURT 002 §3.1 eq. 2; SPEC §2's default formula) is
     ``PMI(w) = (1/|w|) * (ln P(w) - Σ_k ln P(x_k))``. Per document, ``P(w) = c_n(w) / T_n``.
     Here both come from the corpus LM instead: ``ln P(w)`` is the LM's chain-rule probability
     of the n-gram ``P(x_1) P(x_2 | x_1) … P(x_n | x_1..x_{n-1})`` with no sentence-begin or
@@ -289,14 +291,17 @@ class CorpusLM:
 
     def pmi(self, tokens: Sequence[str]) -> float:
         """Corpus-level PMI of one n-gram (natural log, divided by its length)."""
-        if not tokens:
-            raise ValueError("PMI of an empty n-gram")
+        if not tokens or isinstance(tokens, str):
+            raise ValueError(f"PMI needs a non-empty sequence of tokens, got {tokens!r}")
         joint = self.log10_prob(tokens)
         parts = sum(self.unigram_log10(token) for token in tokens)
         return LN10 * (joint - parts) / len(tokens)
 
     def pmi_many(self, candidates: Iterable[Sequence[str]]) -> np.ndarray:
         """PMI of many n-grams (token tuples), as a float64 array in the same order."""
+        candidates = list(candidates)
+        if candidates and isinstance(candidates[0], str):  # "new york" would be scored letter by letter
+            raise ValueError(f"pmi_many takes token sequences, not strings: {candidates[0]!r}")
         score = self.model.score
         unigram = self.unigram_log10
         values = [(score(" ".join(tokens), bos=False, eos=False) - sum(map(unigram, tokens))) / len(tokens)

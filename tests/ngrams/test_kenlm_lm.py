@@ -258,3 +258,13 @@ def test_corpus_lm_rejects_a_file_that_is_not_a_model(tmp_path):
         CorpusLM(bogus)
     with pytest.raises(InputError, match="not found"):
         CorpusLM(tmp_path / "absent.binary")
+
+
+def test_pmi_refuses_strings_and_empty_ngrams(hand_lm):
+    lm = CorpusLM(hand_lm)
+    for bad in ("new york", ()):
+        with pytest.raises(ValueError):
+            lm.pmi(bad)
+    with pytest.raises(ValueError, match="not strings"):
+        lm.pmi_many(["new york"])
+    assert lm.pmi_many([]).shape == (0,)
