@@ -145,6 +145,8 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
 
 def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     device = runtime.pick_device(world.local_rank)
+    if not world.is_main:
+        log.setLevel(logging.WARNING)  # one progress log per run, not per process
     out = Path(args.out)
     work = out.with_name(f".{out.name}.work")
     tokenizer = load_tokenizer(args.model)

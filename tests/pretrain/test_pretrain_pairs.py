@@ -1,0 +1,69 @@
+"""NSP / SOP pairs: consecutive sentences, negatives, the tokenizer's pair template."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from transformers import AutoTokenizer
+
+from pipeline.pretrain.sentence_pairs import PairCollator, PairTemplate, SentencePairs, content, successor_index
+
+
+def test_successor_index_by_hand():
+    doc_ids = np.array([7, 5, 5, 9, 5, 7])
+    sent_ids = np.array([1, 1, 0, 0, 3, 0])
+    assert successor_index(doc_ids, sent_ids).tolist() == [-1, -1, 1, -1, -1, 0]
+
+
+@pytest.mark.parametrize("which", ["bert", "albert"])
+def test_pair_template_and_longest_first_truncation(which, tiny_en, albert_en):
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en if which == "bert" else albert_en)
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    template = PairTemplate(tokenizer)
+    ids, segments = template.build(np.array([10, 11]), np.array([12]), 64)
+    assert ids.tolist() == [cls, 10, 11, sep, 12, sep] and segments.tolist() == [0, 0, 0, 0, 1, 1]
+    ids, _ = template.build(np.arange(20, 25), np.array([30, 31]), 7)  # 4 content tokens fit: 2 + 2
+    assert ids.tolist() == [cls, 20, 21, sep, 30, 31, sep]
+
+
+def test_nsp_and_sop_pairs(dataset_en, tiny_en):
+    nsp = SentencePairs(dataset_en, "nsp", seed=0)
+    sop = SentencePairs(dataset_en, "sop", seed=0)
+    doc = dataset_en.column("doc_id")
+    assert len(nsp) == len(sop) > 300
+    labels = []
+    for i in range(len(nsp)):
+        a = int(nsp.firsts[i])
+        b = int(nsp.next[a])
+        first, second = content(dataset_en[a]), content(dataset_en[b])
+        item = nsp[i]
+        assert item["first"].tolist() == first.tolist()
+        if item["pair_label"]:
+            assert item["second"].tolist() != second.tolist()
+            assert any(doc[j] != doc[a] and content(dataset_en[j]).tolist() == item["second"].tolist()
+                       for j in range(len(dataset_en)))
+        else:
+            assert item["second"].tolist() == second.tolist()
+        swapped = sop[i]
+        order = (second, first) if swapped["pair_label"] else (first, second)
+        assert [x.tolist() for x in (swapped["first"], swapped["second"])] == [x.tolist() for x in order]
+        labels.append(item["pair_label"])
+    assert 0.4 < np.mean(labels) < 0.6
+    nsp.set_epoch(1)
+    assert [nsp[i]["pair_label"] for i in range(50)] != labels[:50]  # a new draw each epoch
+
+
+def test_pair_collator(dataset_en, tiny_en):
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en)
+    pairs = SentencePairs(dataset_en, "sop", seed=0)
+    batch = PairCollator(tokenizer, max_length=64, seed=0)([pairs[i] for i in range(16)])
+    assert batch["input_ids"].shape[1] <= 64
+    for i in range(16):
+        real = batch["attention_mask"][i].bool()
+        ids = batch["input_ids"][i][real]
+        special = (ids == tokenizer.cls_token_id) | (ids == tokenizer.sep_token_id)
+        assert special.sum() == 3 and (batch["labels"][i][real][special] == -100).all()
+        segments = batch["token_type_ids"][i][real].tolist()
+        assert segments == sorted(segments) and segments[0] == 0 and segments[-1] == 1
+        assert (batch["labels"][i] != -100).sum() > 0
+    assert set(batch["pair_labels"].tolist()) <= {0, 1}

