@@ -24,6 +24,7 @@ final checkpoint to ``OUT/checkpoint/``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -131,6 +132,32 @@ def tokens_in(batch: dict) -> int:
     return int(sum(batch[k].sum() for k in ("attention_mask", "w_attention_mask", "r_attention_mask") if k in batch))
 
 
+def prepare(batch: dict, module: PretrainingModel, collator, tokenizer, device) -> dict:
+    """The batch on the device; for MiSAD by MLM score, first choose w with the current model."""
+    if "candidates" in batch:
+        with runtime.autocast(device):
+            batch = choose_by_mlm_score(module.mlm, batch, collator, tokenizer.mask_token_id, device)
+    return to_device(batch, device)
+
+
+def forward_backward(model, batch: dict, grad_accum: int, device, defer_sync: bool = False) -> dict[str, float]:
+    """One micro-batch: forward under autocast, backward of loss / grad_accum. ``defer_sync``: a DDP
+    micro-batch before the last of an accumulation, whose gradients need no all-reduce yet."""
+    context = model.no_sync() if defer_sync else contextlib.nullcontext()
+    with context:
+        with runtime.autocast(device):
+            losses = model(**batch)
+        (losses["loss"] / grad_accum).backward()
+    return {key: value.item() for key, value in losses.items()}
+
+
+def optimizer_step(module, optimizer, scheduler, max_grad_norm: float) -> None:
+    torch.nn.utils.clip_grad_norm_(module.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+
+
 def run(args: argparse.Namespace) -> None:
     train(args)
 
@@ -216,27 +243,17 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                                 num_workers=args.num_workers, generator=loader_rng)
             sums, tokens, started, micro = {}, 0, time.monotonic(), 0
             for batch in loader:
-                if args.objective == "misad" and args.misad_choice == "mlm-score":
-                    with runtime.autocast(device):
-                        batch = choose_by_mlm_score(module.mlm, batch, collator, tokenizer.mask_token_id, device)
-                batch = to_device(batch, device)
+                batch = prepare(batch, module, collator, tokenizer, device)
                 micro += 1
                 done += 1
                 sync = micro % args.grad_accum == 0
-                context = model.no_sync() if world.size > 1 and not sync else torch.enable_grad()
-                with context, runtime.autocast(device):
-                    losses = model(**batch)
-                with context:
-                    (losses["loss"] / args.grad_accum).backward()
+                losses = forward_backward(model, batch, args.grad_accum, device, world.size > 1 and not sync)
                 for key, value in losses.items():
-                    sums[key] = sums.get(key, 0.0) + value.item() / args.grad_accum
+                    sums[key] = sums.get(key, 0.0) + value / args.grad_accum
                 tokens += tokens_in(batch)
                 if not sync:
                     continue
-                torch.nn.utils.clip_grad_norm_(module.parameters(), args.max_grad_norm)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
+                optimizer_step(module, optimizer, scheduler, args.max_grad_norm)
                 step += 1
                 seconds = time.monotonic() - started
                 entry = {"step": step, "epoch": epoch, "lr": scheduler.get_last_lr()[0],
