@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import InputError
-from pipeline.evaluate.encoder import checkpoint_fingerprint
+from pipeline.evaluate.checkpoints import checkpoint_fingerprint
 from pipeline.provenance import file_fingerprint
 
 _WORD = re.compile(r"\w+")

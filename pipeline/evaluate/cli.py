@@ -22,6 +22,7 @@ import importlib
 import logging
 import math
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -31,8 +32,7 @@ from pipeline import provenance
 from pipeline.atomic import write_json
 from pipeline.errors import InputError
 from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.encoder import POOLINGS
-from pipeline.evaluate.models import LEXICAL, load_model, model_path
+from pipeline.evaluate.models import LEXICAL, POOLINGS, load_model, model_path
 
 log = logging.getLogger("pipeline.evaluate")
 
@@ -60,14 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def seed_everything(seed: int) -> None:
+    """Seed python, numpy and, where a model brought it in, torch (never imported just for this)."""
     random.seed(seed)
     np.random.seed(seed)
-    try:
-        import torch
-
-        torch.manual_seed(seed)
-    except ImportError:
-        pass
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)
 
 
 def finite(value):
@@ -83,7 +80,7 @@ def finite(value):
 
 def evaluate_task(task: str, model, data: DataRoot, spec: str = "") -> dict:
     """Load the task's data under ``data`` and score ``model`` on it (the metrics, no provenance)."""
-    if model.__class__ in LEXICAL.values() and task not in RETRIEVAL_TASKS:
+    if model.kind in LEXICAL and task not in RETRIEVAL_TASKS:
         raise InputError(spec or model.kind, f"{model.kind} is a lexical retrieval baseline with no embeddings; "
                          f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}")
     module = importlib.import_module(TASKS[task])
@@ -91,12 +88,12 @@ def evaluate_task(task: str, model, data: DataRoot, spec: str = "") -> dict:
 
 
 def run(args: argparse.Namespace) -> None:
-    seed_everything(args.seed)
     data = DataRoot(args.data)
-    if args.model in LEXICAL and args.task not in RETRIEVAL_TASKS:
-        evaluate_task(args.task, LEXICAL[args.model](), data, args.model)  # raises the InputError
+    if args.model in LEXICAL and args.task not in RETRIEVAL_TASKS:  # fail before loading anything
+        evaluate_task(args.task, load_model(args.model), data, args.model)
     started = time.monotonic()
     model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
+    seed_everything(args.seed)
     metrics = evaluate_task(args.task, model, data, args.model)
     log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
     params = {"task": args.task, "model": args.model, "pooling": getattr(model, "pooling", None),

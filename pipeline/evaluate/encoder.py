@@ -9,10 +9,8 @@ sentence-transformers: ``mean`` averages every position the attention mask cover
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sys
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -20,46 +18,17 @@ from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
 from pipeline.errors import InputError
+from pipeline.evaluate.checkpoints import checkpoint_fingerprint
+from pipeline.evaluate.models import POOLINGS
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.evaluate")
 
-POOLINGS = ("mean", "cls", "max")
-WEIGHT_PATTERNS = ("config.json", "*.safetensors", "*.bin")
 
 
 def pick_device() -> torch.device:
     """The one place that chooses hardware: the first visible GPU if any, else the CPU."""
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def checkpoint_dir(path_or_id: str) -> Path | None:
-    """The directory holding a checkpoint's files: the path itself, or the hub cache snapshot."""
-    path = Path(path_or_id)
-    if path.is_dir():
-        return path
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(path_or_id, local_files_only=True))
-    except Exception:  # noqa: BLE001 - any failure means "not in the cache": no fingerprint
-        return None
-
-
-def checkpoint_fingerprint(path_or_id: str) -> dict:
-    """SHA-256 of the config and weight files, so a metrics JSON names the exact weights."""
-    directory = checkpoint_dir(path_or_id)
-    if directory is None:
-        return {"path": path_or_id, "files": None}
-    files = {}
-    for pattern in WEIGHT_PATTERNS:
-        for file in sorted(directory.glob(pattern)):
-            digest = hashlib.sha256()
-            with file.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 22), b""):
-                    digest.update(block)
-            files[file.name] = digest.hexdigest()
-    return {"path": str(directory), "files": files}
 
 
 def unique_in_order(texts: list[str]) -> tuple[list[str], np.ndarray]:

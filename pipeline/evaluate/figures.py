@@ -33,8 +33,7 @@ from pipeline.errors import InputError
 from pipeline.evaluate import analogy
 from pipeline.evaluate.cli import seed_everything
 from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.encoder import POOLINGS
-from pipeline.evaluate.models import LEXICAL, load_model, model_path
+from pipeline.evaluate.models import LEXICAL, POOLINGS, load_model, model_path
 from pipeline.evaluate.vectors import unit_rows
 
 log = logging.getLogger("pipeline.figures")
@@ -137,7 +136,8 @@ def plot_tsne(encoder, categories: list[analogy.Category], path: Path, seed: int
         differences = vectors[1::2] - vectors[0::2]
         points = tsne_points(differences, seed)
         names = [name for name, _, _ in pairs]
-        for name in dict.fromkeys(names):
+        # biggest category first, so a small one that shares pairs (capital-common in capital-world) stays visible
+        for name in sorted(dict.fromkeys(names), key=lambda n: -names.count(n)):
             chosen = [i for i, n in enumerate(names) if n == name]
             axis.scatter(points[chosen, 0], points[chosen, 1], s=10, label=name)
         axis.set(title=f"{level}: t-SNE of B − A", xticks=[], yticks=[])
@@ -149,13 +149,13 @@ def plot_tsne(encoder, categories: list[analogy.Category], path: Path, seed: int
 def run(args: argparse.Namespace) -> None:
     if args.model in LEXICAL:
         raise InputError(args.model, "a lexical baseline has no embeddings to draw")
-    seed_everything(args.seed)
     pairs = [tuple(item.split(":", 1)) for item in args.pairs.split(",") if ":" in item]
     if not pairs:
         raise InputError("--pairs", f"expected male:female[,male:female...], got {args.pairs!r}")
     data = DataRoot(args.data)
     categories = analogy.load(data)
     encoder = load_model(args.model, args.pooling, args.batch_size, args.max_length)
+    seed_everything(args.seed)
     params = {"model": args.model, "model_path": model_path(args.model), "pooling": args.pooling,
               "pairs": args.pairs, "max_length": args.max_length}
     record = provenance.make("figures", params, inputs=data.fingerprints(), seed=args.seed)

@@ -8,14 +8,17 @@
 
 from __future__ import annotations
 
-from pipeline.evaluate.lexical import BM25Scorer, TfidfScorer
-
-LEXICAL = {"bm25": BM25Scorer, "tfidf": TfidfScorer}
+POOLINGS = ("mean", "cls", "max")
+LEXICAL = ("bm25", "tfidf")
+# Imports stay inside load_model: torch / transformers / scikit-learn cost seconds to import,
+# and a run needs only one kind of model.
 
 
 def load_model(spec: str, pooling: str = "mean", batch_size: int = 64, max_length: int = 128):
     if spec in LEXICAL:
-        return LEXICAL[spec]()
+        from pipeline.evaluate.lexical import BM25Scorer, TfidfScorer
+
+        return {"bm25": BM25Scorer, "tfidf": TfidfScorer}[spec]()
     if spec.startswith("word2vec:"):
         from pipeline.evaluate.bags import Word2VecBag
 

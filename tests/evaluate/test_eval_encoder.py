@@ -8,7 +8,8 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 
 from pipeline.errors import InputError
-from pipeline.evaluate.encoder import TransformerEncoder, checkpoint_fingerprint, pool, unique_in_order
+from pipeline.evaluate.checkpoints import checkpoint_fingerprint
+from pipeline.evaluate.encoder import TransformerEncoder, pool, unique_in_order
 
 TEXTS = ["the king", "he was hired by the queen at age 28", "paris", "the king"]
 
