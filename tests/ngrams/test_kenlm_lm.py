@@ -268,3 +268,15 @@ def test_pmi_refuses_strings_and_empty_ngrams(hand_lm):
     with pytest.raises(ValueError, match="not strings"):
         lm.pmi_many(["new york"])
     assert lm.pmi_many([]).shape == (0,)
+
+
+def test_install_script_skips_when_built_and_checks_its_arguments(tmp_path):
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "workflow" / "scripts" / "install_kenlm.sh"
+    fake_kenlm(tmp_path / "prefix" / "bin", "exit 0")
+    done = subprocess.run([str(script), str(tmp_path / "prefix")], check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "already built" in done.stderr
+    assert str(tmp_path / "prefix" / "bin" / "lmplz") in done.stderr
+    usage = subprocess.run([str(script)], check=False, capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 64 and "usage" in usage.stderr
