@@ -98,11 +98,21 @@ def load(data: DataRoot) -> list[Category]:
 def score_questions(unit: np.ndarray, abc: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """cos(b - a + c, d) for each question's candidates; ``-inf`` where ``candidates`` is -1 (padding).
 
-    ``unit`` holds unit-length embeddings (float64), ``abc`` is ``(n, 3)`` and ``candidates``
-    ``(n, m)`` row indices into it.
+    ``unit`` holds unit-length (or zero) embeddings, float64; ``abc`` is ``(n, 3)`` and
+    ``candidates`` ``(n, m)`` row indices into it. Works from the Gram matrix ``G`` of the
+    sequences the questions use: ``q·d = G[b,d] - G[a,d] + G[c,d]`` and ``|q|² = G[a,a] + G[b,b]
+    + G[c,c] - 2G[a,b] + 2G[b,c] - 2G[a,c]``, so no ``(n, m, dim)`` array is ever built. Equal
+    candidate vectors still give bit-equal scores (a tie stays a tie); ``q = 0`` scores 0.
     """
-    query = unit_rows(unit[abc[:, 1]] - unit[abc[:, 0]] + unit[abc[:, 2]])
-    scores = np.einsum("nd,nmd->nm", query, unit[np.maximum(candidates, 0)])
+    used, local = np.unique(np.concatenate([abc.ravel(), candidates[candidates >= 0]]), return_inverse=True)
+    gram = unit[used] @ unit[used].T
+    a, b, c = local[:abc.size].reshape(abc.shape).T
+    d = np.zeros(candidates.shape, dtype=np.int64)
+    d[candidates >= 0] = local[abc.size:]
+    dot = gram[b[:, None], d] - gram[a[:, None], d] + gram[c[:, None], d]
+    squared = gram[a, a] + gram[b, b] + gram[c, c] - 2 * gram[a, b] + 2 * gram[b, c] - 2 * gram[a, c]
+    norm = np.sqrt(np.maximum(squared, 0.0))[:, None]
+    scores = np.divide(dot, norm, out=np.zeros_like(dot), where=norm > 0)
     return np.where(candidates >= 0, scores, -np.inf)
 
 
@@ -136,11 +146,7 @@ def _mean(values) -> float | None:
 
 
 def evaluate(encoder, categories: list[Category]) -> dict:
-    strings: dict[str, int] = {}
-    for category in categories:
-        for row in category.rows:
-            for text in row:
-                strings.setdefault(text, len(strings))
+    strings = {text: i for i, text in enumerate(dict.fromkeys(t for c in categories for row in c.rows for t in row))}
     log.info("analogy: %d questions in %d files, %d distinct sequences",
              sum(len(c.rows) for c in categories), len(categories), len(strings))
     unit = unit_rows(encoder.encode(list(strings)))
@@ -148,10 +154,9 @@ def evaluate(encoder, categories: list[Category]) -> dict:
     results: dict[str, dict] = {}
     for category in categories:
         width = max(len(row) for row in category.rows) - 3
-        candidates = np.full((len(category.rows), width), -1, dtype=np.int64)
-        for i, row in enumerate(category.rows):
-            candidates[i, :len(row) - 3] = [strings[text] for text in row[3:]]
-        abc = np.array([[strings[text] for text in row[:3]] for row in category.rows], dtype=np.int64)
+        ids = np.array([[strings[text] for text in row] + [-1] * (width + 3 - len(row)) for row in category.rows],
+                       dtype=np.int64)
+        abc, candidates = ids[:, :3], ids[:, 3:]
         ranks, ties = gold_first_ranks(score_questions(unit, abc, candidates))
         category.correct = ranks == 1
         results[category.key] = {
