@@ -89,6 +89,7 @@ def main() -> None:
         reference.encode(strings, batch_size=64)
 
     bare()  # warm-up: first calls allocate
+    load_before = os.getloadavg()[0]
     t_bare, t_harness, t_library = best_interleaved([bare, harness, library], args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "pipeline", "evaluate", "analogy", "--model", str(model),
@@ -96,6 +97,7 @@ def main() -> None:
         start = time.perf_counter()
         subprocess.run(command, cwd=REPO, check=True, capture_output=True)
         t_command = time.perf_counter() - start
+    load_after = os.getloadavg()[0]
 
     questions = sum(len(c.rows) for c in categories)
     rows = [("bare forward passes (pre-tokenised)", t_bare), ("harness: load + evaluate", t_harness),
@@ -106,6 +108,8 @@ def main() -> None:
         f"- harness / bare forward passes: {t_harness / t_bare:.3f} (target <= 1.25)",
         f"- harness / sentence-transformers encode: {t_harness / t_library:.3f}",
         f"- whole command: {t_command:.1f} s (target <= 15 s)",
+        (f"- 1-minute load average before / after: {load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores "
+        "(above the core count other processes were competing for the CPU)"),
     ]
     text = "\n".join(table + [""] + summary)
     print(text)

@@ -49,6 +49,9 @@ def test_task_fields(results):
     assert set(sts["scores"]) == {"STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R"}
     assert set(sts["subsets"]["STS12"]) == {"MSRvid", "surprise.OnWN"}
     assert sts["n"]["STS15"] == 7
+    subsets = sts["subsets"]["STS12"]
+    assert sts["scores"]["STS12"] == pytest.approx(sum(subsets.values()) / len(subsets))  # a year = mean of its sets
+    assert sts["avg"] == pytest.approx(sum(sts["scores"].values()) / 7)
     wordsim = load(results, "wordsim")
     assert {"SimLex-999", "WS-353-ALL", "WS-353-SIM", "WS-353-REL", "MEN"} == set(wordsim["scores"])
     geo = load(results, "geogranno")
