@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 import yaml
-from conftest import REPO
+from testdata import REPO
 
 # conda packages that go by another name on PyPI
 CONDA_NAMES = {"pytorch": "torch"}

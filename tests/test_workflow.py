@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import DEMO_DATA, REPO
+from testdata import DEMO_DATA, REPO
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
@@ -67,10 +67,26 @@ def test_demo_dag_runs_end_to_end(run_name):
         files = sorted((results / "corpus" / lang / "sentences" / "demo").glob("*.parquet"))
         assert [f.name for f in files] == ["shard-000.parquet", "shard-001.parquet"]
         assert sum(pq.read_metadata(f).num_rows for f in files) > 50
+        for shard in ("shard-000", "shard-001"):
+            marked = pq.read_table(results / "ngrams" / lang / "demo" / shard / "marked.parquet").to_pylist()
+            assert sum(len(row["spans"]) for row in marked) > 0
+            sources = pq.read_table(results / "ngrams-corpus" / lang / "demo" / shard / "ngrams.parquet")["source"]
+            assert "corpus" in sources.to_pylist()
+        assert (results / "kenlm" / lang / "lm.binary").stat().st_size > 0
     zh_text = "".join(pq.read_table(results / "corpus/zh/sentences/demo/shard-000.parquet")["text"].to_pylist())
     assert "国" in zh_text and "國" not in zh_text
-    for rule in ("extract", "convert", "clean"):
-        assert list((results / "logs" / rule).rglob("*.log")), rule
+    for model in ("tiny", "tiny+mlm", "tiny+burt"):
+        assert (results / "models" / model / "config.json").exists(), model
+        assert (results / "metrics" / "analogy" / f"{model}.mean.json").exists(), model
+        assert (results / "figures" / model / "analogy_tsne_differences.png").exists(), model
+    for table in ("analogy", "sts", "wordsim", "geogranno", "faq"):
+        text = (results / "tables" / f"{table}.md").read_text()
+        assert "published" in text and ("tiny" in text or table == "faq"), table
+    assert "bm25" in (results / "tables" / "faq.md").read_text()
+    rules = {path.name for path in (results / "logs").iterdir()}
+    assert rules >= {"extract", "convert", "clean", "ngrams", "kenlm", "ngrams_corpus", "sample", "tiny_model",
+                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables"}
+    for rule in rules:
         assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
     assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout
 
@@ -81,10 +97,10 @@ def test_a_changed_dump_reruns_its_language_only(run_name, tmp_path):
     config = tmp_path / "config.yaml"
     config.write_text((REPO / "workflow/config/demo.yaml").read_text()
                       .replace("run: demo", f"run: {run_name}").replace("workflow/demo/data", str(data)))
-    snakemake("--cores", "2", "--configfile", str(config))
+    snakemake("--cores", "2", "--configfile", str(config), "--until", "clean")
     dump = data / "wiki/en/enwiki-demo-pages-articles.xml"
     dump.write_text(dump.read_text().replace("capital and largest city", "largest city and capital"))
-    plan = snakemake("-n", "--configfile", str(config)).stdout
+    plan = snakemake("-n", "--configfile", str(config), "--until", "clean").stdout
     assert "lang=en" in plan and "lang=zh" not in plan and "rule convert" not in plan
 
 
@@ -96,3 +112,13 @@ def test_every_stage_has_help(cli, capsys):
             cli(stage, "--help")
         assert exit_info.value.code == 0
         assert "--out" in capsys.readouterr().out
+
+
+def test_report_rule_lists_every_table():
+    import re
+
+    from pipeline.report.table_specs import TABLE_NAMES
+
+    text = (REPO / "workflow" / "rules" / "report.smk").read_text()
+    listed = re.search(r"TABLES = \[(.*?)\]", text, re.DOTALL).group(1)
+    assert re.findall(r'"([a-z_]+)"', listed) == list(TABLE_NAMES)

@@ -3,7 +3,7 @@
 import bz2
 
 import pytest
-from conftest import dump_xml, page_xml
+from testdata import dump_xml, page_xml
 
 GOOD_PAGES = [page_xml(i, f"Page {i}", f"Text of page {i} with a [[Link]].") for i in range(1, 40)]
 

@@ -3,7 +3,7 @@
 from collections import Counter
 
 import pytest
-from conftest import EN_SAMPLE, read_dir
+from testdata import EN_SAMPLE, read_dir
 
 from pipeline.corpus import cleaning, sentences
 from pipeline.corpus.clean import SentenceCleaner

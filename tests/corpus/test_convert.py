@@ -3,7 +3,7 @@
 from collections import Counter
 
 import pyarrow.parquet as pq
-from conftest import DEMO_DATA, ZH_SAMPLE, read_dir
+from testdata import DEMO_DATA, ZH_SAMPLE, read_dir
 
 from pipeline.corpus import variants
 from pipeline.corpus.convert import Converter

@@ -4,7 +4,7 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import DEMO_DATA, EN_SAMPLE, ZH_SAMPLE, read_dir
+from testdata import DEMO_DATA, EN_SAMPLE, ZH_SAMPLE, read_dir
 
 from pipeline import contracts
 from pipeline.corpus.extract import extract

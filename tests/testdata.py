@@ -1,0 +1,46 @@
+"""Paths and small builders shared by the tests (imported as ``testdata``; fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_DATA = REPO / "workflow" / "demo" / "data"
+DATA_ROOT = Path(os.environ.get("ULR_DATA_ROOT", REPO.parent / "shared" / "data"))
+
+EN_SAMPLE = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+ZH_SAMPLE = "wiki/zh/zhwiki-test-pages.xml"
+
+
+HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
+  <siteinfo>
+    <sitename>Wikipedia</sitename>
+    <namespaces>
+      <namespace key="0" case="first-letter" />
+      <namespace key="6" case="first-letter">File</namespace>
+      <namespace key="14" case="first-letter">Category</namespace>
+    </namespaces>
+  </siteinfo>
+"""
+
+
+def page_xml(page_id: int, title: str, text: str, ns: int = 0, redirect: str | None = None) -> str:
+    from xml.sax.saxutils import escape
+
+    redirect_tag = f'<redirect title="{escape(redirect)}" />' if redirect else ""
+    return (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{page_id}</id>\n"
+            f"    {redirect_tag}\n    <revision>\n      <id>{page_id * 10}</id>\n"
+            f'      <text xml:space="preserve">{escape(text)}</text>\n    </revision>\n  </page>\n')
+
+
+def dump_xml(pages: list[str]) -> str:
+    return HEADER + "".join(pages) + "</mediawiki>\n"
+
+
+def read_dir(directory: Path) -> pa.Table:
+    tables = [pq.read_table(p) for p in sorted(Path(directory).glob("*.parquet"))]
+    return pa.concat_tables(tables) if tables else None
