@@ -171,6 +171,8 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
 
 
 def _train(args, world: runtime.World, halt_after: int | None) -> Path:
+    if args.batch_size < 1 or args.grad_accum < 1 or not 0 <= args.warmup < 1:
+        raise InputError("--batch-size/--grad-accum/--warmup", "need batch size >= 1, grad-accum >= 1, 0 <= warmup < 1")
     device = runtime.pick_device(world.local_rank)
     if not world.is_main:
         log.setLevel(logging.WARNING)  # one progress log per run, not per process
@@ -192,14 +194,19 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
 
     seed_everything(args.seed)
     mlm_model, new_head = load_masked_lm(args.model, args.dropout)
+    positions = getattr(mlm_model.config, "max_position_embeddings", None)
+    if positions and int(dataset.lengths().max()) > positions:
+        raise InputError(args.data, f"inputs of up to {int(dataset.lengths().max())} tokens, but the model has "
+                                    f"{positions} positions; rerun tokenize with --max-length {positions}")
     module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout).to(device)
     model = DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None) \
         if world.size > 1 else module
     examples, collator = make_data(args.objective, dataset, tokenizer, args.seed, max_length, args.misad_choice,
                                    args.misad_max_candidates, args.ngram_pool, args.mlm_probability)
     per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world))
-    if per_epoch == 0:
-        raise InputError(args.data, f"too few examples ({len(examples)}) for {world.size} process(es)")
+    if per_epoch < args.grad_accum:
+        raise InputError(args.data, f"{len(examples)} examples make {per_epoch} batch(es) per process and epoch, "
+                                    f"fewer than --grad-accum {args.grad_accum}")
     total_steps = args.max_steps or max(1, math.floor(args.epochs * per_epoch / args.grad_accum))
     optimizer = optimizer_for(module, args.lr, args.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(args.warmup * total_steps), total_steps)

@@ -123,3 +123,14 @@ def test_torchrun_with_two_processes(tokens_en, tiny_en, tmp_path):
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["world_size"] == 2 and config["effective_batch_size"] == 8
     assert len(log_of(out)) == 3
+
+
+def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en, tmp_path, cli, capsys):
+    short = tmp_path / "short"
+    assert cli("tiny-model", "--sentences", marked_en, "--lang", "en", "--out", short, "--vocab-size", "1500",
+               "--hidden", "32", "--layers", "2", "--heads", "2", "--max-length", "32") == 0
+    tokens = tmp_path / "tokens.parquet"
+    assert cli("tokenize", "--marked", marked_en, "--model", short, "--lang", "en", "--max-length", "64",
+               "--out", tokens) == 0
+    assert cli("pretrain", "--data", tokens, "--model", short, "--objective", "mlm", "--out", tmp_path / "x") == 2
+    assert "--max-length 32" in capsys.readouterr().err
