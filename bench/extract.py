@@ -34,28 +34,20 @@ import bz2
 import datetime
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
-import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 import pyarrow.parquet as pq  # a dependency of the pipeline itself
 
-REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import BENCHMARKS_MD, REPO, best_of, machine, markdown_table, measure, write_section
+
 SAMPLE = Path("wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
-BENCHMARKS_MD = REPO / "BENCHMARKS.md"
-MD_INTRO = (
-    "# Benchmarks\n\n"
-    "Every script under `bench/` compares our code against a named baseline in one run on the "
-    "same machine and prints the ratio of the two, so the numbers below are comparable within a "
-    "section but not across machines.\n"
-)
 MB = 10**6
 PAGE_RE = re.compile(r"[ \t]*<page>.*?</page>[ \t]*\n?", re.DOTALL)
 PAGE_ID_RE = re.compile(r"(</ns>\s*<id>)(\d+)(</id>)")
@@ -133,27 +125,6 @@ def build_dump(sample: Sample, sample_path: Path, target_bytes: int, work: Path)
 # --------------------------------------------------------------------------- measuring
 
 @dataclass
-class Run:
-    wall: float  # seconds
-    cpu: float  # user + sys seconds, the process and its reaped children
-    peak_rss_mb: float  # largest RSS of the process or any of its reaped children
-
-
-def measure(cmd: list[str], log: Path) -> Run:
-    """Run ``cmd`` from the repo root; exit with its log tail if it fails."""
-    with log.open("wb") as sink:
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        tail = log.read_text(errors="replace")[-3000:]
-        raise SystemExit(f"error: {shlex.join(cmd)} exited with {proc.returncode}:\n{tail}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)  # ru_maxrss is KiB on Linux
-
-
-@dataclass
 class Result:
     name: str
     dump: Dump
@@ -175,15 +146,6 @@ class Result:
     @property
     def mb_per_cpu_s(self) -> float:
         return self.xml_mb / self.cpu
-
-
-def best_of(repeat: int, once) -> tuple[float, float, float, object]:
-    """Call ``once() -> (Run, extra)`` ``repeat`` times: min wall, min CPU, max RSS, last extra."""
-    runs, extra = [], None
-    for _ in range(repeat):
-        run, extra = once()
-        runs.append(run)
-    return min(r.wall for r in runs), min(r.cpu for r in runs), max(r.peak_rss_mb for r in runs), extra
 
 
 def bench_ours(python: str, dump: Dump, work: Path, repeat: int, name: str) -> Result:
@@ -232,29 +194,15 @@ def table(results: list[Result]) -> str:
     head = ["run", "XML MB", "docs", "wall s", "CPU s", "MB/s wall", "MB per CPU-s", "peak RSS MB"]
     rows = [[r.name, f"{r.xml_mb:.1f}", str(r.docs), f"{r.wall:.2f}", f"{r.cpu:.2f}", f"{r.mb_per_s:.2f}",
              f"{r.mb_per_cpu_s:.2f}", f"{r.peak_rss_mb:.0f}"] for r in results]
-    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
-
-    def line(cells):
-        return "| " + " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-
-    rule = "|" + "|".join("-" * (w + 1) + (":" if i else "-") for i, w in enumerate(widths)) + "|"
-    return "\n".join([line(head), rule, *(line(row) for row in rows)])
+    return markdown_table(head, rows)
 
 
 def machine_info(python: str) -> str:
-    model = "unknown CPU"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for text in cpuinfo.read_text().splitlines():
-            if text.startswith("model name"):
-                model = text.split(":", 1)[1].strip()
-                break
     try:
         wx_version = metadata.version("wikiextractor")
     except metadata.PackageNotFoundError:
         wx_version = "?"
-    return (f"`nproc` {len(os.sched_getaffinity(0))}, {model}, Python {platform.python_version()} "
-            f"({python}), wikiextractor {wx_version}, {platform.system()} {platform.release()}")
+    return machine(python, f"wikiextractor {wx_version}")
 
 
 def summary_lines(ours: Result, quarter: Result, wx: Result) -> list[str]:
@@ -329,13 +277,7 @@ def markdown_section(args, results: list[Result], python: str) -> str:
 
 
 def write_md(section: str) -> None:
-    text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else MD_INTRO
-    match = re.search(r"^## extract\n.*?(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
-    if match:
-        text = text[:match.start()] + section + ("\n" if text[match.end():] else "") + text[match.end():]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    BENCHMARKS_MD.write_text(text)
+    write_section("extract", section)
 
 
 # --------------------------------------------------------------------------- main
