@@ -20,15 +20,10 @@ from transformers import AutoModel, AutoTokenizer
 from pipeline.errors import InputError
 from pipeline.evaluate.checkpoints import checkpoint_fingerprint
 from pipeline.evaluate.models import POOLINGS
+from pipeline.pretrain.runtime import pick_device  # the project's one device helper
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.evaluate")
-
-
-
-def pick_device() -> torch.device:
-    """The one place that chooses hardware: the first visible GPU if any, else the CPU."""
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def unique_in_order(texts: list[str]) -> tuple[list[str], np.ndarray]:
