@@ -5,12 +5,14 @@ A checkpoint is a directory written atomically (a temporary directory renamed in
 being identical) and ``rng-<rank>.pt`` (python, numpy, torch and CUDA generator states of each
 process: dropout draws differ per process). The data position is ``(epoch, batches done in
 the epoch, optimizer step)``; since the sample order and the masks are functions of
-``(seed, epoch, index)``, nothing else about the data needs saving. A checkpoint made with
-different settings (objective, data, batch size, schedule, world size, ...) is refused.
+``(seed, epoch, index)``, nothing else about the data needs saving. ``settings.json`` repeats
+the settings that must match for a resume (objective, data checksum, batch size, schedule,
+world size, ...); :func:`differences` reads only that file.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from pathlib import Path
@@ -52,6 +54,7 @@ def save(directory: Path, world: World, model, optimizer, scheduler, position: d
         temp.mkdir(parents=True)
         torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                     "scheduler": scheduler.state_dict(), "position": position, "settings": settings}, temp / STATE)
+        (temp / "settings.json").write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
     barrier(world)
     torch.save(rng_state(), temp / f"rng-{world.rank}.pt")
     barrier(world)
@@ -60,16 +63,20 @@ def save(directory: Path, world: World, model, optimizer, scheduler, position: d
     barrier(world)
 
 
+def differences(directory: Path, settings: dict) -> str:
+    """The settings that differ from the checkpoint's, as ``key: checkpoint X, now Y; ...`` ('' if none)."""
+    saved = json.loads((Path(directory) / "settings.json").read_text())
+    changed = {key: (saved.get(key), value) for key, value in settings.items() if saved.get(key) != value}
+    return "; ".join(f"{key}: checkpoint {old!r}, now {new!r}" for key, (old, new) in sorted(changed.items()))
+
+
 def load(directory: Path, world: World, model, optimizer, scheduler, settings: dict) -> dict:
     """Restore everything in place; returns the data position."""
     directory = Path(directory)
-    state = torch.load(directory / STATE, map_location="cpu", weights_only=False)
-    changed = {key: (state["settings"].get(key), value) for key, value in settings.items()
-               if state["settings"].get(key) != value}
+    changed = differences(directory, settings)
     if changed:
-        detail = "; ".join(f"{key}: checkpoint {old!r}, now {new!r}" for key, (old, new) in sorted(changed.items()))
-        raise InputError(directory, f"checkpoint was made with other settings ({detail}); "
-                                    "rerun without --resume to start over")
+        raise InputError(directory, f"checkpoint was made with other settings ({changed})")
+    state = torch.load(directory / STATE, map_location="cpu", weights_only=False)
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])

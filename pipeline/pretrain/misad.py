@@ -112,21 +112,34 @@ class MisadCollator:
 
 @torch.no_grad()
 def mlm_scores(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, candidates: torch.Tensor,
-               mask_id: int, chunk_rows: int = 256) -> torch.Tensor:
-    """``(batch, candidates)`` mean probability of each candidate's tokens with it masked (inf where padded)."""
+               mask_id: int, chunk_tokens: int = 8192) -> torch.Tensor:
+    """``(batch, candidates)`` mean probability of each candidate's tokens with it masked (inf where padded).
+
+    The masked variants run shortest first in chunks of at most ``chunk_tokens`` padded tokens,
+    each cut to its longest row, so padding costs little."""
     batch, width, _ = candidates.shape
     rows, cols = torch.nonzero(candidates[:, :, 0] >= 0, as_tuple=True)
+    lengths = attention_mask.sum(dim=1)
+    order = torch.argsort(lengths[rows], stable=True)  # similar lengths together: less padding per chunk
+    rows, cols = rows[order], cols[order]
     scores = torch.full((batch, width), float("inf"), device=input_ids.device)
-    positions = torch.arange(input_ids.shape[1], device=input_ids.device)
     head = mlm_head(model)
-    for lo in range(0, len(rows), chunk_rows):
-        r, c = rows[lo:lo + chunk_rows], cols[lo:lo + chunk_rows]
+    sorted_lengths = lengths[rows].tolist()
+    lo = 0
+    while lo < len(rows):
+        hi = lo + 1
+        while hi < len(rows) and (hi + 1 - lo) * sorted_lengths[hi] <= chunk_tokens:
+            hi += 1
+        r, c = rows[lo:hi], cols[lo:hi]
+        lo = hi
+        cut = int(sorted_lengths[hi - 1])
+        positions = torch.arange(cut, device=input_ids.device)
         span = candidates[r, c]
         inside = (positions >= span[:, :1]) & (positions < span[:, 1:])
-        masked = input_ids[r].masked_fill(inside, mask_id)
-        hidden = encode(model, masked, attention_mask[r])
+        masked = input_ids[r, :cut].masked_fill(inside, mask_id)
+        hidden = encode(model, masked, attention_mask[r, :cut])
         log_probs = torch.log_softmax(head(hidden[inside]).float(), dim=-1)
-        token_probs = log_probs.gather(1, input_ids[r][inside].unsqueeze(1)).squeeze(1).exp()
+        token_probs = log_probs.gather(1, input_ids[r, :cut][inside].unsqueeze(1)).squeeze(1).exp()
         variant = torch.arange(len(r), device=input_ids.device).unsqueeze(1).expand_as(inside)[inside]
         totals = torch.zeros(len(r), device=input_ids.device).index_add_(0, variant, token_probs)
         scores[r, c] = totals / inside.sum(dim=1)

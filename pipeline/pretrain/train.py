@@ -16,9 +16,10 @@ MLM head) and tokenizer, sentence-transformers module files, ``pretrain_config.j
 (resolved settings + provenance) and ``train_log.jsonl`` (one line per optimizer step: every
 loss term, lr, tokens, tokens/s). While training, everything lives in ``.OUT.work/`` beside
 it: the memory-mapped copy of the data, the log and ``checkpoint/`` (every ``--save-every``
-steps). ``--resume`` continues exactly from that checkpoint (and starts afresh when there is
-none); the work directory is deleted on success, except that ``--keep-checkpoint`` moves the
-final checkpoint to ``OUT/checkpoint/``.
+steps). ``--resume`` continues exactly from that checkpoint; it starts afresh, with a warning,
+when there is none or when it was made with other settings or data (so a workflow can always
+pass ``--resume``). The work directory is deleted on success, except that
+``--keep-checkpoint`` moves the final checkpoint to ``OUT/checkpoint/``.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ from pipeline.progress import Progress
 log = logging.getLogger("pipeline.pretrain")
 
 # settings a resumed run must share with its checkpoint
-RESUME_KEYS = ("data_sha256", "model", "objective", "misad_choice", "misad_max_candidates", "pooling", "ngram_pool",
-               "batch_size", "grad_accum", "lr", "warmup", "weight_decay", "dropout", "max_grad_norm",
-               "mlm_probability", "seed", "total_steps", "world_size")
+RESUME_KEYS = ("model", "objective", "misad_choice", "misad_max_candidates", "pooling", "ngram_pool", "max_steps",
+               "epochs", "batch_size", "grad_accum", "lr", "warmup", "weight_decay", "dropout", "max_grad_norm",
+               "mlm_probability", "seed")
 
 
 class TrainingHalted(Exception):
@@ -180,8 +181,14 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     work = out.with_name(f".{out.name}.work")
     tokenizer = load_tokenizer(args.model)
     data_record = check_data(args.data, tokenizer)
+    settings = {key: getattr(args, key) for key in RESUME_KEYS}
+    settings.update(data_sha256=provenance.file_fingerprint(args.data)["sha256"], world_size=world.size)
     if world.is_main:
-        if not (args.resume and checkpoint.exists(work / "checkpoint")):
+        resumable = args.resume and checkpoint.exists(work / "checkpoint")
+        changed = resumable and checkpoint.differences(work / "checkpoint", settings)
+        if changed:  # e.g. a Snakemake rerun after a parameter change: the old run is void
+            log.warning("%s: checkpoint made with other settings (%s); starting afresh", work, changed)
+        if not resumable or changed:
             shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True, exist_ok=True)
         if not (work / "tokens.arrow").exists():
@@ -211,9 +218,6 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     optimizer = optimizer_for(module, args.lr, args.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(args.warmup * total_steps), total_steps)
 
-    settings = {key: getattr(args, key, None) for key in RESUME_KEYS}
-    settings.update(data_sha256=provenance.file_fingerprint(args.data)["sha256"], total_steps=total_steps,
-                    world_size=world.size)
     position = {"epoch": 0, "batches_done": 0, "step": 0}
     if args.resume and checkpoint.exists(work / "checkpoint"):
         position = checkpoint.load(work / "checkpoint", world, module, optimizer, scheduler, settings)

@@ -84,7 +84,7 @@ def test_mlm_scores_match_the_full_model_and_the_lowest_is_chosen(setup):
     rows = [dataset[i] for i in range(8)]
     batch = collator(rows)
     scores = mlm_scores(model, batch["score_input_ids"], batch["score_attention_mask"], batch["candidates"],
-                        tokenizer.mask_token_id, chunk_rows=5)
+                        tokenizer.mask_token_id, chunk_tokens=300)
     for i, row in enumerate(rows):
         ids = torch.tensor(row["input_ids"], dtype=torch.long)
         for c, (start, end) in enumerate(batch["candidates"][i].tolist()):

@@ -80,15 +80,16 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, token
     assert "pair_head" not in " ".join(a)  # the SOP classifier is not exported
 
 
-def test_resume_refuses_a_checkpoint_with_other_settings(tokens_en, tiny_en, tmp_path, cli, capsys):
+def test_resume_with_other_settings_starts_afresh(tokens_en, tiny_en, tmp_path, caplog):
     common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 8,
-              "--save-every", 1, "--out", tmp_path / "m"]
+              "--save-every", 1]
     with pytest.raises(TrainingHalted):
-        train(args_for(*common), halt_after=2)
-    status = cli("pretrain", *common, "--resume", "--lr", "1e-4")
-    err = capsys.readouterr().err
-    assert status == 2 and "other settings" in err and "lr: checkpoint 5e-05, now 0.0001" in err
-    assert not (tmp_path / "m").exists()
+        train(args_for(*common, "--out", tmp_path / "m"), halt_after=2)
+    train(args_for(*common, "--out", tmp_path / "m", "--resume", "--lr", 1e-4))
+    assert "lr: checkpoint 5e-05, now 0.0001" in caplog.text and "starting afresh" in caplog.text
+    train(args_for(*common, "--out", tmp_path / "fresh", "--lr", 1e-4))
+    a, b = load_file(tmp_path / "m" / "model.safetensors"), load_file(tmp_path / "fresh" / "model.safetensors")
+    assert all(torch.equal(a[k], b[k]) for k in a)  # the same as a run that never had a checkpoint
 
 
 def test_checkpoint_without_mlm_head_gets_a_new_one_with_a_warning(marked_en, tmp_path, cli):
