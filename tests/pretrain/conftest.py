@@ -17,6 +17,7 @@ from pipeline import contracts
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any test module imports torch
 
 PUNCT = re.compile(r"[().,?;'!:]+")
 
