@@ -126,3 +126,11 @@ def test_memory_mapped_dataset_matches_the_parquet_rows(tokens_en, tmp_path, row
     assert np.array_equal(dataset.lengths(), [len(r["input_ids"]) for r in table])
     with pytest.raises(IndexError):
         dataset[len(table)]
+
+
+def test_tiny_model_rejects_files_without_text(tmp_path, cli, capsys):
+    wrong = tmp_path / "wrong.parquet"
+    pq.write_table(pa.table({"doc_id": [1], "sentence": ["x y"]}), wrong)
+    assert cli("tiny-model", "--sentences", wrong, "--lang", "en", "--out", tmp_path / "m") == 2
+    assert "missing column 'text'" in capsys.readouterr().err and not (tmp_path / "m").exists()
+    assert cli("tiny-model", "--sentences", wrong, "--lang", "fr", "--out", tmp_path / "m") == 2

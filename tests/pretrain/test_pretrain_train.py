@@ -83,8 +83,8 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, token
 def test_resume_with_other_settings_starts_afresh(tokens_en, tiny_en, tmp_path, caplog):
     common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 8,
               "--save-every", 1]
-    with pytest.raises(TrainingHalted):
-        train(args_for(*common, "--out", tmp_path / "m"), halt_after=2)
+    with pytest.raises(TrainingHalted):  # --resume with nothing to resume from starts a fresh run
+        train(args_for(*common, "--out", tmp_path / "m", "--resume"), halt_after=2)
     train(args_for(*common, "--out", tmp_path / "m", "--resume", "--lr", 1e-4))
     assert "lr: checkpoint 5e-05, now 0.0001" in caplog.text and "starting afresh" in caplog.text
     train(args_for(*common, "--out", tmp_path / "fresh", "--lr", 1e-4))
