@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import write_marked
+from pretrain_builders import write_marked
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from pipeline import contracts
