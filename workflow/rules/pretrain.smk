@@ -34,7 +34,8 @@ rule tokenize:
         sample=lambda wc: per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet", PRETRAIN["language"]),
         backbone=lambda wc: backbone_inputs(wc.backbone),
     output:
-        f"{RESULTS}/tokens/{{backbone}}/tokens.parquet",
+        tokens=f"{RESULTS}/tokens/{{backbone}}/tokens.parquet",
+        stats=f"{RESULTS}/tokens/{{backbone}}/tokens.stats.json",
     params:
         model=lambda wc: backbone_path(wc.backbone),
         lang=PRETRAIN["language"],
@@ -50,7 +51,7 @@ rule tokenize:
         runtime=4 * 60,
     shell:
         "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} --lang {params.lang}"
-        " --max-length {params.max_length} --out {output:q} > {log:q} 2>&1"
+        " --max-length {params.max_length} --out {output.tokens:q} > {log:q} 2>&1"
 
 
 rule pretrain:
