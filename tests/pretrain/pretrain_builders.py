@@ -12,22 +12,14 @@ import re
 import pyarrow as pa
 
 from pipeline import contracts
+from pipeline.ngrams import pmi_python
 
 PUNCT = re.compile(r"[().,?;'!:]+")
 
 
 def greedy_spans(words: list[str], ngrams: set[tuple[str, ...]], max_n: int = 6) -> list[tuple[int, int]]:
-    spans, i = [], 0
-    keys = [PUNCT.sub("", w) for w in words]
-    while i < len(words):
-        for n in range(max_n, 1, -1):
-            if i + n <= len(words) and tuple(keys[i:i + n]) in ngrams:
-                spans.append((i, i + n))
-                i += n
-                break
-        else:
-            i += 1
-    return spans
+    """The ngrams stage's marking (pmi_python.mark) on the words with the released code's punctuation removed."""
+    return pmi_python.mark([PUNCT.sub("", w) for w in words], {" ".join(g) for g in ngrams}, max_n)
 
 
 def entity_like(words: list[str]) -> list[tuple[int, int]]:
