@@ -2,6 +2,8 @@
 import os
 import re
 
+import yaml
+
 RUN = config["run"]
 RESULTS = f"results/{RUN}"
 LOGS = f"{RESULTS}/logs"
@@ -83,6 +85,19 @@ DOWNLOADS = {
     for part in dump_parts(lang)
     if "url" in dump_spec(lang, part)
 }
+
+# The evaluation data by task (workflow/data/evaluation-sources.yaml: URL and SHA-256 per file).
+# With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
+with open(os.path.join(workflow.basedir, "workflow", "data", "evaluation-sources.yaml")) as _sources:
+    EVAL_DATA = {task: {os.path.join(DATA_ROOT, path): spec for path, spec in files.items()}
+                 for task, files in yaml.safe_load(_sources).items()}
+if config["evaluate"]["download"]:
+    for _files in EVAL_DATA.values():
+        DOWNLOADS.update(_files)
+
+
+def evaluation_data(task):
+    return list(EVAL_DATA.get(task, {})) if config["evaluate"]["download"] else []
 
 
 def checksum_flags(spec):

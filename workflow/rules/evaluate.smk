@@ -28,7 +28,8 @@ rule word2vec:
 
 rule evaluate:
     input:
-        lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        data=lambda wc: evaluation_data(wc.task),
     output:
         f"{RESULTS}/metrics/{{task}}/{{label}}.{{pooling}}.json",
     wildcard_constraints:
