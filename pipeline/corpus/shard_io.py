@@ -20,7 +20,9 @@ from pipeline.errors import InputError
 from pipeline.progress import Progress
 
 
-def input_files(paths: list[Path]) -> list[Path]:
+def input_files(paths: list[Path], unique_names: bool = True) -> list[Path]:
+    """Files named, and every ``*.parquet`` in directories named; with ``unique_names`` (stages that
+    map each input to an output of the same name) two inputs may not share a file name."""
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
@@ -32,6 +34,8 @@ def input_files(paths: list[Path]) -> list[Path]:
             files.append(path)
         else:
             raise InputError(path, "input not found")
+    if not unique_names:
+        return files
     names = [f.name for f in files]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -109,7 +109,7 @@ def tiny_bert(tokenizer, hidden: int, layers: int, heads: int, max_length: int, 
 
 def run(args: argparse.Namespace) -> None:
     languages.check(args.lang)
-    files = input_files(args.sentences)
+    files = input_files(args.sentences, unique_names=False)
     for path in files:
         contracts.check_schema(path, contracts.SENTENCES, columns=["text"])
     tokenizer = train_tokenizer(files, args.vocab_size, args.min_frequency, args.max_length)

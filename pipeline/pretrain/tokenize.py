@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> None:
     sources = {s.strip() for s in args.ngram_sources.split(",") if s.strip()}
     if not sources <= set(NGRAM_SOURCES):
         raise InputError("--ngram-sources", f"unknown source(s) {sorted(sources - set(NGRAM_SOURCES))}")
-    files = input_files(args.marked)
+    files = input_files(args.marked, unique_names=False)
     for path in files:
         contracts.check_schema(path, contracts.MARKED)
     tokenizer = load_tokenizer(args.model)

@@ -134,3 +134,18 @@ def test_tiny_model_rejects_files_without_text(tmp_path, cli, capsys):
     assert cli("tiny-model", "--sentences", wrong, "--lang", "en", "--out", tmp_path / "m") == 2
     assert "missing column 'text'" in capsys.readouterr().err and not (tmp_path / "m").exists()
     assert cli("tiny-model", "--sentences", wrong, "--lang", "fr", "--out", tmp_path / "m") == 2
+
+
+def test_shards_of_several_parts_share_file_names(marked_en, tiny_en, tmp_path, cli):
+    """The sample's shards are part/shard-NNN.parquet: equal names in different folders are one corpus."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    for part in ("part-a", "part-b"):
+        (tmp_path / part).mkdir()
+        shutil.copy(marked_en, tmp_path / part / "shard-000.parquet")
+    out = tmp_path / "tokens.parquet"
+    assert cli("tokenize", "--marked", tmp_path / "part-a" / "shard-000.parquet", tmp_path / "part-b" / "shard-000.parquet",
+               "--model", tiny_en, "--lang", "en", "--out", out) == 0
+    assert pq.read_metadata(out).num_rows == 2 * pq.read_metadata(marked_en).num_rows
