@@ -212,6 +212,12 @@ def figure_dirs():
             if model["kind"] == "transformer" and model["lang"] == "en"]
 
 
+def pretrain_launcher():
+    """One process, or one per GPU through torchrun (DDP; --batch-size is per process)."""
+    gpus = PRETRAIN["gpus"]
+    return "python" if gpus == 1 else f"torchrun --standalone --nproc_per_node {gpus}"
+
+
 def pretrain_flags():
     p = PRETRAIN
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"

@@ -63,6 +63,7 @@ rule pretrain:
     params:
         model=lambda wc: backbone_path(wc.backbone),
         flags=pretrain_flags(),
+        launcher=pretrain_launcher(),
     log:
         f"{LOGS}/pretrain/{{backbone}}+{{objective}}.log",
     benchmark:
@@ -70,9 +71,9 @@ rule pretrain:
     conda:
         "../../envs/models.yaml"
     resources:
-        gpu=1,
+        gpu=PRETRAIN["gpus"],
         mem_mb=16000,
         runtime=48 * 60,
     shell:
-        "python -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective}"
+        "{params.launcher} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective}"
         " {params.flags} --out {output:q} > {log:q} 2>&1"
