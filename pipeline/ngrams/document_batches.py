@@ -60,7 +60,7 @@ def _columns(path: Path, want_entities: bool) -> list[str]:
     return columns
 
 
-def read(path: Path, batch_chars: int = 8_000_000, want_entities: bool = True) -> Iterator[DocumentBatch]:
+def read(path: Path, batch_chars: int = 2_000_000, want_entities: bool = True) -> Iterator[DocumentBatch]:
     """Batches of whole documents of about ``batch_chars`` characters of text (one long document
     makes a batch of its own)."""
     columns = _columns(path, want_entities)

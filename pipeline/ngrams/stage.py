@@ -55,8 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, help="keep n-grams scoring at least this")
     parser.add_argument("--lm", type=Path, help="KenLM model for --mode corpus")
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
-    parser.add_argument("--batch-chars", type=int, default=8_000_000,
-                        help="characters of text per batch of documents (memory is about 200 B per character)")
+    parser.add_argument("--batch-chars", type=int, default=2_000_000,
+                        help="characters of text per batch of documents (peak memory: about 400 MB at the default)")
 
 
 def check_arguments(args) -> None:
