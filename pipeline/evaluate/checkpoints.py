@@ -6,8 +6,9 @@ A checkpoint is a local directory or a hub id; a hub id is looked up in the loca
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
+
+from pipeline.provenance import file_fingerprint
 
 WEIGHT_PATTERNS = ("config.json", "*.safetensors", "*.bin")
 
@@ -30,12 +31,6 @@ def checkpoint_fingerprint(path_or_id: str) -> dict:
     directory = checkpoint_dir(path_or_id)
     if directory is None:
         return {"path": path_or_id, "files": None}
-    files = {}
-    for pattern in WEIGHT_PATTERNS:
-        for file in sorted(directory.glob(pattern)):
-            digest = hashlib.sha256()
-            with file.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 22), b""):
-                    digest.update(block)
-            files[file.name] = digest.hexdigest()
+    files = {file.name: file_fingerprint(file)["sha256"]
+             for pattern in WEIGHT_PATTERNS for file in sorted(directory.glob(pattern))}
     return {"path": str(directory), "files": files}

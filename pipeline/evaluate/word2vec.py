@@ -24,6 +24,7 @@ from gensim.models import Word2Vec
 
 from pipeline import contracts, languages, provenance
 from pipeline.atomic import AtomicFiles, json_text
+from pipeline.corpus.shard_io import input_files
 from pipeline.errors import InputError
 from pipeline.ngrams.tokens import tokens
 from pipeline.progress import Progress
@@ -52,16 +53,7 @@ def stable_hash(text: str) -> int:
 
 
 def parquet_files(paths: list[Path]) -> list[Path]:
-    files = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(path.glob("*.parquet")))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise InputError(path, "file not found")
-    if not files:
-        raise InputError(paths[0], "no sentences Parquet files")
+    files = input_files(paths, unique_names=False)  # shards of several parts share file names
     for file in files:
         contracts.check_schema(file, contracts.SENTENCES, ["text"])
     return files
