@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as pipeline.evaluate sets it for the stages
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as pipeline/__init__.py sets it for the stages
 
 import torch
 
