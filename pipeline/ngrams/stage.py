@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
 import time
 from collections import Counter
 from pathlib import Path
@@ -209,7 +208,7 @@ def run(args: argparse.Namespace) -> None:
                     meter.update(len(docs.texts), position=counts["sentences"])
         seconds = time.monotonic() - started
         stats = {**dict(sorted(counts.items())), "seconds": round(seconds, 3),
-                 "words_per_second": round(counts["tokens"] / seconds) if seconds and not math.isnan(seconds) else None,
+                 "words_per_second": round(counts["tokens"] / seconds) if seconds else None,
                  "provenance": record}
         outputs.temp(args.out / "stats.json").write_text(json_text(stats))
     meter.done()
