@@ -53,6 +53,15 @@ class TokenBatch:
         return pa.array([chars[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())], pa.string())
 
 
+# The characters for which str.isspace() is true (Unicode 15; tests/ngrams check it against
+# the running Python): what str.split() and pipeline.ngrams.tokens split on.
+WHITESPACE = (0x9, 0xA, 0xB, 0xC, 0xD, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+              0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+_WHITESPACE = np.array(WHITESPACE, dtype=np.uint32)
+# Arrow's whitespace split knows only ASCII spaces for certain: the others become " " first.
+_OTHER_SPACE = "[" + "".join(f"\\x{{{c:x}}}" for c in WHITESPACE if c > 0x20 or 0x1C <= c <= 0x1F) + "]"
+
+
 def _runs_to_ends(run_id: np.ndarray) -> np.ndarray:
     """For each token, the index one past the last token with the same (non-decreasing) run id."""
     if len(run_id) == 0:
@@ -90,15 +99,6 @@ def english(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, 
     )
 
 
-# The characters for which str.isspace() is true (Unicode 15; tests/ngrams check it against
-# the running Python): what str.split() and pipeline.ngrams.tokens split on.
-WHITESPACE = (0x9, 0xA, 0xB, 0xC, 0xD, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
-              0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
-_WHITESPACE = np.array(WHITESPACE, dtype=np.uint32)
-# Arrow's whitespace split knows only ASCII spaces for certain: the others become " " first.
-_OTHER_SPACE = "[" + "".join(f"\\x{{{c:x}}}" for c in WHITESPACE if c > 0x20 or 0x1C <= c <= 0x1F) + "]"
-
-
 def _ascii_spaces(array: pa.Array) -> pa.Array:
     """Split where Python's str.split() does: the rare rows holding non-ASCII whitespace (which
     Arrow's split does not know) get it turned into " " first. Finding them scans the UTF-8
@@ -129,11 +129,9 @@ def _strings(texts: pa.Array | list[str]) -> list[str]:
 def chinese(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, lowercase: bool = False) -> TokenBatch:
     """Characters by code point; whitespace separates runs and is not a token."""
     texts = _strings(texts)
+    if lowercase:  # per sentence, as pipeline.ngrams.tokens folds case; offsets need equal lengths
+        texts = [lower if len(lower := text.lower()) == len(text) else text for text in texts]
     joined = "".join(texts)
-    if lowercase:
-        joined = joined.lower()
-        if len(joined) != sum(map(len, texts)):  # a few characters lower-case to two
-            joined = "".join(text.lower() if len(text.lower()) == len(text) else text for text in texts)
     codepoints = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     char_sentence = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
