@@ -2,7 +2,9 @@
 
 Each stage module provides ``add_arguments(parser)`` and ``run(args)``; its docstring is
 the stage's ``--help`` text. Bad input (:class:`~pipeline.errors.InputError`) ends the run
-with a one-line message naming the file and exit status 2.
+with a one-line message naming the file and exit status 2; so do the failures that
+:func:`pipeline.errors.translate` knows (file system, decoding, Parquet) when they escape a
+stage, wherever they were raised.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import importlib
 import logging
 import sys
 
-from pipeline.errors import InputError
+from pipeline.errors import translate
 
 # stage name → (module, one-line summary). Only the stage that runs is imported, so a
 # corpus stage never pays for torch and a broken optional dependency breaks only its stage.
@@ -66,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         args.run(args)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except Exception as exc:  # known failures become one line; the rest keep their traceback
+        known = translate(exc)
+        if known is None:
+            raise
+        print(f"error: {' '.join(str(known).split())}", file=sys.stderr)  # one line, whatever the message holds
         return 2
     return 0

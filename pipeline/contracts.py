@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, reading
 
 PROVENANCE_KEY = b"pipeline.provenance"
 
@@ -135,32 +135,67 @@ def write_table(path, table: pa.Table, schema: pa.Schema, provenance: dict | Non
 
 
 def check_schema(path, schema: pa.Schema, columns: list[str] | None = None) -> None:
-    """Fail with a message naming the file unless it has the contract's columns and types."""
+    """Fail with a message naming the file unless it has the contract's columns and types, and
+    no nulls where the contract allows none (a column the file declares nullable is checked
+    against its row groups' null counts, or refused where the file has no statistics for it)."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, "file not found")
+    if path.is_dir():
+        raise InputError(path, "is a directory, expected a Parquet file")
     try:
-        found = pq.read_schema(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+        with reading(path):
+            metadata = pq.ParquetFile(path).metadata
+            found = metadata.schema.to_arrow_schema()
+    except InputError as exc:
+        raise InputError(path, f"not a readable Parquet file: {exc.message}") from exc
     for name in columns or schema.names:
         expected = schema.field(name).type
         if name not in found.names:
             raise InputError(path, f"missing column {name!r} (this stage reads {columns or schema.names})")
         if not found.field(name).type.equals(expected):
             raise InputError(path, f"column {name!r} has type {found.field(name).type}, expected {expected}")
+        if not schema.field(name).nullable and found.field(name).nullable:
+            _check_no_nulls(path, metadata, name)
+
+
+def _check_no_nulls(path: Path, metadata: pq.FileMetaData, name: str) -> None:
+    index = metadata.schema.names.index(name) if name in metadata.schema.names else None
+    for group in range(metadata.num_row_groups):
+        if index is None:  # a nested column: its leaves are not one physical column
+            raise InputError(path, f"column {name!r} is nullable in the file but may not hold nulls here")
+        stats = metadata.row_group(group).column(index).statistics
+        if stats is None or not stats.has_null_count:
+            raise InputError(path, f"column {name!r} is nullable in the file and its null count is unknown "
+                                   "(this stage allows no nulls in it)")
+        if stats.null_count:
+            raise InputError(path, f"column {name!r} holds {stats.null_count} null(s) (row group {group}); "
+                                   "this stage allows none")
 
 
 def read_table(path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
     """Read a stage output, checking that it carries the contract's columns and types."""
     check_schema(path, schema, columns)
-    return pq.read_table(path, columns=columns or schema.names)
+    with reading(path):
+        return pq.read_table(path, columns=columns or schema.names)
+
+
+def num_rows(path) -> int:
+    """Rows of a Parquet file, from its footer."""
+    with reading(path):
+        return pq.ParquetFile(path).metadata.num_rows
+
+
+def iter_batches(path, columns: list[str] | None = None, batch_rows: int = 65_536):
+    """Record batches of a Parquet file; a corrupt page fails with an error naming the file."""
+    with reading(path):
+        yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=columns)
 
 
 def iter_rows(path, schema: pa.Schema, columns: list[str] | None = None, batch_rows: int = 2048):
     """Row dicts of a stage output, a batch at a time, so memory does not grow with the file."""
     check_schema(path, schema, columns)
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=columns or schema.names):
+    for batch in iter_batches(path, columns or schema.names, batch_rows):
         yield batch.to_pylist()
 
 

@@ -32,6 +32,19 @@ def code_version() -> str:
     return f"{pipeline.__version__}+g{commit}{'.dirty' if dirty else ''}"
 
 
+def portable_path(path) -> str:
+    """``path`` as provenance records it: relative to the working directory when it lies
+    under it (Snakemake runs every job from the repository root), so that the same run in
+    another folder writes byte-identical outputs; other paths as given."""
+    path = Path(path)
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+    return str(path)
+
+
 def file_fingerprint(path) -> dict:
     """Size and modification-independent identity of an input file (SHA-256 of its bytes)."""
     path = Path(path)
@@ -39,7 +52,7 @@ def file_fingerprint(path) -> dict:
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return {"path": str(path), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
+    return {"path": portable_path(path), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
 
 
 def make(stage: str, params: dict, inputs: list | None = None, seed: int | None = None) -> dict:

@@ -96,7 +96,7 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
     with AtomicFiles() as files:
         # The provenance records the dump's checksum, known only at the end, so the shards
         # carry the parameters and code version; the stats JSON adds the checksum.
-        record = provenance.make("extract", params, inputs=[str(dump)])
+        record = provenance.make("extract", params, inputs=[provenance.portable_path(dump)])
         buffers = [
             _ShardBuffer(contracts.open_writer(files.temp(out / f"{shard_name(k)}.parquet"), contracts.DOCS, record))
             for k in range(shards)
@@ -142,7 +142,7 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
             "bytes_uncompressed": dump_progress.uncompressed_bytes,
             "bytes_out": sum(files.temp(out / f"{shard_name(k)}.parquet").stat().st_size for k in range(shards)),
             "seconds": round(time.monotonic() - started, 3),
-            "provenance": {**record, "inputs": [{"path": str(dump), "bytes": dump_progress.total_bytes,
+            "provenance": {**record, "inputs": [{"path": provenance.portable_path(dump), "bytes": dump_progress.total_bytes,
                                                  "sha256": dump_progress.sha256}]},
         }
         files.temp(stats_path).write_text(json_text(stats))

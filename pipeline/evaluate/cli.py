@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> None:
     metrics = evaluate_task(args.task, model, data, args.model)
     log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
     params = {"task": args.task, "model": args.model, "pooling": getattr(model, "pooling", None),
-              "batch_size": args.batch_size, "max_length": args.max_length, "data_root": str(args.data)}
+              "batch_size": args.batch_size, "max_length": args.max_length, "data_root": provenance.portable_path(args.data)}
     record = provenance.make("evaluate", params, inputs=data.fingerprints(), seed=args.seed)
     record["checkpoint"] = model.describe()
     result = {

@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline.contracts import ENTITY
-from pipeline.errors import InputError
+from pipeline.contracts import ENTITY, iter_batches
+from pipeline.errors import InputError, reading
 
 REQUIRED = {"doc_id": pa.int64(), "sent_id": pa.int32(), "text": pa.string()}
 
@@ -40,10 +40,13 @@ class DocumentBatch:
 
 
 def _columns(path: Path, want_entities: bool) -> list[str]:
+    if Path(path).is_dir():
+        raise InputError(path, "is a directory, expected a Parquet file")
     try:
-        schema = pq.read_schema(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+        with reading(path):
+            schema = pq.read_schema(path)
+    except InputError as exc:
+        raise InputError(path, f"not a readable Parquet file: {exc.message}") from exc
     for name, kind in REQUIRED.items():
         if name not in schema.names:
             raise InputError(path, f"missing column {name!r} (the ngrams stage reads doc_id, sent_id, text)")
@@ -67,7 +70,7 @@ def read(path: Path, batch_chars: int = 2_000_000, want_entities: bool = True) -
     seen: set[int] = set()
     pending: list[pa.RecordBatch] = []
     pending_chars = 0
-    for record in pq.ParquetFile(path).iter_batches(batch_size=8192, columns=columns):
+    for record in iter_batches(path, columns, 8192):
         record = pa.RecordBatch.from_arrays(
             [record.column(0).cast(pa.int64()), record.column(1).cast(pa.int32()),
              record.column(2).cast(pa.string()), *record.columns[3:]], names=columns)

@@ -1,16 +1,16 @@
 """Stage ``sample``: a seeded uniform random sample of M marked sentences over all shards.
 
-BURT §4.1 / SPEC §1 pre-train on 10M sentences drawn at random from the English Wikipedia.
-The sample is exact (every M-subset of the corpus equally likely) and shard-parallel:
+BURT §4.1 (docs/method.md §1) pre-trains on 10M sentences drawn at random from the English
+Wikipedia. The sample is the M sentences with the smallest seeded hash of ``(doc_id,
+sent_id)`` (a bottom-M sample): a function of the seed and the corpus content alone, so it
+is the same set whatever the number of shards or the order of the inputs, and exact and
+uniform (every M-subset of the corpus is equally likely under a random hash).
 
-1. the number of sentences each shard contributes is one draw from the multivariate
-   hypergeometric distribution over the shards' sizes (read from the Parquet footers only),
-   seeded by ``--seed``; every job computes the same allocation;
-2. each shard then draws its share of row numbers without replacement from a generator
-   seeded by (seed, shard position) and streams its rows, keeping those.
-
-Nothing holds more than one record batch of a shard in memory. The shards are taken in
-sorted path order, so the sample depends on the set of inputs, not on how they are listed.
+Each shard job reads the ``doc_id`` and ``sent_id`` columns of every shard, keeps the M
+smallest hashes in a buffer that is cut back to M whenever it doubles (memory about 16 bytes
+per sampled sentence), and so knows the threshold, the M-th smallest hash; it then streams
+its own rows and keeps those hashed at or below it. Hash ties at the threshold (probability
+about M / 2^64) would keep both sentences.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from pipeline import contracts, provenance
 from pipeline.atomic import AtomicFiles, json_text
@@ -30,6 +29,8 @@ from pipeline.errors import InputError
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.sample")
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,26 +41,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="output Parquet file (marked contract)")
 
 
-def allocation(sizes: list[int], size: int, seed: int) -> np.ndarray:
-    """Sentences drawn from each shard: a multivariate hypergeometric draw (all of them if
-    the corpus has at most ``size``)."""
-    sizes_array = np.asarray(sizes, dtype=np.int64)
-    if size >= sizes_array.sum():
-        return sizes_array
-    return np.random.default_rng(seed).multivariate_hypergeometric(sizes_array, size)
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijection of uint64 that scatters every input bit."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
-def rows_to_keep(n_rows: int, n_keep: int, seed: int, position: int) -> np.ndarray:
-    """Sorted row numbers of a shard's share."""
-    rng = np.random.default_rng([seed, position])
-    return np.sort(rng.choice(n_rows, size=n_keep, replace=False))
+def sentence_hash(doc_ids, sent_ids, seed: int) -> np.ndarray:
+    """The seeded uint64 hash of each ``(doc_id, sent_id)``; the sample keeps the M smallest."""
+    with np.errstate(over="ignore"):
+        key = np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * _GOLDEN
+        doc = _mix(np.asarray(doc_ids).astype(np.int64).view(np.uint64) ^ key)
+        return _mix(doc + _GOLDEN + np.asarray(sent_ids).astype(np.int64).view(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
 
 
-def _sizes(paths: list[Path]) -> list[int]:
+def threshold(paths: list[Path], size: int, seed: int) -> int | None:
+    """The ``size``-th smallest hash over every sentence of ``paths``; None if there are fewer."""
+    kept = np.zeros(0, dtype=np.uint64)
+    pending: list[np.ndarray] = []
+    pending_rows = 0
+    total = 0
+    for path in paths:
+        for batch in contracts.iter_batches(path, ["doc_id", "sent_id"]):
+            hashes = sentence_hash(batch.column(0).to_numpy(), batch.column(1).to_numpy(), seed)
+            pending.append(hashes)
+            pending_rows += len(hashes)
+            total += len(hashes)
+            if pending_rows >= max(size, 65_536):
+                kept = _smallest(np.concatenate([kept, *pending]), size)
+                pending, pending_rows = [], 0
+    kept = _smallest(np.concatenate([kept, *pending]), size)
+    return int(kept.max()) if total > size else None
+
+
+def _smallest(values: np.ndarray, size: int) -> np.ndarray:
+    return values if len(values) <= size else np.partition(values, size - 1)[:size]
+
+
+def _check(paths: list[Path]) -> list[int]:
     sizes = []
     for path in paths:
         contracts.check_schema(path, contracts.MARKED)
-        sizes.append(pq.ParquetFile(path).metadata.num_rows)
+        sizes.append(contracts.num_rows(path))
     return sizes
 
 
@@ -67,37 +91,37 @@ def run(args: argparse.Namespace) -> None:
     if args.size < 1:
         raise InputError(args.out, f"--size must be at least 1, got {args.size}")
     paths = sorted(set(args.marked), key=str)
-    sizes = _sizes(paths)
-    shares = allocation(sizes, args.size, args.seed)
-    if shares.sum() < args.size:
-        log.warning("the corpus has only %s sentences, fewer than --size %s: taking them all", shares.sum(), args.size)
-    chosen = paths if args.only is None else [args.only]
     if args.only is not None and args.only not in paths:
         raise InputError(args.only, "--only must be one of the --marked files")
-    params = {"size": args.size, "seed": args.seed, "shards": [str(p) for p in paths],
-              "only": str(args.only) if args.only else None}
+    sizes = _check(paths)
+    chosen = paths if args.only is None else [args.only]
+    params = {"size": args.size, "seed": args.seed, "shards": [provenance.portable_path(p) for p in paths],
+              "only": provenance.portable_path(args.only) if args.only else None}
     record = provenance.make("sample", params, inputs=[provenance.file_fingerprint(p) for p in chosen],
                              seed=args.seed)
     started = time.monotonic()
+    cut = threshold(paths, args.size, args.seed)
+    if cut is None:
+        log.warning("the corpus has only %s sentences, at most --size %s: taking them all", sum(sizes), args.size)
     meter = Progress(log, "sentences", total=sum(sizes[paths.index(p)] for p in chosen))
     kept_total = 0
     seen = 0
     with AtomicFiles() as outputs, contracts.open_writer(outputs.temp(args.out), contracts.MARKED, record) as writer:
         for path in chosen:
-            position = paths.index(path)
-            keep = rows_to_keep(sizes[position], int(shares[position]), args.seed, position)
-            offset = 0
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=65_536, columns=contracts.MARKED.names):
-                lo, hi = np.searchsorted(keep, [offset, offset + len(batch)])
-                if hi > lo:
-                    table = pa.Table.from_batches([batch]).take(pa.array(keep[lo:hi] - offset))
+            for batch in contracts.iter_batches(path, contracts.MARKED.names):
+                if cut is None:
+                    keep = np.arange(len(batch))
+                else:
+                    hashes = sentence_hash(batch.column(0).to_numpy(), batch.column(1).to_numpy(), args.seed)
+                    keep = np.flatnonzero(hashes <= np.uint64(cut))
+                if len(keep):
+                    table = pa.Table.from_batches([batch]).take(pa.array(keep))
                     writer.write_table(table.cast(writer.schema))
-                offset += len(batch)
-                meter.update(len(batch), position=seen + offset)
-            seen += offset
-            kept_total += len(keep)
+                kept_total += len(keep)
+                seen += len(batch)
+                meter.update(len(batch), position=seen)
         stats = {"sentences_in": seen, "sentences_out": kept_total, "corpus_sentences": int(sum(sizes)),
-                 "sample_size": int(shares.sum()), "seconds": round(time.monotonic() - started, 3),
+                 "sample_size": min(args.size, int(sum(sizes))), "seconds": round(time.monotonic() - started, 3),
                  "provenance": record}
         outputs.temp(args.out.with_suffix(".stats.json")).write_text(json_text(stats))
     meter.done()

@@ -189,12 +189,12 @@ def run(args: argparse.Namespace) -> None:
 
         lm = CorpusLM(args.lm)
     scorer = NgramScorer(args, lm)
-    params = {key: (str(value) if isinstance(value, Path) else value) for key, value in sorted(vars(args).items())
+    params = {key: (provenance.portable_path(value) if isinstance(value, Path) else value) for key, value in sorted(vars(args).items())
               if key not in ("sentences", "out", "run", "verbose", "stage")}
+    total_rows = sum(_rows(path) for path in args.sentences)  # checks every input before it is fingerprinted
     record = provenance.make("ngrams", params, inputs=[provenance.file_fingerprint(p) for p in args.sentences])
     started = time.monotonic()
     counts: Counter = Counter()
-    total_rows = sum(_rows(path) for path in args.sentences)
     meter = Progress(log, "sentences", total=total_rows)
     with AtomicFiles() as outputs:
         ngrams_writer = contracts.open_writer(outputs.temp(args.out / "ngrams.parquet"), contracts.NGRAMS, record)
@@ -218,6 +218,8 @@ def run(args: argparse.Namespace) -> None:
 def _rows(path: Path) -> int:
     if not Path(path).exists():
         raise InputError(path, "input not found")
+    if Path(path).is_dir():
+        raise InputError(path, "is a directory, expected a sentences Parquet file")
     try:
         return pq.ParquetFile(path).metadata.num_rows
     except (pa.ArrowInvalid, OSError) as exc:

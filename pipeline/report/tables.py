@@ -72,7 +72,7 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
     inputs = [provenance.file_fingerprint(item.path) for item in metrics]
     return {
         "provenance": provenance.make("tables", params, inputs=inputs),
-        "metrics": [{"path": str(item.path), "task": item.task, "model": item.model, "provenance": item.provenance}
+        "metrics": [{"path": provenance.portable_path(item.path), "task": item.task, "model": item.model, "provenance": item.provenance}
                     for item in metrics],
         "tables": {
             table.spec.name: {
@@ -91,7 +91,7 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
 def run(args: argparse.Namespace) -> None:
     metrics = [metrics_files.load(path) for path in args.metrics]
     tables = build_tables(metrics, not args.no_published, args.gain_over, args.published_file)
-    params = {"metrics": [str(p) for p in args.metrics], "published": not args.no_published,
+    params = {"metrics": [provenance.portable_path(p) for p in args.metrics], "published": not args.no_published,
               "gain_over": args.gain_over, "tables": list(TABLE_NAMES)}
     with AtomicFiles() as files:
         for table in tables:

@@ -1,4 +1,4 @@
-"""The sentence sample: exact size, shard-parallel equals one pass, seeded, uniform."""
+"""The sentence sample: exact size, shard-parallel equals one pass, seeded, uniform, shard-invariant."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline import contracts
-from pipeline.ngrams.sample import allocation
+from pipeline.ngrams.sample import sentence_hash
 
 
 @pytest.fixture
@@ -54,12 +54,42 @@ def test_more_than_the_corpus_takes_everything(cli, tmp_path, shards):
     assert draw(cli, shards, tmp_path / "all.parquet", 10**6).height == 1650
 
 
-def test_allocation_is_uniform_over_sentences():
-    sizes = [400, 50, 1200]
-    draws = np.array([allocation(sizes, 330, seed) for seed in range(400)])
-    assert (draws.sum(axis=1) == 330).all()
-    expected = 330 * np.array(sizes) / sum(sizes)
-    assert np.allclose(draws.mean(axis=0), expected, rtol=0.03)
+def test_inclusion_is_uniform_over_sentences():
+    """Bottom-M by a seeded hash: each sentence is in the sample with probability M / N."""
+    doc_ids, sent_ids = np.divmod(np.arange(1650), 10)
+    doc_ids = doc_ids + np.where(doc_ids < 40, 0, 960)
+    hits = np.zeros(1650)
+    for seed in range(400):
+        hits[np.argsort(sentence_hash(doc_ids, sent_ids, seed), kind="stable")[:330]] += 1
+    assert np.allclose(hits.mean() / 400, 0.2)
+    assert hits.std() / 400 < 0.035  # binomial(400, 0.2) spread: 0.02
+    # a block of 400 sentences (a "shard") gets its share on average
+    assert abs(hits[:400].sum() / 400 - 80) < 2
+
+
+def resharded(tmp_path, shards, n_shards):
+    """The same marked sentences spread over n_shards files by doc_id mod n_shards."""
+    whole = pl.concat([pl.read_parquet(p) for p in shards])
+    paths = []
+    for k in range(n_shards):
+        path = tmp_path / f"{n_shards}-shards" / f"shard-{k:03d}.parquet"
+        path.parent.mkdir(exist_ok=True)
+        part = whole.filter(pl.col("doc_id") % n_shards == k).to_arrow()
+        contracts.write_table(path, part, contracts.MARKED)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("size", [1, 137, 1649])
+def test_sample_is_the_same_set_for_1_2_and_3_shards(cli, tmp_path, shards, size):
+    samples = []
+    for n_shards in (1, 2, 3):
+        paths = resharded(tmp_path, shards, n_shards)
+        parts = [draw(cli, paths, tmp_path / f"{n_shards}-{k}.parquet", size, seed=7, only=path)
+                 for k, path in enumerate(paths)]
+        samples.append(pl.concat(parts).sort("doc_id", "sent_id"))
+    assert samples[0].height == size
+    assert samples[0].equals(samples[1]) and samples[0].equals(samples[2])
 
 
 def test_bad_only_is_an_error(cli, tmp_path, shards, capsys):
