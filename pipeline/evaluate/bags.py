@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, reading
 from pipeline.evaluate.checkpoints import checkpoint_fingerprint
 from pipeline.provenance import file_fingerprint
 
@@ -32,6 +32,29 @@ def bag_tokens(text: str, lang: str) -> list[str]:
     return _WORD.findall(text)
 
 
+_WORD2VEC_HEADER = re.compile(rb"^[0-9]+ [0-9]+\r?\n")
+
+
+def load_word2vec_binary(path: str):
+    """Word vectors in word2vec's C binary format (what the ``word2vec`` stage writes).
+
+    Pickles (gensim's own ``.kv`` / ``.model`` files among them) are refused before anything
+    is parsed: unpickling runs whatever code the file names.
+    """
+    from gensim.models import KeyedVectors
+
+    with reading(path), open(path, "rb") as handle:
+        head = handle.read(64)
+    if head[:1] == b"\x80" or not _WORD2VEC_HEADER.match(head):
+        kind = "a Python pickle (e.g. a gensim .kv file), refused: loading it could run code" \
+            if head[:1] == b"\x80" else "no 'WORDS DIM' header line"
+        raise InputError(path, f"not a word2vec binary file: {kind}; the word2vec stage writes vectors.bin")
+    try:
+        return KeyedVectors.load_word2vec_format(path, binary=True)
+    except (ValueError, EOFError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"not a valid word2vec binary file: {exc}") from exc
+
+
 class Word2VecBag:
     """Mean of gensim KeyedVectors over the words of a text (``word2vec:PATH``)."""
 
@@ -39,13 +62,8 @@ class Word2VecBag:
     pooling = "mean"
 
     def __init__(self, path: str, lang: str | None = None):
-        from gensim.models import KeyedVectors
-
         self.path = path
-        try:
-            self.vectors = KeyedVectors.load(path)
-        except Exception as exc:  # unpickling a wrong file fails with many exception types
-            raise InputError(path, f"not a gensim KeyedVectors file: {exc}") from exc
+        self.vectors = load_word2vec_binary(path)
         stats = Path(f"{path}.json")
         trained = json.loads(stats.read_text()).get("params", {}) if stats.exists() else {}
         self.lang = lang or trained.get("lang", "en")

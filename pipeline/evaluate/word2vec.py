@@ -9,8 +9,10 @@ lower-cased unless ``--no-lowercase``.
 
 Deterministic: one worker thread, a fixed seed, and a stable hash for the initial vectors
 (gensim's default is Python's ``hash``, which varies between processes unless PYTHONHASHSEED
-is fixed). Writes the KeyedVectors (``--out``, one file, atomically) and ``<out>.json`` with
-the vocabulary size, counts and provenance.
+is fixed). Writes the vectors in word2vec's C binary format (``--out``, e.g.
+``vectors.bin``: a ``N DIM`` header line, then each word and its float32 vector; the same
+bytes on every rerun, and a format that, unlike gensim's pickled ``.kv``, cannot run code
+when loaded), atomically, and ``<out>.json`` with the vocabulary size, counts and provenance.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sentences", required=True, nargs="+", type=Path,
                         help="sentences Parquet files or directories of them")
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
-    parser.add_argument("--out", required=True, type=Path, help="KeyedVectors file to write (e.g. vectors.kv)")
+    parser.add_argument("--out", required=True, type=Path, help="word2vec binary file to write (e.g. vectors.bin)")
     parser.add_argument("--dim", type=int, default=300, help="vector size (default 300)")
     parser.add_argument("--window", type=int, default=5, help="context window (default 5)")
     parser.add_argument("--min-count", type=int, default=5, help="drop rarer words (default 5)")
@@ -100,6 +102,6 @@ def run(args: argparse.Namespace) -> None:
                                       seed=args.seed),
     }
     with AtomicFiles() as out:
-        model.wv.save(str(out.temp(args.out)), separately=[])
+        model.wv.save_word2vec_format(str(out.temp(args.out)), binary=True)
         out.temp(f"{args.out}.json").write_text(json_text(stats))
     log.info("word2vec: %d words, %d sentences → %s", stats["vocabulary"], stats["sentences"], args.out)

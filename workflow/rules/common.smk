@@ -180,7 +180,7 @@ def evaluated_models():
         models[name] = {"spec": model["path"], "inputs": [], "lang": model["lang"], "kind": "transformer"}
     for corpus_lang in LANGUAGES:
         if "word2vec" in EVALUATE["baselines"]:
-            vectors = f"{RESULTS}/word2vec/{corpus_lang}/vectors.kv"
+            vectors = f"{RESULTS}/word2vec/{corpus_lang}/vectors.bin"
             models[f"word2vec-{corpus_lang}"] = {"spec": f"word2vec:{vectors}", "inputs": [vectors],
                                                  "lang": corpus_lang, "kind": "bag"}
     for lexical in ("bm25", "tfidf"):

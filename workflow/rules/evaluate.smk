@@ -7,7 +7,7 @@ rule word2vec:
     input:
         lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
     output:
-        f"{RESULTS}/word2vec/{{lang}}/vectors.kv",
+        f"{RESULTS}/word2vec/{{lang}}/vectors.bin",
     params:
         w2v=config["word2vec"],
         lowercase=lambda wc: "--lowercase" if wc.lang == "en" else "--no-lowercase",
