@@ -12,6 +12,19 @@ if not workflow.overwrite_configfiles:
     configfile: "workflow/config/demo.yaml"
 
 
+# Nested --config overrides arrive as strings ("{top_k: 100}" gives "100"): give them the
+# schema's types, then report what is still wrong one line per key (pipeline/workflow_config.py).
+import sys
+
+import yaml
+
+sys.path.insert(0, workflow.basedir)
+from pipeline.workflow_config import check, coerce
+
+with open(f"{workflow.basedir}/workflow/schemas/config.schema.yaml") as _schema_file:
+    _schema = yaml.safe_load(_schema_file)
+coerce(config, _schema)
+check(config, _schema)
 validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
 
 

@@ -39,7 +39,7 @@ def test_lint_is_clean():
 @pytest.mark.parametrize("config", sorted(p.name for p in (REPO / "workflow" / "config").glob("*.yaml")))
 def test_every_shipped_config_validates_and_plans(config):
     result = snakemake("-n", "--configfile", f"workflow/config/{config}", check=False)
-    assert "ValidationError" not in result.stderr, result.stderr
+    assert "ValidationError" not in result.stderr and "invalid config" not in result.stderr, result.stderr
     if config in ("demo.yaml",) or (config == "sample.yaml" and (REPO.parent / "shared" / "data").exists()):
         assert result.returncode == 0, result.stderr
 
@@ -50,14 +50,14 @@ def test_bad_config_names_the_key(tmp_path):
     result = snakemake("-n", "--configfile", str(bad), check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "less than the minimum of 1" in output and "['corpus']['shards']" in output
+    assert "less than the minimum of 1" in output and "corpus.shards" in output
 
 
 def test_unknown_config_key_is_rejected(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("shards: 2", "shards: 2\n  shard: 3"))
     result = snakemake("-n", "--configfile", str(bad), check=False)
-    assert result.returncode != 0 and "'shard' was unexpected" in result.stdout + result.stderr
+    assert result.returncode != 0 and "unknown key corpus.shard; allowed: " in result.stdout + result.stderr
 
 
 def test_demo_dag_runs_end_to_end(run_name):

@@ -56,17 +56,18 @@ def corpus_outputs():
 
 
 def ngram_flags(mode=None):
-    """Options of `python -m pipeline ngrams` from the config's ngrams section."""
+    """Options of `python -m pipeline ngrams` from the config's ngrams section: a list of
+    arguments, each quoted by `{params.flags:q}`."""
     settings = config["ngrams"]
-    flags = [f"--mode {mode or settings['mode']}", f"--max-n {settings['max_n']}", f"--top-k {settings['top_k']}",
-             f"--min-count {settings['min_count']}", f"--batch-chars {settings['batch_chars']}"]
+    flags = ["--mode", mode or settings["mode"], "--max-n", settings["max_n"], "--top-k", settings["top_k"],
+             "--min-count", settings["min_count"], "--batch-chars", settings["batch_chars"]]
     if settings["threshold"] is not None:
-        flags.append(f"--threshold {settings['threshold']}")
+        flags += ["--threshold", settings["threshold"]]
     if settings["lowercase"]:
         flags.append("--lowercase")
     if not settings["entities"]:
         flags.append("--no-entities")
-    return " ".join(flags)
+    return [str(flag) for flag in flags]
 
 
 def ngram_outputs():
@@ -101,10 +102,12 @@ def evaluation_data(task):
 
 
 def checksum_flags(spec):
-    flags = [f"--{algorithm} {spec[algorithm]}" for algorithm in ("sha256", "sha1", "md5") if algorithm in spec]
+    """Checksum options of `python -m pipeline download`: a list of arguments (quoted by `:q`)."""
+    flags = [arg for algorithm in ("sha256", "sha1", "md5") if algorithm in spec
+             for arg in (f"--{algorithm}", spec[algorithm])]
     if "checksums_url" in spec:
-        flags.append(f"--checksums-url {spec['checksums_url']}")
-    return " ".join(flags)
+        flags += ["--checksums-url", spec["checksums_url"]]
+    return flags
 
 
 def clean_input(wildcards):
@@ -114,12 +117,12 @@ def clean_input(wildcards):
 
 def clean_flags(wildcards):
     settings = lang_config(wildcards.lang)["clean"]
-    flags = [f"--max-tokens {settings['max_tokens']}"]
+    flags = ["--max-tokens", str(settings["max_tokens"])]
     if "rules" in settings:
-        flags.append(f"--rules {settings['rules']}")
+        flags += ["--rules", settings["rules"]]
     if "min_tokens" in settings:
-        flags.append(f"--min-tokens {settings['min_tokens']}")
-    return " ".join(flags)
+        flags += ["--min-tokens", str(settings["min_tokens"])]
+    return flags  # a list of arguments, each quoted by {params.flags:q}
 
 
 # ------------------------------------------------------------------ models and evaluation
@@ -215,11 +218,11 @@ def figure_dirs():
 def pretrain_launcher():
     """One process, or one per GPU through torchrun (DDP; --batch-size is per process)."""
     gpus = PRETRAIN["gpus"]
-    return "python" if gpus == 1 else f"torchrun --standalone --nproc_per_node {gpus}"
+    return ["python"] if gpus == 1 else ["torchrun", "--standalone", "--nproc_per_node", str(gpus)]
 
 
 def pretrain_flags():
     p = PRETRAIN
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
-            f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume")  # resume: a rerun continues
+            f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume").split()  # resume: a rerun continues

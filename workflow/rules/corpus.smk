@@ -10,7 +10,7 @@ rule extract:
         stats=f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
     params:
         shards=len(SHARDS),
-        keep_lists=lambda wc: "--keep-lists" if lang_config(wc.lang)["keep_lists"] else "",
+        keep_lists=lambda wc: ["--keep-lists"] if lang_config(wc.lang)["keep_lists"] else [],
     log:
         f"{LOGS}/extract/{{lang}}/{{part}}.log",
     benchmark:
@@ -21,8 +21,8 @@ rule extract:
         mem_mb=2000,
         runtime=12 * 60,
     shell:
-        "python -m pipeline extract --dump {input:q} --lang {wildcards.lang} --shards {params.shards}"
-        " --out $(dirname {output.stats:q}) --stats {output.stats:q} {params.keep_lists} > {log:q} 2>&1"
+        "python -m pipeline extract --dump {input:q} --lang {wildcards.lang:q} --shards {params.shards:q}"
+        " --out $(dirname {output.stats:q}) --stats {output.stats:q} {params.keep_lists:q} > {log:q} 2>&1"
 
 
 rule convert:
@@ -45,7 +45,7 @@ rule convert:
         runtime=4 * 60,
     shell:
         "python -m pipeline convert --input {input:q} --out $(dirname {output.docs:q})"
-        " --opencc-config {params.opencc} --variants {params.variants} > {log:q} 2>&1"
+        " --opencc-config {params.opencc:q} --variants {params.variants:q} > {log:q} 2>&1"
 
 
 rule clean:
@@ -66,5 +66,5 @@ rule clean:
         mem_mb=2000,
         runtime=4 * 60,
     shell:
-        "python -m pipeline clean --input {input:q} --lang {wildcards.lang}"
-        " --out $(dirname {output.sentences:q}) {params.flags} > {log:q} 2>&1"
+        "python -m pipeline clean --input {input:q} --lang {wildcards.lang:q}"
+        " --out $(dirname {output.sentences:q}) {params.flags:q} > {log:q} 2>&1"

@@ -20,4 +20,4 @@ rule download:
         runtime=24 * 60,
     retries: 2
     shell:
-        "python -m pipeline download --url {params.url} --out {output:q} {params.checksums} > {log:q} 2>&1"
+        "python -m pipeline download --url {params.url:q} --out {output:q} {params.checksums:q} > {log:q} 2>&1"

@@ -21,9 +21,9 @@ rule word2vec:
         mem_mb=8000,
         runtime=12 * 60,
     shell:
-        "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang} --dim {params.w2v[dim]}"
-        " --window {params.w2v[window]} --min-count {params.w2v[min_count]} --epochs {params.w2v[epochs]}"
-        " --seed {params.w2v[seed]} {params.lowercase} --out {output:q} > {log:q} 2>&1"
+        "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang:q} --dim {params.w2v[dim]:q}"
+        " --window {params.w2v[window]:q} --min-count {params.w2v[min_count]:q} --epochs {params.w2v[epochs]:q}"
+        " --seed {params.w2v[seed]:q} {params.lowercase:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule evaluate:
@@ -53,9 +53,9 @@ rule evaluate:
         mem_mb=8000,
         runtime=2 * 60,
     shell:
-        "python -m pipeline evaluate {wildcards.task} --model {params.model:q} --name {wildcards.label}"
-        " --pooling {wildcards.pooling} --data {params.data:q} --batch-size {params.batch_size}"
-        " --max-length {params.max_length} --seed {params.seed} --out {output:q} > {log:q} 2>&1"
+        "python -m pipeline evaluate {wildcards.task:q} --model {params.model:q} --name {wildcards.label:q}"
+        " --pooling {wildcards.pooling:q} --data {params.data:q} --batch-size {params.batch_size:q}"
+        " --max-length {params.max_length:q} --seed {params.seed:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule figures:
@@ -83,5 +83,5 @@ rule figures:
         mem_mb=4000,
         runtime=60,
     shell:
-        "python -m pipeline figures --model {params.model:q} --pooling {params.pooling} --data {params.data:q}"
-        " --seed {params.seed} --out $(dirname {output.pca:q}) > {log:q} 2>&1"
+        "python -m pipeline figures --model {params.model:q} --pooling {params.pooling:q} --data {params.data:q}"
+        " --seed {params.seed:q} --out $(dirname {output.pca:q}) > {log:q} 2>&1"

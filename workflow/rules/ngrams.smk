@@ -22,8 +22,8 @@ rule ngrams:
         mem_mb=3000,
         runtime=2 * 60,
     shell:
-        "python -m pipeline ngrams --sentences {input:q} --lang {wildcards.lang} --out $(dirname {output.stats:q})"
-        " {params.flags} > {log:q} 2>&1"
+        "python -m pipeline ngrams --sentences {input:q} --lang {wildcards.lang:q} --out $(dirname {output.stats:q})"
+        " {params.flags:q} > {log:q} 2>&1"
 
 
 rule kenlm:
@@ -35,7 +35,7 @@ rule kenlm:
     params:
         order=config["kenlm"]["order"],
         memory=config["kenlm"]["memory"],
-        lowercase="--lowercase" if config["ngrams"]["lowercase"] else "",
+        lowercase=["--lowercase"] if config["ngrams"]["lowercase"] else [],
     log:
         f"{LOGS}/kenlm/{{lang}}.log",
     benchmark:
@@ -46,8 +46,8 @@ rule kenlm:
         mem_mb=16000,
         runtime=12 * 60,
     shell:
-        "python -m pipeline kenlm --sentences {input:q} --lang {wildcards.lang} --order {params.order}"
-        " --memory {params.memory:q} {params.lowercase} --out {output.lm:q} > {log:q} 2>&1"
+        "python -m pipeline kenlm --sentences {input:q} --lang {wildcards.lang:q} --order {params.order:q}"
+        " --memory {params.memory:q} {params.lowercase:q} --out {output.lm:q} > {log:q} 2>&1"
 
 
 rule ngrams_corpus:
@@ -70,8 +70,8 @@ rule ngrams_corpus:
         mem_mb=3000,
         runtime=4 * 60,
     shell:
-        "python -m pipeline ngrams --sentences {input.sentences:q} --lang {wildcards.lang} --lm {input.lm:q}"
-        " --out $(dirname {output.stats:q}) {params.flags} > {log:q} 2>&1"
+        "python -m pipeline ngrams --sentences {input.sentences:q} --lang {wildcards.lang:q} --lm {input.lm:q}"
+        " --out $(dirname {output.stats:q}) {params.flags:q} > {log:q} 2>&1"
 
 
 rule sample:
@@ -94,5 +94,5 @@ rule sample:
         mem_mb=2000,
         runtime=60,
     shell:
-        "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} --size {params.size}"
-        " --seed {params.seed} --out {output.sample:q} > {log:q} 2>&1"
+        "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} --size {params.size:q}"
+        " --seed {params.seed:q} --out {output.sample:q} > {log:q} 2>&1"

@@ -23,9 +23,9 @@ rule tiny_model:
         mem_mb=2000,
         runtime=30,
     shell:
-        "python -m pipeline tiny-model --sentences {input:q} --lang {params.lang} --out {output:q}"
-        " --vocab-size {params.tiny[vocab_size]} --hidden {params.tiny[hidden]} --layers {params.tiny[layers]}"
-        " --heads {params.tiny[heads]} --max-length {params.tiny[max_length]} --seed {params.tiny[seed]}"
+        "python -m pipeline tiny-model --sentences {input:q} --lang {params.lang:q} --out {output:q}"
+        " --vocab-size {params.tiny[vocab_size]:q} --hidden {params.tiny[hidden]:q} --layers {params.tiny[layers]:q}"
+        " --heads {params.tiny[heads]:q} --max-length {params.tiny[max_length]:q} --seed {params.tiny[seed]:q}"
         " > {log:q} 2>&1"
 
 
@@ -50,8 +50,8 @@ rule tokenize:
         mem_mb=4000,
         runtime=4 * 60,
     shell:
-        "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} --lang {params.lang}"
-        " --max-length {params.max_length} --out {output.tokens:q} > {log:q} 2>&1"
+        "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} --lang {params.lang:q}"
+        " --max-length {params.max_length:q} --out {output.tokens:q} > {log:q} 2>&1"
 
 
 rule pretrain:
@@ -75,5 +75,5 @@ rule pretrain:
         mem_mb=16000,
         runtime=48 * 60,
     shell:
-        "{params.launcher} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective}"
-        " {params.flags} --out {output:q} > {log:q} 2>&1"
+        "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective:q}"
+        " {params.flags:q} --out {output:q} > {log:q} 2>&1"
