@@ -21,7 +21,8 @@ from pipeline import contracts, languages, provenance
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.corpus.dump_reader import DumpProgress, read_pages
 from pipeline.corpus.sharding import shard_name, shard_of
-from pipeline.corpus.wikitext import MarkupRules, to_plain_text
+from pipeline.corpus.wikitext import MarkupRules, PageTimeout, to_plain_text
+from pipeline.errors import InputError
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.extract")
@@ -39,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-docs", type=int, default=500, help="at most this many documents per row group")
     parser.add_argument("--batch-chars", type=int, default=4_000_000,
                         help="flush a shard's rows once their text and links reach this many characters")
+    parser.add_argument("--page-seconds", type=float, default=30.0,
+                        help="skip (and count) a page whose conversion takes longer (default 30; 0 = no limit)")
 
 
 def markup_rules(lang: str, keep_lists: bool = False) -> MarkupRules:
@@ -74,17 +77,19 @@ class _ShardBuffer:
 
 
 def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path | None = None,
-            keep_lists: bool = False, batch_docs: int = 500, batch_chars: int = 4_000_000) -> dict:
+            keep_lists: bool = False, batch_docs: int = 500, batch_chars: int = 4_000_000,
+            page_seconds: float = 30.0) -> dict:
     languages.check(lang)
     if shards < 1:
-        raise ValueError(f"--shards must be at least 1, got {shards}")
+        raise InputError(out, f"--shards must be at least 1, got {shards}")
     stats_path = stats_path or out / "extract-stats.json"
-    params = {"lang": lang, "shards": shards, "keep_lists": keep_lists}
+    params = {"lang": lang, "shards": shards, "keep_lists": keep_lists, "page_seconds": page_seconds}
     rules = markup_rules(lang, keep_lists)
     counts = {"pages_seen": 0, "articles_kept": 0, "empty_articles": 0, "redirects_skipped": 0,
-              "other_namespaces_skipped": 0, "templates_dropped": 0, "pages_failed": 0, "entities": 0,
+              "other_namespaces_skipped": 0, "templates_dropped": 0, "pages_failed": 0, "pages_timed_out": 0, "entities": 0,
               "chars_out": 0}
     failures: list[dict] = []
+    script_sample: list[str] = []  # the start of the first articles, to check the script against --lang
     dump_progress = DumpProgress()
     meter = Progress(log, "pages", total=None)
     started = time.monotonic()
@@ -113,7 +118,13 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
                     counts["redirects_skipped"] += 1
                     continue
                 try:
-                    plain = to_plain_text(page.text, rules)
+                    plain = to_plain_text(page.text, rules, page_seconds or None)
+                except PageTimeout as exc:  # skipped and counted, as a page that breaks the converter
+                    counts["pages_timed_out"] += 1
+                    log.warning("%s: page %r (id %d) skipped: %s", dump, page.title, page.page_id, exc)
+                    if len(failures) < MAX_FAILURES_LISTED:
+                        failures.append({"id": page.page_id, "title": page.title, "error": str(exc)})
+                    continue
                 except Exception as exc:  # noqa: BLE001 -- a page that breaks the converter is skipped, not fatal
                     counts["pages_failed"] += 1
                     log.warning("%s: page %r (id %d) failed to parse: %r", dump, page.title, page.page_id, exc)
@@ -121,6 +132,8 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
                         failures.append({"id": page.page_id, "title": page.title, "error": repr(exc)})
                     continue
                 counts["articles_kept"] += 1
+                if len(script_sample) < 200:
+                    script_sample.append(plain.text[:1000])
                 counts["empty_articles"] += not plain.text
                 counts["templates_dropped"] += plain.templates
                 counts["entities"] += len(plain.entities)
@@ -135,7 +148,11 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
             for buffer in buffers:
                 buffer.writer.close()
         meter.done()
+        mismatch = languages.script_mismatch(lang, "".join(script_sample))
+        if mismatch:
+            log.warning("%s: %s (is this the right language?)", dump, mismatch)
         stats = {
+            "script_warning": mismatch,
             **counts,
             "failed_pages": failures,
             "bytes_in": dump_progress.total_bytes,
@@ -154,4 +171,4 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
 
 def run(args: argparse.Namespace) -> None:
     extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs,
-            args.batch_chars)
+            args.batch_chars, args.page_seconds)

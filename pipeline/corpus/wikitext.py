@@ -21,8 +21,10 @@ C. each paragraph: links become their text (an entity span for links to articles
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
+import time
 from dataclasses import dataclass, field
 
 # Elements whose content never renders as prose.
@@ -31,7 +33,10 @@ _DROPPED_ELEMENTS = (
     "maplink|imagemap|templatedata|templatestyles|hiero|inputbox|categorytree|poem|section"
 )
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_DROPPED = re.compile(rf"<({_DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)", re.DOTALL | re.IGNORECASE)
+# Opening, self-closing and closing tags of the dropped elements, found in one scan; pairing
+# them with a sorted list of closers keeps pass A linear in the page (a regex with a lazy
+# ``.*?</ref>`` rescans to the end of the page for every unclosed ``<ref>``).
+_DROPPED_TAG = re.compile(rf"<(/?)({_DROPPED_ELEMENTS})\b([^<>]*)>", re.IGNORECASE)
 _TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}")
 _TABLE_TOKEN = re.compile(r"^[ \t:]*\{\||^[ \t]*\|\}", re.MULTILINE)
 _LINK_TOKEN = re.compile(r"\[\[|\]\]")
@@ -94,6 +99,22 @@ class MarkupRules:
         )
 
 
+class PageTimeout(Exception):
+    """The page took longer than its time budget; the extract stage skips and counts it."""
+
+
+class _Budget:
+    """A per-page time budget, checked every few hundred lines and paragraphs."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.deadline = time.monotonic() + seconds if seconds else None
+        self.seconds = seconds
+
+    def check(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise PageTimeout(f"conversion took over its budget of {self.seconds:g} s")
+
+
 @dataclass
 class PlainText:
     """A converted page: its text, entity spans ``(start, end, target)`` and counts."""
@@ -135,6 +156,33 @@ def _cut(text: str, ranges: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
+def _dropped_ranges(text: str) -> list[tuple[int, int]]:
+    """Ranges of the dropped elements: ``<ref .../>``, and ``<ref ...>`` up to the first
+    ``</ref>`` after it; an opener with no closer stays as literal text (MediaWiki's
+    behaviour, and the pattern's this replaces). O(n log n) in the page, whatever it holds."""
+    tags = list(_DROPPED_TAG.finditer(text))
+    closers: dict[str, list[int]] = {}
+    for index, tag in enumerate(tags):
+        if tag.group(1) and not tag.group(3).strip():
+            closers.setdefault(tag.group(2).lower(), []).append(index)
+    ranges: list[tuple[int, int]] = []
+    done = 0  # end of the last dropped range
+    for index, tag in enumerate(tags):
+        if tag.start() < done or tag.group(1):
+            continue
+        if tag.group(3).endswith("/"):
+            ranges.append((tag.start(), tag.end()))
+            done = tag.end()
+            continue
+        candidates = closers.get(tag.group(2).lower(), [])
+        found = bisect.bisect_right(candidates, index)
+        if found < len(candidates):
+            closer = tags[candidates[found]]
+            ranges.append((tag.start(), closer.end()))
+            done = closer.end()
+    return ranges
+
+
 def _link_kind(content: str, rules: MarkupRules) -> str:
     """What a ``[[content]]`` link renders as: ``drop`` (files, categories, other
     languages), ``text`` (its text, but not an entity: a leading colon or another
@@ -157,7 +205,7 @@ def _link_kind(content: str, rules: MarkupRules) -> str:
 def _drop_non_prose(markup: str, rules: MarkupRules) -> tuple[str, int]:
     """Pass A: remove what never renders as prose. Returns the text and the template count."""
     text = _COMMENT.sub("", markup)
-    text = _DROPPED.sub("", text)
+    text = _cut(text, _dropped_ranges(text))
     templates = _balanced_ranges(text, _TEMPLATE_TOKEN)
     template_count = len(templates)
     text = _cut(text, templates)
@@ -245,8 +293,12 @@ def _plain(markup: str, rules: MarkupRules) -> str:
     return out.text()
 
 
-def to_plain_text(markup: str, rules: MarkupRules) -> PlainText:
-    """Convert one article's wikitext; see the module docstring for what is kept."""
+def to_plain_text(markup: str, rules: MarkupRules, seconds: float | None = None) -> PlainText:
+    """Convert one article's wikitext; see the module docstring for what is kept.
+
+    With ``seconds``, raise :class:`PageTimeout` once the conversion has taken longer (every
+    pass is linear in the page, so this guards against what no test has found yet)."""
+    budget = _Budget(seconds)
     text, templates = _drop_non_prose(markup, rules)
     paragraphs: list[str] = []
     current: list[str] = []
@@ -257,7 +309,9 @@ def to_plain_text(markup: str, rules: MarkupRules) -> PlainText:
             paragraphs.append(" ".join(current))
             current.clear()
 
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n")):
+        if number % 256 == 255:
+            budget.check()
         stripped = line.strip()
         if not stripped:
             flush()
@@ -289,7 +343,9 @@ def to_plain_text(markup: str, rules: MarkupRules) -> PlainText:
 
     out = _Builder()
     entities: list[tuple[int, int, str]] = []
-    for paragraph in paragraphs:
+    for number, paragraph in enumerate(paragraphs):
+        if number % 64 == 63:
+            budget.check()
         before = out.length
         _inline(paragraph, rules, out, entities)
         if out.length > before:

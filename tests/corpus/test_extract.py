@@ -80,15 +80,37 @@ def test_a_page_that_fails_is_skipped_and_counted(small_dump, tmp_path, monkeypa
 
     real = extract_module.to_plain_text
 
-    def flaky(markup, rules):
+    def flaky(markup, rules, seconds=None):
         if "Infobox" in markup:
             raise RecursionError("maximum recursion depth exceeded")
-        return real(markup, rules)
+        return real(markup, rules, seconds)
 
     monkeypatch.setattr(extract_module, "to_plain_text", flaky)
     stats = extract(small_dump, "en", tmp_path)
     assert stats["pages_failed"] == 1 and stats["articles_kept"] == 2
     assert stats["failed_pages"][0]["title"] == "France"
+
+
+def test_a_page_over_its_time_budget_is_skipped_and_counted(tmp_path):
+    from testdata import dump_xml, page_xml
+
+    slow = "\n".join(f"Line {i} of a long page." for i in range(2000))
+    dump = tmp_path / "dump.xml"
+    dump.write_text(dump_xml([page_xml(1, "Short", "A short page."), page_xml(2, "Long", slow)]))
+    stats = extract(dump, "en", tmp_path / "out", page_seconds=1e-9)
+    assert stats["pages_timed_out"] == 1 and stats["articles_kept"] == 1
+    assert stats["failed_pages"] == [{"id": 2, "title": "Long", "error": "conversion took over its budget of 1e-09 s"}]
+
+
+def test_a_chinese_dump_run_as_english_warns(tmp_path, caplog):
+    from testdata import dump_xml, page_xml
+
+    dump = tmp_path / "zh.xml"
+    dump.write_text(dump_xml([page_xml(i, f"頁{i}", "北京是中華人民共和國的首都，位於華北平原的北部。" * 5) for i in range(1, 4)]))
+    stats = extract(dump, "en", tmp_path / "out")
+    assert "Chinese characters, but --lang is en" in stats["script_warning"]
+    assert "is this the right language?" in caplog.text
+    assert extract(dump, "zh", tmp_path / "zh")["script_warning"] is None
 
 
 def test_demo_dumps_extract(tmp_path):

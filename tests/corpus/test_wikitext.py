@@ -94,3 +94,31 @@ def test_link_with_formatting_inside_label_and_target_normalisation():
 def test_unbalanced_template_is_kept_as_text():
     text, _ = convert("Broken {{template and [[Paris]] text.")
     assert text == "Broken {{template and Paris text."
+
+
+def test_unclosed_tags_are_linear_the_100k_tag_page():
+    """The issue's page: 100k unclosed <ref>/<math> tags, about 500 KB. The old pattern
+    rescanned to the end of the page for each tag (250 s); the bound here is generous."""
+    import time
+
+    page = "Intro [[Paris]] text. " + "<ref>n " * 50_000 + "<math>x " * 50_000
+    assert 500_000 < len(page) < 800_000
+    started = time.monotonic()
+    text, entities = convert(page)
+    assert time.monotonic() - started < 20
+    assert text.startswith("Intro Paris text. n n") and text.endswith("x x")  # unclosed tags: their text kept
+    assert entities == [("Paris", "Paris")]
+
+
+def test_closed_tags_after_many_unclosed_ones_are_still_dropped():
+    text, _ = convert("A <math>open " * 3 + "B <ref name=x>cited</ref> C <REF>y</ref > D <ref name=z/>E")
+    assert text == "A open A open A open B C D E"
+
+
+def test_a_page_over_its_time_budget_raises_page_timeout():
+    import pytest
+
+    from pipeline.corpus.wikitext import MarkupRules, PageTimeout, to_plain_text
+
+    with pytest.raises(PageTimeout, match="budget"):
+        to_plain_text("line\n" * 1000, MarkupRules(), seconds=1e-9)
