@@ -87,11 +87,13 @@ def load(data: DataRoot) -> list[Category]:
     categories = []
     for kind in KINDS:
         for level in LEVELS:
-            for path in sorted((base / kind / level).glob("*.txt")):
+            files = sorted((base / kind / level).glob("*.txt"))
+            if not files:  # half a dataset would report a table row with gaps as a success
+                raise InputError(base / kind / level, f"missing part of the analogy set: no {kind} {level}-level "
+                                 "category files (*.txt); every <semantic|syntactic>/<word|phrase|sentence> is needed")
+            for path in files:
                 data.file(str(path.relative_to(data.root)))
                 categories.append(read_category(path, kind, level))
-    if not categories:
-        raise InputError(base, "no <semantic|syntactic>/<word|phrase|sentence>/*.txt files")
     return categories
 
 

@@ -84,7 +84,7 @@ def evaluate_task(task: str, model, data: DataRoot, spec: str = "") -> dict:
         raise InputError(spec or model.kind, f"{model.kind} is a lexical retrieval baseline with no embeddings; "
                          f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}")
     module = importlib.import_module(TASKS[task])
-    return module.evaluate(model, module.load(data))
+    return module.evaluate(model, data.load(module.load))
 
 
 def run(args: argparse.Namespace) -> None:

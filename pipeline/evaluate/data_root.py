@@ -2,14 +2,16 @@
 
 Every file a task reads goes through :meth:`DataRoot.file`, which fails with an
 :class:`~pipeline.errors.InputError` naming the missing path and records the file, so the
-metrics JSON can list each input with its SHA-256.
+metrics JSON can list each input with its SHA-256. :meth:`DataRoot.load` runs a task's
+loader and turns text that is not UTF-8 into an error naming the file and line (the
+decoder itself names neither).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, translate
 from pipeline.provenance import file_fingerprint
 
 
@@ -33,6 +35,19 @@ class DataRoot:
         if not path.is_dir():
             raise InputError(path, f"missing {what or 'data folder'} (expected under the data root {self.root})")
         return path
+
+    def load(self, loader):
+        """``loader(self)``; a file that is not UTF-8 fails naming itself (the first recorded
+        file that does not decode: files are recorded as they are opened)."""
+        try:
+            return loader(self)
+        except UnicodeDecodeError as exc:
+            for path in self.used:
+                try:
+                    path.read_bytes().decode("utf-8")
+                except UnicodeDecodeError:
+                    raise translate(exc, path) from exc
+            raise InputError(self.root, "a data file under this root is not UTF-8 text") from exc
 
     def fingerprints(self) -> list[dict]:
         return [file_fingerprint(path) for path in self.used]

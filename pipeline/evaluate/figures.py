@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> None:
     if not pairs:
         raise InputError("--pairs", f"expected male:female[,male:female...], got {args.pairs!r}")
     data = DataRoot(args.data)
-    categories = analogy.load(data)
+    categories = data.load(analogy.load)
     encoder = load_model(args.model, args.pooling, args.batch_size, args.max_length)
     seed_everything(args.seed)
     params = {"model": args.model, "model_path": model_path(args.model), "pooling": args.pooling,
