@@ -26,11 +26,12 @@ _HOST = socket.gethostname().replace("-", "_")
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 
 
-def _temp_path(target: Path) -> Path:
+def temp_path(target: Path) -> Path:
+    """The hidden temporary name of ``target`` for this process (host and PID in the name)."""
     return target.with_name(f".{target.name}.tmp-{_HOST}-{os.getpid()}")
 
 
-def _writer_is_gone(temp: Path) -> bool:
+def writer_is_gone(temp: Path) -> bool:
     """True when the process that named ``temp`` no longer runs on this host."""
     suffix = temp.name.rsplit(".tmp-", 1)[-1]
     host, _, pid = suffix.rpartition("-")
@@ -51,7 +52,7 @@ def _writer_is_gone(temp: Path) -> bool:
 
 def _remove_stale_temporaries(target: Path) -> None:
     for stale in target.parent.glob(f".{target.name}.tmp-*"):
-        if _writer_is_gone(stale):
+        if writer_is_gone(stale):
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
 
@@ -77,7 +78,7 @@ class AtomicFiles:
             raise InputError(target.parent, f"cannot create the output folder: {os_message(exc)}") from exc
         if target not in self._pending:
             _remove_stale_temporaries(target)
-            self._pending[target] = _temp_path(target)
+            self._pending[target] = temp_path(target)
         return self._pending[target]
 
     def commit(self) -> None:
@@ -98,6 +99,9 @@ class AtomicFiles:
         temps = {str(temp): target for target, temp in self._pending.items()}
         if exc.filename is not None and str(exc.filename) in temps:
             return InputError(temps[str(exc.filename)], f"cannot write the output: {os_message(exc)}")
+        mentioned = [target for temp, target in temps.items() if exc.filename is None and temp in str(exc)]
+        if mentioned:  # Arrow names the file only in its message
+            return InputError(mentioned[0], f"cannot write the output: {os_message(exc)}")
         if exc.filename is None and (exc.errno in _STORAGE_ERRNOS or _mentions_storage_errno(exc)):
             folders = sorted({str(target.parent) for target in self._pending})
             return InputError(", ".join(folders) or "output", f"cannot write the output: {os_message(exc)}")
@@ -120,6 +124,14 @@ class AtomicFiles:
         self.abort()
         if translated is not None:
             raise translated from exc
+
+
+def output_error(exc: BaseException, targets: dict) -> InputError | None:
+    """The error naming an output when ``exc`` is a failure to write one of ``targets``
+    (target -> its temporary), else None; for writers other than :class:`AtomicFiles`."""
+    files = AtomicFiles()
+    files._pending = {Path(target): Path(temp) for target, temp in targets.items()}
+    return files.output_error(exc)
 
 
 def _mentions_storage_errno(exc: OSError) -> bool:

@@ -14,6 +14,7 @@ import codecs
 import gzip
 import hashlib
 import xml.etree.ElementTree as ET
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,7 +139,7 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> 
                 data = stream.read(CHUNK)
             except EOFError as exc:
                 raise InputError(path, f"truncated compressed stream: {exc}", where()) from exc
-            except (OSError, gzip.BadGzipFile) as exc:
+            except (OSError, gzip.BadGzipFile, zlib.error) as exc:
                 raise InputError(path, f"corrupt compressed stream: {exc}", where()) from exc
             try:
                 text = decoder.decode(data, final=not data)

@@ -102,10 +102,14 @@ def read_sick(path, split: str = "TEST") -> Pairs:
         if not needed <= set(reader.fieldnames or ()):
             raise InputError(path, f"header lacks {sorted(needed - set(reader.fieldnames or ()))}")
         for row in reader:
-            if row["SemEval_set"].strip() == split:
+            if (row["SemEval_set"] or "").strip() == split:
+                try:
+                    scores.append(float(row["relatedness_score"]))
+                except (TypeError, ValueError) as exc:
+                    raise InputError(path, f"relatedness_score is not a number: {row['relatedness_score']!r}",
+                                     where=f"line {reader.line_num}") from exc
                 left.append(row["sentence_A"])
                 right.append(row["sentence_B"])
-                scores.append(float(row["relatedness_score"]))
     if not scores:
         raise InputError(path, f"no rows with SemEval_set {split}")
     return left, right, scores

@@ -14,24 +14,34 @@ import os
 import shutil
 from pathlib import Path
 
+from pipeline.atomic import output_error, temp_path, writer_is_gone
+from pipeline.errors import InputError, os_message
+
 
 class AtomicDir:
     """``with AtomicDir(target) as tmp:`` fill ``tmp``; it becomes ``target`` on success."""
 
     def __init__(self, target) -> None:
         self.target = Path(target)
-        self.temp = self.target.with_name(f".{self.target.name}.tmp-{os.getpid()}")
+        self.temp = temp_path(self.target)
 
     def __enter__(self) -> Path:
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        for stale in self.target.parent.glob(f".{self.target.name}.tmp-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        self.temp.mkdir()
+        try:
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            for stale in self.target.parent.glob(f".{self.target.name}.tmp-*"):
+                if writer_is_gone(stale):  # another live writer's temporary is left alone
+                    shutil.rmtree(stale, ignore_errors=True)
+            self.temp.mkdir()
+        except OSError as exc:
+            raise InputError(self.target, f"cannot create the output folder: {os_message(exc)}") from exc
         return self.temp
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
             shutil.rmtree(self.temp, ignore_errors=True)
+            translated = output_error(exc, {self.target: self.temp}) if isinstance(exc, OSError) else None
+            if translated is not None:
+                raise translated from exc
             return
         replace_dir(self.temp, self.target)
 

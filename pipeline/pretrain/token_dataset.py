@@ -30,7 +30,7 @@ def build_arrow_cache(parquet_path, cache_path, batch_rows: int = 65536) -> Path
     schema = contracts.TOKENS.with_metadata(source.schema_arrow.metadata)
     with (AtomicFiles() as files, pa.OSFile(str(files.temp(cache_path)), "wb") as sink,
           pa.ipc.new_file(sink, schema) as writer):
-        for batch in source.iter_batches(batch_size=batch_rows, columns=contracts.TOKENS.names):
+        for batch in contracts.iter_batches(parquet_path, contracts.TOKENS.names, batch_rows):
             writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
     return Path(cache_path)
 

@@ -85,7 +85,7 @@ def load(path) -> MetricsFile:
     """Read and check one metrics JSON."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, "file not found")
+        raise InputError(path, "is a directory, expected a metrics JSON file" if path.is_dir() else "file not found")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
