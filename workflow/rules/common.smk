@@ -223,3 +223,24 @@ def pretrain_flags():
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
             f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume")  # resume: a rerun continues
+
+
+# ------------------------------------------------------------------ cluster resources
+# CPUs each GPU job gets per GPU: the rules' threads (workflow/profiles/slurm sets the same
+# cpus_per_gpu for them; tests/test_slurm_profile.py keeps the two in step).
+PRETRAIN_CPUS_PER_GPU = 8
+EVALUATE_CPUS_PER_GPU = 4
+
+
+def evaluation_gpus(label):
+    """Transformers are encoded on a GPU; bags of vectors and lexical baselines need none."""
+    return 1 if EVAL_MODELS[label]["kind"] == "transformer" else 0
+
+
+def kenlm_memory(mem_mb):
+    """lmplz's sorting memory: kenlm.memory as a percent of the job's memory (mem_mb), so that a
+    cluster job never reserves a share of the whole node; a size (4G, 800M) is passed as is."""
+    memory = str(config["kenlm"]["memory"])
+    if memory.endswith("%"):
+        return f"{int(mem_mb * float(memory[:-1]) / 100)}M"
+    return memory
