@@ -86,6 +86,38 @@ DOWNLOADS = {
     if "url" in dump_spec(lang, part)
 }
 
+# Multistream indexes are fetched and checked like their dumps.
+for _lang in LANGUAGES:
+    for _part in dump_parts(_lang):
+        _index = dump_spec(_lang, _part).get("index")
+        if _index and "url" in _index:
+            DOWNLOADS[os.path.join(DATA_ROOT, _index["path"])] = _index
+
+
+def dump_slices(lang, part):
+    """Extract jobs of a dump part: its `slices` (a multistream dump with its index), else 1."""
+    spec = dump_spec(lang, part)
+    slices = spec.get("slices", 1)
+    if slices > 1 and "index" not in spec:
+        raise ValueError(f"config: corpus.{lang}.dumps.{part} has slices: {slices} but no multistream index")
+    return slices
+
+
+def index_path(lang, part):
+    return os.path.join(DATA_ROOT, dump_spec(lang, part)["index"]["path"])
+
+
+def parts_pattern(sliced):
+    """Regex of the dump parts (of any language) that are extracted in slices, or in one job."""
+    names = {part for lang in LANGUAGES for part in dump_parts(lang) if (dump_slices(lang, part) > 1) == sliced}
+    return "|".join(re.escape(name) for name in sorted(names)) or "(?!)"
+
+
+def slice_dirs(wildcards):
+    slices = dump_slices(wildcards.lang, wildcards.part)
+    return [f"{RESULTS}/corpus/{wildcards.lang}/slices/{wildcards.part}/{k}" for k in range(slices)]
+
+
 # The evaluation data by task (workflow/data/evaluation-sources.yaml: URL and SHA-256 per file).
 # With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
 with open(os.path.join(workflow.basedir, "workflow", "data", "evaluation-sources.yaml")) as _sources:
