@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,12 +43,18 @@ def test_sliced_extraction_jobs_write_the_shards_of_one_job(data_root, tmp_path)
     try:
         for slices, run in runs.items():
             config = _config(tmp_path, data_root, run, slices)
-            target = f"results/{run}/corpus/en/docs/voyage/extract-stats.json"
-            plan = _snakemake(target, "-n", "--cores", "2", "--configfile", str(config))
-            assert f"extract_slice        {slices}" in plan if slices > 1 else "extract_slice" not in plan
-            _snakemake(target, "--cores", "2", "--configfile", str(config))
+            folder = f"results/{run}/corpus/en/docs/voyage"
+            targets = [f"{folder}/extract-stats.json", *(f"{folder}/shard-{k:03d}.parquet" for k in range(3))]
+            plan = _snakemake(*targets, "-n", "--cores", "2", "--configfile", str(config))
+            if slices > 1:  # one job per slice, one merge per shard
+                assert re.search(rf"^extract_slice +{slices}$", plan, re.MULTILINE)
+                assert re.search(r"^merge_slices +3$", plan, re.MULTILINE)
+            else:
+                assert "extract_slice" not in plan
+            _snakemake(*targets, "--cores", "2", "--configfile", str(config))
         for shard in ("shard-000", "shard-001", "shard-002"):
-            one, three = (REPO / "results" / run / "corpus/en/docs/voyage" / f"{shard}.parquet" for run in runs.values())
+            one, three = (REPO / "results" / run / "corpus/en/docs/voyage" / f"{shard}.parquet"
+                          for run in runs.values())
             assert one.read_bytes() == three.read_bytes(), shard
     finally:
         for run in runs.values():

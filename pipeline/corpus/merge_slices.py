@@ -6,6 +6,9 @@ Each ``extract --slice K/N`` job writes its documents into the part's ``--shards
 (a row group every ``--batch-docs`` documents or ``--batch-chars`` characters) and the files
 carry extraction's provenance without the slice, so the shards are byte for byte those of one
 ``extract`` job over the whole dump, whatever N. The stats JSON sums the slices' counts.
+
+The workflow runs one job per shard (``--shard K``: that shard only) and one for the stats
+(``--stats-only``), so that merging is as parallel as the shards are.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="directory for the merged shard-NNN.parquet files")
     parser.add_argument("--shards", type=int, default=1, help="number of shard files (as given to extract)")
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
+    parser.add_argument("--shard", type=int, help="write only this shard (no stats)")
+    parser.add_argument("--stats-only", action="store_true", help="write only the stats JSON")
     parser.add_argument("--batch-docs", type=int, default=500, help="as given to extract")
     parser.add_argument("--batch-chars", type=int, default=4_000_000, help="as given to extract")
 
@@ -59,7 +64,7 @@ def _whole_dump_record(record: dict) -> dict:
 
 
 def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = None, batch_docs: int = 500,
-          batch_chars: int = 4_000_000) -> dict:
+          batch_chars: int = 4_000_000, only: int | None = None, stats_only: bool = False) -> dict:
     stats_path = stats_path or out / "extract-stats.json"
     all_stats = [_slice_stats(Path(d)) for d in slices]
     records = [_whole_dump_record(s["provenance"]) for s in all_stats]
@@ -73,8 +78,11 @@ def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = 
     record["inputs"] = [inp["path"] for inp in records[0]["inputs"]]
     if record["params"]["shards"] != shards:
         raise InputError(slices[0], f"the slices have {record['params']['shards']} shards, --shards is {shards}")
+    if only is not None and not 0 <= only < shards:
+        raise ValueError(f"--shard must lie in 0..{shards - 1}, got {only}")
+    wanted = [] if stats_only else [only] if only is not None else list(range(shards))
     with AtomicFiles() as files:
-        for k in range(shards):
+        for k in wanted:
             name = f"{shard_name(k)}.parquet"
             with contracts.open_writer(files.temp(out / name), contracts.DOCS, record) as writer:
                 buffer = ShardBuffer(writer)
@@ -88,10 +96,13 @@ def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = 
                             if len(buffer) >= batch_docs or buffer.chars >= batch_chars:
                                 buffer.flush()
                 buffer.flush()
+        if only is not None:
+            log.info("%d slice(s) → %s", len(slices), out / f"{shard_name(only)}.parquet")
+            return {}
         stats = {key: sum(s[key] for s in all_stats) for key in SUMMED}
         stats["seconds"] = round(stats["seconds"], 3)
         stats["failed_pages"] = [f for s in all_stats for f in s["failed_pages"]][:MAX_FAILURES_LISTED]
-        stats["bytes_out"] = sum(files.temp(out / f"{shard_name(k)}.parquet").stat().st_size for k in range(shards))
+        stats["bytes_out"] = sum(s["bytes_out"] for s in all_stats)
         stats["slices"] = [{**s["slice"], "input": s["provenance"]["inputs"][0]} for s in all_stats]
         stats["provenance"] = record
         files.temp(stats_path).write_text(json_text(stats))
@@ -100,4 +111,4 @@ def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = 
 
 
 def run(args: argparse.Namespace) -> None:
-    merge(args.slices, args.out, args.shards, args.stats, args.batch_docs, args.batch_chars)
+    merge(args.slices, args.out, args.shards, args.stats, args.batch_docs, args.batch_chars, args.shard, args.stats_only)

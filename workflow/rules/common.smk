@@ -52,6 +52,9 @@ def corpus_outputs():
     outputs = []
     for lang in LANGUAGES:
         outputs += per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", lang)
+        # a part extracted in slices: its summed extract stats (one job, not on any path)
+        outputs += [f"{RESULTS}/corpus/{lang}/docs/{part}/extract-stats.json"
+                    for part in dump_parts(lang) if dump_slices(lang, part) > 1]
     return outputs
 
 

@@ -62,25 +62,49 @@ rule merge_slices:
     input:
         lambda wc: [f"{d}/extract-stats.json" for d in slice_dirs(wc)],
     output:
-        shards=expand(f"{RESULTS}/corpus/{{{{lang}}}}/docs/{{{{part}}}}/{{shard}}.parquet", shard=SHARDS),
-        stats=f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
+        f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/{{shard}}.parquet",
     wildcard_constraints:
         part=parts_pattern(sliced=True),
     params:
         dirs=slice_dirs,
         shards=len(SHARDS),
+        shard=lambda wc: int(wc.shard.removeprefix("shard-")),
     log:
-        f"{LOGS}/merge_slices/{{lang}}/{{part}}.log",
+        f"{LOGS}/merge_slices/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}/merge_slices/{{lang}}/{{part}}.tsv"
+        f"{BENCHMARKS}/merge_slices/{{lang}}/{{part}}/{{shard}}.tsv"
     conda:
         "../../envs/corpus.yaml"
     resources:
         mem_mb=2000,
         runtime=2 * 60,
     shell:
-        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards}"
-        " --out $(dirname {output.stats:q}) --stats {output.stats:q} > {log:q} 2>&1"
+        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --shard {params.shard}"
+        " --out $(dirname {output:q}) > {log:q} 2>&1"
+
+
+rule merge_slice_stats:
+    input:
+        lambda wc: [f"{d}/extract-stats.json" for d in slice_dirs(wc)],
+    output:
+        f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
+    params:
+        dirs=slice_dirs,
+        shards=len(SHARDS),
+    log:
+        f"{LOGS}/merge_slice_stats/{{lang}}/{{part}}.log",
+    benchmark:
+        f"{BENCHMARKS}/merge_slice_stats/{{lang}}/{{part}}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --stats-only"
+        " --out $(dirname {output:q}) --stats {output:q} > {log:q} 2>&1"
 
 
 rule convert:
