@@ -25,6 +25,14 @@ peak RSS at both sizes shows memory does not grow with the dump. Each timing is 
 
     python bench/extract.py                 # print the table and the ratio
     python bench/extract.py --write-md      # also update the "## extract" section of BENCHMARKS.md
+
+``--multistream`` measures parallel extraction instead: the sample written as a Wikimedia
+multistream dump (100 pages per bz2 stream, with its index) of about ``--target-mb`` MB of
+XML, extracted by one job over the whole dump against 2 ``extract --slice K/2`` jobs run at
+the same time plus ``merge-slices`` (the workflow's jobs for ``slices: 2``). The outputs must
+be byte-identical; the headline is the wall-clock speed-up (goal: at least 1.8x on 2 cores).
+
+    python bench/extract.py --multistream --write-md   # the "## extract, multistream" section
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -45,7 +55,7 @@ from pathlib import Path
 import pyarrow.parquet as pq  # a dependency of the pipeline itself
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import BENCHMARKS_MD, REPO, best_of, machine, markdown_table, measure, write_section
+from harness import BENCHMARKS_MD, REPO, Run, best_of, machine, markdown_table, measure, write_section
 
 SAMPLE = Path("wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
 MB = 10**6
@@ -280,6 +290,90 @@ def write_md(section: str) -> None:
     write_section("extract", section)
 
 
+# --------------------------------------------------------------------------- multistream
+
+def measure_together(cmds: list[list[str]], logs: list[Path]) -> Run:
+    """Start every command at once; wall time until the last ends, CPU summed, largest peak RSS."""
+    sinks = [log.open("wb") for log in logs]
+    started = time.perf_counter()
+    procs = [subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
+             for cmd, sink in zip(cmds, sinks, strict=True)]
+    cpu, rss = 0.0, 0.0
+    for proc, cmd, log in zip(procs, cmds, logs, strict=True):
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"error: {shlex.join(cmd)} failed:\n{log.read_text(errors='replace')[-3000:]}")
+        cpu += usage.ru_utime + usage.ru_stime
+        rss = max(rss, usage.ru_maxrss / 1024)
+    wall = time.perf_counter() - started
+    for sink in sinks:
+        sink.close()
+    return Run(wall, cpu, rss)
+
+
+def bench_multistream(args, sample_path: Path, python: str) -> str:
+    from pipeline.corpus.multistream import stream_offsets
+    from pipeline.corpus.multistream_writer import write_multistream
+
+    copies = max(1, round(args.target_mb * MB / len(bz2.decompress(sample_path.read_bytes()))))
+    dump = args.work / f"enwiki-multistream-x{copies}.xml.bz2"
+    index = args.work / f"enwiki-multistream-x{copies}-index.txt.bz2"
+    if not (dump.exists() and index.exists()):
+        write_multistream(sample_path, dump, index, copies=copies)
+    xml_mb = len(bz2.decompress(dump.read_bytes())) / MB
+    streams = len(stream_offsets(index))
+    shards = "4"
+    extract = [python, "-m", "pipeline", "extract", "--dump", str(dump), "--lang", "en", "--shards", shards]
+    one_out, two_out = args.work / "ms-one", args.work / "ms-two"
+    results = []
+    for _ in range(args.repeat):
+        shutil.rmtree(one_out, ignore_errors=True)
+        shutil.rmtree(two_out, ignore_errors=True)
+        one = measure([*extract, "--out", str(one_out)], args.work / "ms-one.log")
+        two = measure_together(
+            [[*extract, "--index", str(index), "--slice", f"{k}/2", "--out", str(two_out / f"slice-{k}")]
+             for k in range(2)], [args.work / f"ms-slice-{k}.log" for k in range(2)])
+        merge = measure([python, "-m", "pipeline", "merge-slices", "--slices", str(two_out / "slice-0"),
+                         str(two_out / "slice-1"), "--shards", shards, "--out", str(two_out / "merged")],
+                        args.work / "ms-merge.log")
+        for shard in sorted(one_out.glob("shard-*.parquet")):
+            if shard.read_bytes() != (two_out / "merged" / shard.name).read_bytes():
+                raise SystemExit(f"error: {shard.name} differs between 1 job and 2 slices")
+        results.append((one, two, merge))
+    one = min((r[0] for r in results), key=lambda run: run.wall)
+    two, merge = min(((r[1], r[2]) for r in results), key=lambda pair: pair[0].wall + pair[1].wall)
+    sliced_wall = two.wall + merge.wall
+    speedup = one.wall / sliced_wall
+    head = ["run", "XML MB", "wall s", "CPU s", "MB/s wall", "peak RSS MB (per job)"]
+    rows = [["1 job over the whole dump", f"{xml_mb:.1f}", f"{one.wall:.2f}", f"{one.cpu:.2f}",
+             f"{xml_mb / one.wall:.2f}", f"{one.peak_rss_mb:.0f}"],
+            ["2 slices at once", f"{xml_mb:.1f}", f"{two.wall:.2f}", f"{two.cpu:.2f}", f"{xml_mb / two.wall:.2f}",
+             f"{two.peak_rss_mb:.0f}"],
+            ["+ merge-slices", "", f"{merge.wall:.2f}", f"{merge.cpu:.2f}", "", f"{merge.peak_rss_mb:.0f}"],
+            ["2 slices + merge", f"{xml_mb:.1f}", f"{sliced_wall:.2f}", f"{two.cpu + merge.cpu:.2f}",
+             f"{xml_mb / sliced_wall:.2f}", ""]]
+    command = shlex.join(["python", "bench/extract.py", *sys.argv[1:]])
+    lines = [
+        "## extract, multistream",
+        "",
+        f"Run {datetime.date.today().isoformat()} on {machine_info(python)}.",
+        "",
+        f"Command (from the repo root): `{command}`",
+        "",
+        (f"Input: the English sample written as a multistream dump, {copies} copies with fresh page ids "
+         f"({xml_mb:.1f} MB of XML, {streams} bz2 streams of 100 pages, with the index); 4 shards. Best of "
+         f"{args.repeat} run(s). The merged shards are byte-identical to the single job's (checked every run)."),
+        "",
+        markdown_table(head, rows),
+        "",
+        (f"- wall-clock speed-up, 2 slices on 2 cores (merge included) vs 1 job: {speedup:.2f}x "
+        f"(slices alone {one.wall / two.wall:.2f}x)"),
+        "",
+    ]
+    print("\n".join(lines))
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- main
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -290,6 +384,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing, best kept (default 3)")
     parser.add_argument("--work", type=Path, default=REPO / "bench" / "work", help="scratch folder (default bench/work)")
     parser.add_argument("--write-md", action="store_true", help="update the ## extract section of BENCHMARKS.md")
+    parser.add_argument("--multistream", action="store_true",
+                        help="time 2 slices of a multistream dump against 1 job instead (## extract, multistream)")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.target_mb <= 0:
         parser.error("--repeat must be at least 1 and --target-mb positive")
@@ -306,6 +402,12 @@ def main(argv=None) -> int:
     args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
     python = sys.executable
+    if args.multistream:
+        section = bench_multistream(args, sample_path, python)
+        if args.write_md:
+            write_section("extract, multistream", section)
+            print(f"updated {BENCHMARKS_MD.relative_to(REPO)}")
+        return 0
 
     sample = load_sample(sample_path)
     target = int(args.target_mb * MB)

@@ -21,6 +21,7 @@ from pipeline.errors import translate
 STAGES = {
     "download": ("pipeline.download", "fetch a file and verify its checksum"),
     "extract": ("pipeline.corpus.extract", "Wikipedia XML dump → docs shards"),
+    "merge-slices": ("pipeline.corpus.merge_slices", "docs shards of multistream slices → the part's docs shards"),
     "convert": ("pipeline.corpus.convert", "Traditional → Simplified Chinese (OpenCC) of a docs shard"),
     "clean": ("pipeline.corpus.clean", "docs shard → clean sentences"),
     "ngrams": ("pipeline.ngrams.stage", "sentences → per-document PMI n-grams + marked sentences"),

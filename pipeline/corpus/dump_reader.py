@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.corpus.multistream import SliceReader, StreamSlice
 from pipeline.errors import InputError
 
 CHUNK = 1 << 20
@@ -72,7 +73,10 @@ class _CountingReader:
         self.raw.close()
 
 
-def _open(path: Path, progress: DumpProgress):
+def _open(path: Path, progress: DumpProgress, streams: StreamSlice | None = None):
+    if streams is not None:  # a slice of a multistream dump: bz2 streams only
+        counted = _CountingReader(SliceReader(path, streams), progress)
+        return bz2.BZ2File(counted), counted
     raw = path.open("rb")
     magic = raw.read(3)
     raw.seek(0)
@@ -92,11 +96,14 @@ def siteinfo_namespaces(element: ET.Element) -> dict[int, str]:
     return names
 
 
-def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> Iterator[Page]:
+def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None,
+               streams: StreamSlice | None = None) -> Iterator[Page]:
     """Yield every ``<page>`` of the dump at ``path`` in order.
 
     ``on_siteinfo`` is called with the ``{key: name}`` namespaces of ``<siteinfo>`` before
-    the first page. ``progress`` is updated as bytes are read.
+    the first page. ``progress`` is updated as bytes are read. With ``streams`` (a slice of a
+    multistream dump, :mod:`pipeline.corpus.multistream`) only that slice's pages are read;
+    a slice may hold none.
     """
     path = Path(path)
     progress = progress if progress is not None else DumpProgress()
@@ -107,8 +114,10 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> 
     progress.total_bytes = path.stat().st_size
     if progress.total_bytes == 0:
         raise InputError(path, "empty dump (0 bytes)")
+    if streams is not None:
+        progress.total_bytes = streams.compressed_bytes
 
-    stream, counted = _open(path, progress)
+    stream, counted = _open(path, progress, streams)
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     parser = ET.XMLPullParser(events=("start", "end"))
     root = None
@@ -186,7 +195,7 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None) -> 
     finally:
         counted.close()
     progress.sha256 = counted.digest.hexdigest()
-    if pages == 0:
+    if pages == 0 and streams is None:
         raise InputError(path, "the dump contains no <page> elements")
 
 

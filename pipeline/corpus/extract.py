@@ -6,6 +6,11 @@ Keeps namespace-0 articles, skips redirects and other namespaces, converts the m
 each shard's rows are flushed as a Parquet row group every ``--batch-docs`` documents or
 when its buffered text passes ``--batch-chars`` (long articles with hundreds of links cost
 far more memory than their count suggests; see BENCHMARKS.md).
+
+With ``--index`` and ``--slice K/N`` it reads only the K-th of N runs of streams of a
+multistream dump (:mod:`pipeline.corpus.multistream`): N such jobs run in parallel, and
+``merge-slices`` (:mod:`pipeline.corpus.merge_slices`) puts their shards together into the
+very files one job over the whole dump writes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import pyarrow as pa
 from pipeline import contracts, languages, provenance
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.corpus.dump_reader import DumpProgress, read_pages
+from pipeline.corpus.multistream import parse_slice, stream_slice
 from pipeline.corpus.sharding import shard_name, shard_of
 from pipeline.corpus.wikitext import MarkupRules, PageTimeout, to_plain_text
 from pipeline.errors import InputError
@@ -37,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shards", type=int, default=1, help="number of shard files (default 1)")
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
     parser.add_argument("--keep-lists", action="store_true", help="keep list items as paragraphs")
+    parser.add_argument("--index", type=Path, help="multistream index (offset:page_id:title), with --slice")
+    parser.add_argument("--slice", help="K/N: only the K-th (from 0) of N equal runs of the dump's streams")
     parser.add_argument("--batch-docs", type=int, default=500, help="at most this many documents per row group")
     parser.add_argument("--batch-chars", type=int, default=4_000_000,
                         help="flush a shard's rows once their text and links reach this many characters")
@@ -52,7 +60,9 @@ def markup_rules(lang: str, keep_lists: bool = False) -> MarkupRules:
     )
 
 
-class _ShardBuffer:
+class ShardBuffer:
+    """One shard's rows, written as a Parquet row group by :meth:`flush`."""
+
     def __init__(self, writer):
         self.writer = writer
         self.rows: dict[str, list] = {name: [] for name in contracts.DOCS.names}
@@ -78,12 +88,19 @@ class _ShardBuffer:
 
 def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path | None = None,
             keep_lists: bool = False, batch_docs: int = 500, batch_chars: int = 4_000_000,
-            page_seconds: float = 30.0) -> dict:
+            page_seconds: float = 30.0, index: Path | None = None, part: str | None = None) -> dict:
     languages.check(lang)
     if shards < 1:
         raise InputError(out, f"--shards must be at least 1, got {shards}")
+    if (index is None) != (part is None):
+        raise InputError(dump, "--index and --slice go together")
     stats_path = stats_path or out / "extract-stats.json"
     params = {"lang": lang, "shards": shards, "keep_lists": keep_lists, "page_seconds": page_seconds}
+    streams = None
+    if part is not None:
+        k, n = parse_slice(part)
+        streams = stream_slice(dump, index, k, n)
+        params["slice"] = f"{k}/{n}"
     rules = markup_rules(lang, keep_lists)
     counts = {"pages_seen": 0, "articles_kept": 0, "empty_articles": 0, "redirects_skipped": 0,
               "other_namespaces_skipped": 0, "templates_dropped": 0, "pages_failed": 0, "pages_timed_out": 0, "entities": 0,
@@ -103,11 +120,11 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
         # carry the parameters and code version; the stats JSON adds the checksum.
         record = provenance.make("extract", params, inputs=[provenance.portable_path(dump)])
         buffers = [
-            _ShardBuffer(contracts.open_writer(files.temp(out / f"{shard_name(k)}.parquet"), contracts.DOCS, record))
+            ShardBuffer(contracts.open_writer(files.temp(out / f"{shard_name(k)}.parquet"), contracts.DOCS, record))
             for k in range(shards)
         ]
         try:
-            for page in read_pages(dump, dump_progress, on_siteinfo=set_namespaces):
+            for page in read_pages(dump, dump_progress, on_siteinfo=set_namespaces, streams=streams):
                 counts["pages_seen"] += 1
                 meter.total = dump_progress.total_bytes
                 meter.update(position=dump_progress.compressed_bytes)
@@ -162,6 +179,9 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
             "provenance": {**record, "inputs": [{"path": provenance.portable_path(dump), "bytes": dump_progress.total_bytes,
                                                  "sha256": dump_progress.sha256}]},
         }
+        if streams is not None:  # the bytes read (header and the slice's streams), not the whole file
+            stats["slice"] = {"slice": params["slice"], "header_end": streams.header_end, "start": streams.start,
+                              "end": streams.end, "index": provenance.file_fingerprint(index)}
         files.temp(stats_path).write_text(json_text(stats))
     log.info("%s: %d pages, %d articles kept in %d shard(s), %d redirects, %d other namespaces, %d failed",
              dump, counts["pages_seen"], counts["articles_kept"], shards, counts["redirects_skipped"],
@@ -171,4 +191,4 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
 
 def run(args: argparse.Namespace) -> None:
     extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs,
-            args.batch_chars, args.page_seconds)
+            args.batch_chars, args.page_seconds, args.index, args.slice)

@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True,
                         help="lower-case words (default on; evaluation sets are mostly lower-case)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="training threads (default 1: gensim is deterministic only with one; more are faster "
+                             "on a large corpus, with vectors that differ from run to run)")
 
 
 def stable_hash(text: str) -> int:
@@ -86,9 +89,9 @@ def run(args: argparse.Namespace) -> None:
     files = parquet_files(args.sentences)
     corpus = SentenceStream(files, lang, args.lowercase)
     params = {"lang": lang, "dim": args.dim, "window": args.window, "min_count": args.min_count,
-              "epochs": args.epochs, "sg": args.sg, "lowercase": args.lowercase, "workers": 1}
+              "epochs": args.epochs, "sg": args.sg, "lowercase": args.lowercase, "workers": args.workers}
     model = Word2Vec(vector_size=args.dim, window=args.window, min_count=args.min_count, sg=args.sg,
-                     workers=1, seed=args.seed, hashfxn=stable_hash)
+                     workers=args.workers, seed=args.seed, hashfxn=stable_hash)
     model.build_vocab(corpus)
     if not model.wv.key_to_index:
         raise InputError(files[0], f"no word occurs {args.min_count} times or more (lower --min-count?)")

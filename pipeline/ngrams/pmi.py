@@ -17,6 +17,7 @@ same floating-point operations in the same order) for a whole batch at once:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,27 +131,48 @@ def count(batch: TokenBatch, max_n: int) -> list[Order]:
 
 
 def scores(orders: list[Order], batch: TokenBatch, mode: str, normalise: bool = False) -> list[np.ndarray]:
-    """Scores of each group of orders 2..N (a list parallel to ``orders[1:]``), see pmi_python."""
-    unigrams = orders[0]
-    log_c1 = np.zeros(len(batch))  # a unique word: log 1 = 0
-    log_c1[unigrams.shared_pos] = np.log(unigrams.count[unigrams.shared_group])
-    if mode == "reference":
-        log_p1 = log_c1
-    elif mode == "paper":
-        total_1 = np.bincount(unigrams.doc, weights=unigrams.count, minlength=batch.n_docs)
-        log_p1 = log_c1 - np.log(np.maximum(total_1, 1))[batch.doc]
-    else:
+    """Scores of each group of orders 2..N (a list parallel to ``orders[1:]``), see pmi_python.
+
+    ``paper`` from the exact ratio ``c(w) / (c(x_1) ... c(x_n))``: the product of unigram counts
+    is exact in float64 below 2**53 (checked; larger ones are recomputed with Python integers),
+    so the one division is correctly rounded and equal ratios give equal scores. ``reference``
+    subtracts the logs left to right, as the released code does.
+    """
+    if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}, expected one of {MODES}")
+    unigrams = orders[0]
+    if mode == "reference":
+        log_c1 = np.zeros(len(batch))  # a unique word: log 1 = 0
+        log_c1[unigrams.shared_pos] = np.log(unigrams.count[unigrams.shared_group])
+        result = []
+        for order in orders[1:]:
+            score = np.log(order.count.astype(np.float64))
+            for k in range(order.n):  # left to right, as the released code subtracts
+                score -= log_c1[order.first + k]
+            if normalise:
+                score /= order.n
+            result.append(score)
+        return result
+    c1 = np.ones(len(batch))  # a unique word: count 1
+    c1[unigrams.shared_pos] = unigrams.count[unigrams.shared_group]
+    total_1 = np.bincount(unigrams.doc, weights=unigrams.count, minlength=batch.n_docs)
+    log_total_1 = np.log(np.maximum(total_1, 1))
     result = []
     for order in orders[1:]:
-        score = np.log(order.count.astype(np.float64))
-        if mode == "paper":
-            total_n = np.bincount(order.doc, weights=order.count, minlength=batch.n_docs)
-            score -= np.log(np.maximum(total_n, 1))[order.doc]
-        for k in range(order.n):  # left to right, as the released code subtracts
-            score -= log_p1[order.first + k]
-        if mode == "paper" or normalise:
-            score /= order.n
+        product = np.ones(len(order.count))
+        for k in range(order.n):
+            product *= c1[order.first + k]
+        ratio = order.count / product
+        inexact = np.flatnonzero(product >= 2.0**53)
+        if len(inexact):
+            ints = c1.astype(np.int64)
+            ratio[inexact] = [int(order.count[g]) / math.prod(int(ints[order.first[g] + k]) for k in range(order.n))
+                              for g in inexact.tolist()]
+        score = np.log(ratio)
+        total_n = np.bincount(order.doc, weights=order.count, minlength=batch.n_docs)
+        score -= np.log(np.maximum(total_n, 1))[order.doc]
+        score += order.n * log_total_1[order.doc]
+        score /= order.n
         result.append(score)
     return result
 

@@ -8,12 +8,20 @@ and ``bench/pmi.py`` hold it to that (the benchmark's baseline is this module).
 
 Scores, for an n-gram ``w = x_1 .. x_n`` (n >= 2) counted in one document:
 
-* ``reference``: ``log c(w) - log c(x_1) - ... - log c(x_n)`` (natural logs, subtracted left
-  to right, as the released code does; no totals, no 1/|w|; ``normalise`` divides by n — the
-  code's commented-out ``/= n`` line).
-* ``paper`` (BURT §3.1 / ULR-BERT §3.1, SPEC §2): ``(1/|w|) (log P(w) - sum_k log P(x_k))``
+* ``reference``: ``log c(w) - log c(x_1) - ... - log c(x_n)`` (natural logs; no totals, no
+  1/|w|; ``normalise`` divides by n — the released code's commented-out ``/= n`` line).
+* ``paper`` (BURT §3.1 / ULR-BERT §3.1, docs/method.md §2): ``(1/|w|) (log P(w) - sum_k log P(x_k))``
   with ``P(w) = c_n(w) / T_n`` and ``P(x) = c_1(x) / T_1``, ``T_n`` the number of n-gram
   positions of order n in the document.
+
+**Ties.** ``paper`` is computed from the exact ratio of counts ``r = c(w) / (c(x_1) ... c(x_n))``
+(integers, one correctly rounded division, then one log) as ``(log r - log T_n + n log T_1) / n``.
+Subtracting the logs one by one, as the released code does, two n-grams whose scores are equal
+on paper (the same unigram counts in another order, or ratios such as 3/6 and 1/2) can differ
+in the last bit, and the tie is then broken by rounding noise; with the ratio, n-grams of one
+order with equal scores on paper have equal floats in a document, and the tie rule below
+decides. ``reference`` keeps the released code's left-to-right subtraction: it is the released
+code's behaviour, noise included, that its reference outputs record.
 
 The top ``k`` n-grams of orders 2..N are kept; ties in score go to the shorter n-gram, then
 to the one that occurs first in the document (the released code's stable sort over a dict
@@ -58,7 +66,8 @@ def count_ngrams(sentences: list[list[str]], max_n: int, skip_brackets: bool) ->
 def score_ngrams(vocab: list[dict[str, int]], mode: str, normalise: bool = False) -> list[dict[str, float]]:
     """Scores of every n-gram of order >= 2, as ``[{ngram: score} for n in 2..N]``."""
     if mode == "reference":
-        # np.log, as the released code calls it, so the floats are the same bit for bit.
+        # np.log and left-to-right subtraction, as the released code does, so the floats (and
+        # its tie-breaking at the top-K cut, reference outputs included) are the same bit for bit.
         log_unigram = {word: np.log(count) for word, count in vocab[0].items()}
         scored = []
         for n, counts in enumerate(vocab[1:], start=2):
@@ -72,17 +81,16 @@ def score_ngrams(vocab: list[dict[str, int]], mode: str, normalise: bool = False
         return scored
     if mode != "paper":
         raise ValueError(f"unknown mode {mode!r}")
-    total_1 = sum(vocab[0].values())
-    log_p1 = {word: np.log(count) - np.log(total_1) for word, count in vocab[0].items()}
+    unigrams = vocab[0]
+    log_total_1 = np.log(sum(unigrams.values())) if unigrams else 0.0
     scored = []
     for n, counts in enumerate(vocab[1:], start=2):
         log_total = np.log(sum(counts.values())) if counts else 0.0
         scores = {}
         for ngram, count in counts.items():
-            score = np.log(count) - log_total
-            for word in ngram.split():
-                score -= log_p1[word]
-            scores[ngram] = score / n
+            # exact integers, one correctly rounded division (Python's int / int), one log
+            ratio = count / math.prod(unigrams[word] for word in ngram.split())
+            scores[ngram] = (np.log(ratio) - log_total + n * log_total_1) / n
         scored.append(scores)
     return scored
 

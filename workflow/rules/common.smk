@@ -52,6 +52,9 @@ def corpus_outputs():
     outputs = []
     for lang in LANGUAGES:
         outputs += per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", lang)
+        # a part extracted in slices: its summed extract stats (one job, not on any path)
+        outputs += [f"{RESULTS}/corpus/{lang}/docs/{part}/extract-stats.json"
+                    for part in dump_parts(lang) if dump_slices(lang, part) > 1]
     return outputs
 
 
@@ -86,6 +89,38 @@ DOWNLOADS = {
     for part in dump_parts(lang)
     if "url" in dump_spec(lang, part)
 }
+
+# Multistream indexes are fetched and checked like their dumps.
+for _lang in LANGUAGES:
+    for _part in dump_parts(_lang):
+        _index = dump_spec(_lang, _part).get("index")
+        if _index and "url" in _index:
+            DOWNLOADS[os.path.join(DATA_ROOT, _index["path"])] = _index
+
+
+def dump_slices(lang, part):
+    """Extract jobs of a dump part: its `slices` (a multistream dump with its index), else 1."""
+    spec = dump_spec(lang, part)
+    slices = spec.get("slices", 1)
+    if slices > 1 and "index" not in spec:
+        raise ValueError(f"config: corpus.{lang}.dumps.{part} has slices: {slices} but no multistream index")
+    return slices
+
+
+def index_path(lang, part):
+    return os.path.join(DATA_ROOT, dump_spec(lang, part)["index"]["path"])
+
+
+def parts_pattern(sliced):
+    """Regex of the dump parts (of any language) that are extracted in slices, or in one job."""
+    names = {part for lang in LANGUAGES for part in dump_parts(lang) if (dump_slices(lang, part) > 1) == sliced}
+    return "|".join(re.escape(name) for name in sorted(names)) or "(?!)"
+
+
+def slice_dirs(wildcards):
+    slices = dump_slices(wildcards.lang, wildcards.part)
+    return [f"{RESULTS}/corpus/{wildcards.lang}/slices/{wildcards.part}/{k}" for k in range(slices)]
+
 
 # The evaluation data by task (workflow/data/evaluation-sources.yaml: URL and SHA-256 per file).
 # With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
@@ -226,3 +261,24 @@ def pretrain_flags():
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
             f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume").split()  # resume: a rerun continues
+
+
+# ------------------------------------------------------------------ cluster resources
+# CPUs each GPU job gets per GPU: the rules' threads (workflow/profiles/slurm sets the same
+# cpus_per_gpu for them; tests/test_slurm_profile.py keeps the two in step).
+PRETRAIN_CPUS_PER_GPU = 8
+EVALUATE_CPUS_PER_GPU = 4
+
+
+def evaluation_gpus(label):
+    """Transformers are encoded on a GPU; bags of vectors and lexical baselines need none."""
+    return 1 if EVAL_MODELS[label]["kind"] == "transformer" else 0
+
+
+def kenlm_memory(mem_mb):
+    """lmplz's sorting memory: kenlm.memory as a percent of the job's memory (mem_mb), so that a
+    cluster job never reserves a share of the whole node; a size (4G, 800M) is passed as is."""
+    memory = str(config["kenlm"]["memory"])
+    if memory.endswith("%"):
+        return f"{int(mem_mb * float(memory[:-1]) / 100)}M"
+    return memory

@@ -8,6 +8,8 @@ rule extract:
     output:
         shards=expand(f"{RESULTS}/corpus/{{{{lang}}}}/docs/{{{{part}}}}/{{shard}}.parquet", shard=SHARDS),
         stats=f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
+    wildcard_constraints:
+        part=parts_pattern(sliced=False),
     params:
         shards=len(SHARDS),
         keep_lists=lambda wc: ["--keep-lists"] if lang_config(wc.lang)["keep_lists"] else [],
@@ -23,6 +25,86 @@ rule extract:
     shell:
         "python -m pipeline extract --dump {input:q} --lang {wildcards.lang:q} --shards {params.shards:q}"
         " --out $(dirname {output.stats:q}) --stats {output.stats:q} {params.keep_lists:q} > {log:q} 2>&1"
+
+
+# A multistream dump part with `slices: N`: N extract jobs, each over its own run of streams,
+# then merge-slices writes the part's shards (byte for byte what one extract job writes).
+rule extract_slice:
+    input:
+        dump=lambda wc: dump_path(wc.lang, wc.part),
+        index=lambda wc: index_path(wc.lang, wc.part),
+    output:
+        shards=expand(f"{RESULTS}/corpus/{{{{lang}}}}/slices/{{{{part}}}}/{{{{slice}}}}/{{shard}}.parquet", shard=SHARDS),
+        stats=f"{RESULTS}/corpus/{{lang}}/slices/{{part}}/{{slice}}/extract-stats.json",
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
+        slice=r"\d+",
+    params:
+        part=lambda wc: f"{wc.slice}/{dump_slices(wc.lang, wc.part)}",
+        shards=len(SHARDS),
+        keep_lists=lambda wc: "--keep-lists" if lang_config(wc.lang)["keep_lists"] else "",
+    log:
+        f"{LOGS}/extract_slice/{{lang}}/{{part}}/{{slice}}.log",
+    benchmark:
+        f"{BENCHMARKS}/extract_slice/{{lang}}/{{part}}/{{slice}}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=12 * 60,
+    shell:
+        "python -m pipeline extract --dump {input.dump:q} --index {input.index:q} --slice {params.part:q}"
+        " --lang {wildcards.lang:q} --shards {params.shards} --out $(dirname {output.stats:q})"
+        " --stats {output.stats:q} {params.keep_lists} > {log:q} 2>&1"
+
+
+rule merge_slices:
+    input:
+        lambda wc: [f"{d}/extract-stats.json" for d in slice_dirs(wc)],
+    output:
+        f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/{{shard}}.parquet",
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
+    params:
+        dirs=slice_dirs,
+        shards=len(SHARDS),
+        shard=lambda wc: int(wc.shard.removeprefix("shard-")),
+    log:
+        f"{LOGS}/merge_slices/{{lang}}/{{part}}/{{shard}}.log",
+    benchmark:
+        f"{BENCHMARKS}/merge_slices/{{lang}}/{{part}}/{{shard}}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=2 * 60,
+    shell:
+        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --shard {params.shard}"
+        " --out $(dirname {output:q}) > {log:q} 2>&1"
+
+
+rule merge_slice_stats:
+    input:
+        lambda wc: [f"{d}/extract-stats.json" for d in slice_dirs(wc)],
+    output:
+        f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
+    params:
+        dirs=slice_dirs,
+        shards=len(SHARDS),
+    log:
+        f"{LOGS}/merge_slice_stats/{{lang}}/{{part}}.log",
+    benchmark:
+        f"{BENCHMARKS}/merge_slice_stats/{{lang}}/{{part}}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --stats-only"
+        " --out $(dirname {output:q}) --stats {output:q} > {log:q} 2>&1"
 
 
 rule convert:

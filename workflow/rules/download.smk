@@ -1,6 +1,10 @@
 # Fetch the inputs that a config names by URL (the paper configs); demo and sample inputs
 # are local files, which this rule never touches.
 
+# Compute nodes often have no internet: downloads run where snakemake runs.
+localrules:
+    download,
+
 
 rule download:
     output:

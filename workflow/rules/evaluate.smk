@@ -17,13 +17,14 @@ rule word2vec:
         f"{BENCHMARKS}/word2vec/{{lang}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: config["word2vec"]["workers"]
     resources:
         mem_mb=8000,
         runtime=12 * 60,
     shell:
         "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang:q} --dim {params.w2v[dim]:q}"
         " --window {params.w2v[window]:q} --min-count {params.w2v[min_count]:q} --epochs {params.w2v[epochs]:q}"
-        " --seed {params.w2v[seed]:q} {params.lowercase:q} --out {output:q} > {log:q} 2>&1"
+        " --seed {params.w2v[seed]:q} --workers {threads} {params.lowercase:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule evaluate:
@@ -48,9 +49,10 @@ rule evaluate:
         f"{BENCHMARKS}/evaluate/{{task}}/{{label}}.{{pooling}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: EVALUATE_CPUS_PER_GPU
     resources:
-        gpu=1,
-        mem_mb=8000,
+        gpu=lambda wc: evaluation_gpus(wc.label),
+        mem_mb=lambda wc: 8000 if EVAL_MODELS[wc.label]["kind"] != "lexical" else 4000,
         runtime=2 * 60,
     shell:
         "python -m pipeline evaluate {wildcards.task:q} --model {params.model:q} --name {wildcards.label:q}"

@@ -34,7 +34,7 @@ rule kenlm:
         stats=f"{RESULTS}/kenlm/{{lang}}/lm.binary.json",
     params:
         order=config["kenlm"]["order"],
-        memory=config["kenlm"]["memory"],
+        memory=lambda wc, resources: kenlm_memory(resources.mem_mb),
         lowercase=["--lowercase"] if config["ngrams"]["lowercase"] else [],
     log:
         f"{LOGS}/kenlm/{{lang}}.log",

@@ -70,6 +70,7 @@ rule pretrain:
         f"{BENCHMARKS}/pretrain/{{backbone}}+{{objective}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: PRETRAIN_CPUS_PER_GPU * PRETRAIN["gpus"]
     resources:
         gpu=PRETRAIN["gpus"],
         mem_mb=16000,
