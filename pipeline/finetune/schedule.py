@@ -31,27 +31,32 @@ def task_pattern(tasks: int) -> list[int]:
 
 
 class TaskStream:
-    """Batches of one task, in a seeded order per pass, without end."""
+    """Batches of one task from its ``start``-th batch on: a seeded permutation per pass, without end."""
 
-    def __init__(self, size: int, batch_size: int, drop_last: bool, seed: int, task: int, start_pass: int = 0):
+    def __init__(self, size: int, batch_size: int, drop_last: bool, seed: int, task: int, start: int = 0):
         self.size, self.batch_size, self.drop_last = size, batch_size, drop_last
-        self.seed, self.task, self.passes = seed, task, start_pass
+        self.seed, self.task, self.start = seed, task, start
 
     def batches_per_pass(self) -> int:
         return self.size // self.batch_size if self.drop_last else -(-self.size // self.batch_size)
 
     def __iter__(self) -> Iterator[list[int]]:
+        passes, skip = divmod(self.start, self.batches_per_pass())
         while True:
-            order = np.random.default_rng([self.seed, self.task, self.passes]).permutation(self.size)
-            self.passes += 1
-            for start in range(0, self.size, self.batch_size):
-                batch = order[start:start + self.batch_size]
-                if len(batch) == self.batch_size or not self.drop_last:
-                    yield batch.tolist()
+            order = np.random.default_rng([self.seed, self.task, passes]).permutation(self.size)
+            batches = [order[i:i + self.batch_size] for i in range(0, self.size, self.batch_size)]
+            batches = [b for b in batches if len(b) == self.batch_size or not self.drop_last]
+            for batch in batches[skip:]:
+                yield batch.tolist()
+            passes, skip = passes + 1, 0
 
 
 class PaperScheduleBatchSampler(MultiDatasetDefaultBatchSampler):
-    """NLI, PI, NLI, PTC, ...: the twin structure's schedule over the data sets of a ConcatDataset."""
+    """NLI, PI, NLI, PTC, ...: the twin structure's schedule over the data sets of a ConcatDataset.
+
+    The pattern runs on across epochs (epoch e starts at batch e × len(self) of one endless
+    schedule), so no task loses its turn at an epoch boundary.
+    """
 
     def __init__(self, dataset: ConcatDataset, batch_samplers: list[BatchSampler], generator=None, seed: int = 0):
         super().__init__(dataset, batch_samplers, generator, seed)
@@ -61,23 +66,17 @@ class PaperScheduleBatchSampler(MultiDatasetDefaultBatchSampler):
         if min(self.sizes) < (self.batch_size if self.drop_last else 1):
             raise ValueError(f"every task needs at least one batch of {self.batch_size}; sizes {self.sizes}")
 
-    def _streams(self) -> list[TaskStream]:
-        # each epoch starts every task at the pass it would reach by then, so epochs never repeat an order
-        per_epoch = len(self)
-        streams = []
-        for task, size in enumerate(self.sizes):
-            stream = TaskStream(size, self.batch_size, self.drop_last, self.seed, task)
-            uses = per_epoch * self.pattern.count(task) // len(self.pattern)
-            stream.passes = self.epoch * -(-uses // stream.batches_per_pass())
-            streams.append(stream)
-        return streams
+    def _stream(self, task: int, start: int) -> TaskStream:
+        return TaskStream(self.sizes[task], self.batch_size, self.drop_last, self.seed, task, start)
 
     def __iter__(self) -> Iterator[list[int]]:
-        streams = [iter(stream) for stream in self._streams()]
-        for position in range(len(self)):
+        first = self.epoch * len(self)  # position of this epoch's first batch in the endless schedule
+        rounds, rest = divmod(first, len(self.pattern))
+        streams = [iter(self._stream(task, rounds * self.pattern.count(task) + self.pattern[:rest].count(task)))
+                   for task in range(len(self.sizes))]
+        for position in range(first, first + len(self)):
             task = self.pattern[position % len(self.pattern)]
             yield [index + self.offsets[task] for index in next(streams[task])]
 
     def __len__(self) -> int:
-        nli_batches = TaskStream(self.sizes[0], self.batch_size, self.drop_last, self.seed, 0).batches_per_pass()
-        return nli_batches * len(self.pattern) // self.pattern.count(0)
+        return self._stream(0, 0).batches_per_pass() * len(self.pattern) // self.pattern.count(0)

@@ -46,8 +46,8 @@ def test_official_zip_is_read_without_unpacking(tmp_path):
 
 
 @pytest.mark.parametrize("name, text, where", [
-    ("bad-label.jsonl", '{"sentence1": "A man.", "sentence2": "A person.", "gold_label": "entailment"}\n'
-                        '{"sentence1": "A man.", "sentence2": "A dog.", "gold_label": "paraphrase"}\n', "line 2"),
+    ("bad-label.jsonl", ('{"sentence1": "A man.", "sentence2": "A person.", "gold_label": "entailment"}\n'
+                        '{"sentence1": "A man.", "sentence2": "A dog.", "gold_label": "paraphrase"}\n'), "line 2"),
     ("no-label.csv", "pairID,sentence1,sentence2,label\n1e,A man.,A person.,entailment\n2n,A man.,A dog.\n", "line 3"),
     ("broken.jsonl", '{"sentence1": "A man.", "sentence2": "A pers', "line 1"),
 ])

@@ -67,3 +67,16 @@ def test_order_is_a_function_of_seed_and_epoch():
     assert list(first) != epoch0
     again.set_epoch(1)
     assert list(first) == list(again)
+
+
+def test_pattern_and_task_orders_run_on_across_epochs():
+    sizes = [12, 24, 8]  # 3 NLI batches: an epoch of 6 batches is not a whole number of rounds
+    schedule = sampler(sizes)
+    endless = []
+    for epoch in range(4):
+        schedule.set_epoch(epoch)
+        endless += list(schedule)
+    tasks = [task_of(b, sizes) for b in endless]
+    assert tasks == [[0, 1, 0, 2][i % 4] for i in range(24)]
+    pi = [i - 12 for b, t in zip(endless, tasks) if t == 1 for i in b]
+    assert sorted(pi[:24]) == list(range(24))  # PI's first pass is whole and without repeats
