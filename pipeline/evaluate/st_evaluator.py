@@ -150,4 +150,7 @@ def evaluators_for(root, tasks: list[str], batch_size: int = 64, max_length: int
     made = {"stsb-dev": lambda: stsb_dev(root, **kwargs),
             "sts": lambda: STSEvaluator.from_data_root(Path(root), **kwargs),
             "analogy": lambda: UniversalAnalogyEvaluator.from_data_root(Path(root), **kwargs)}
-    return [made[task]() for task in sorted(tasks, key=lambda t: t != "stsb-dev")]
+    unknown = set(tasks) - set(made)
+    if unknown:
+        raise ValueError(f"unknown evaluation tasks {sorted(unknown)}; expected some of {', '.join(made)}")
+    return [made[task]() for task in made if task in tasks]
