@@ -10,8 +10,8 @@
   ``MultipleNegativesRankingLoss`` (in-batch negatives plus the contradiction as a hard
   negative), batches without duplicate texts. Beyond the papers.
 
-Pair features (Table 4, "Concatenation Methods"): ``u;v`` = [u; v], ``diff`` = [|u−v|],
-``prod`` = [u∗v], and their joins; the default ``u;v;diff`` is the paper's [u; v; |u−v|].
+Pair features (Table 4, "Concatenation Methods"): ``uv`` = [u; v], ``diff`` = [|u−v|],
+``prod`` = [u∗v], and their joins with ``-``; the default ``uv-diff`` is the paper's [u; v; |u−v|].
 ``SoftmaxLoss`` builds the features in the order u, v, |u−v|, u∗v, which is the paper's.
 """
 
@@ -30,16 +30,16 @@ RECIPES = ("twin", "sbert-nli", "nli-mnrl")
 OBJECTIVES = ("nli", "nli+pi", "nli+ptc", "nli+pi+ptc")
 # name -> (u;v, |u-v|, u*v): SoftmaxLoss's concatenation_sent_rep / _difference / _multiplication
 CONCATENATIONS = {
-    "u;v": (True, False, False),
+    "uv": (True, False, False),
     "diff": (False, True, False),
     "prod": (False, False, True),
-    "u;v;diff": (True, True, False),
-    "u;v;prod": (True, False, True),
-    "diff;prod": (False, True, True),
-    "u;v;diff;prod": (True, True, True),
+    "uv-diff": (True, True, False),
+    "uv-prod": (True, False, True),
+    "diff-prod": (False, True, True),
+    "uv-diff-prod": (True, True, True),
 }
-PAPER_NAMES = {"u;v": "[u; v]", "diff": "[|u−v|]", "prod": "[u∗v]", "u;v;diff": "[u; v; |u−v|]",
-               "u;v;prod": "[u; v; u∗v]", "diff;prod": "[|u−v|; u∗v]", "u;v;diff;prod": "[u; v; |u−v|; u∗v]"}
+PAPER_NAMES = {"uv": "[u; v]", "diff": "[|u−v|]", "prod": "[u∗v]", "uv-diff": "[u; v; |u−v|]",
+               "uv-prod": "[u; v; u∗v]", "diff-prod": "[|u−v|; u∗v]", "uv-diff-prod": "[u; v; |u−v|; u∗v]"}
 NUM_LABELS = {"nli": len(LABELS), "pi": len(PI_LABELS), "ptc": len(PTC_CLASSES)}
 
 

@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
     parser.add_argument("--objectives", choices=recipes.OBJECTIVES, default="nli+pi+ptc",
                         help="twin: the tasks trained (Table 4)")
-    parser.add_argument("--concatenation", choices=tuple(recipes.CONCATENATIONS), default="u;v;diff",
+    parser.add_argument("--concatenation", choices=tuple(recipes.CONCATENATIONS), default="uv-diff",
                         help="pair features of the softmax heads (Table 4)")
     parser.add_argument("--pooling", choices=POOLINGS, default="mean")
     parser.add_argument("--negatives", type=int, default=3, help="k: sampled negatives per PPDB pair (PI)")

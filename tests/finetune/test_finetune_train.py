@@ -24,8 +24,8 @@ def log_of(out):
     return [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("concatenation, vectors", [("u;v", 2), ("diff", 1), ("prod", 1), ("u;v;diff", 3),
-                                                    ("u;v;prod", 3), ("diff;prod", 2), ("u;v;diff;prod", 4)])
+@pytest.mark.parametrize("concatenation, vectors", [("uv", 2), ("diff", 1), ("prod", 1), ("uv-diff", 3),
+                                                    ("uv-prod", 3), ("diff-prod", 2), ("uv-diff-prod", 4)])
 def test_pair_features_and_head_shapes_for_every_concatenation(tiny_model, concatenation, vectors):
     model = encoder.build(str(tiny_model), dropout=0.0)
     dim = model.get_embedding_dimension()
