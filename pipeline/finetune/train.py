@@ -160,16 +160,33 @@ def prepare_work(work: Path, settings: dict, resume: bool, is_main: bool) -> str
     return last
 
 
+def build_trainer(args, columns: dict, work: Path, log_path: Path):
+    """The stage's trainer: the encoder, one loss (head) per task, the schedule, the step log."""
+    from datasets import Dataset
+    from transformers.trainer_utils import set_seed
+
+    from pipeline.finetune import encoder
+    from pipeline.finetune.twin_trainer import StepLog, TwinTrainer
+
+    set_seed(args.seed)  # the heads are initialised from this
+    model = encoder.build(args.model, args.pooling, args.max_length, args.dropout)
+    losses = recipes.losses(args.recipe, list(columns), model, args.concatenation)
+    datasets = {task: Dataset.from_dict(cols) for task, cols in columns.items()}
+    warmup = math.ceil(args.warmup * args.max_steps)
+    trainer = TwinTrainer(model=model, args=training_arguments(args, work, warmup, args.recipe == "twin"),
+                          train_dataset=datasets, loss=losses, evaluator=evaluators(args) if args.eval_steps else None)
+    trainer.add_callback(StepLog(log_path, trainer))
+    return trainer
+
+
 def run(args: argparse.Namespace) -> None:
     train(args)
 
 
 def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
-    from datasets import Dataset
-
     from pipeline.evaluate.checkpoints import checkpoint_fingerprint
     from pipeline.finetune import encoder
-    from pipeline.finetune.twin_trainer import HaltAfter, StepLog, TwinTrainer, head_state
+    from pipeline.finetune.twin_trainer import HaltAfter, head_state
 
     check_args(args)
     columns, summary = load_data(args)
@@ -177,7 +194,6 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     work = out.with_name(f".{out.name}.work")
     settings = settings_of(args, summary)
     import torch.distributed as dist
-    from transformers.trainer_utils import set_seed
 
     rank = int(__import__("os").environ.get("RANK", "0"))
     resume_from = prepare_work(work, settings, args.resume, rank == 0)
@@ -187,17 +203,9 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
         kept = log_path.read_text().splitlines() if log_path.exists() else []
         log_path.write_text("".join(line + "\n" for line in kept if json.loads(line)["step"] <= resumed_step))
 
-    set_seed(args.seed)  # the heads are initialised from this
-    model = encoder.build(args.model, args.pooling, args.max_length, args.dropout)
-    tasks = list(columns)
-    losses = recipes.losses(args.recipe, tasks, model, args.concatenation)
-    datasets = {task: Dataset.from_dict(cols) for task, cols in columns.items()}
-    twin = args.recipe == "twin"
+    trainer = build_trainer(args, columns, work, log_path)
+    model, tasks, twin = trainer.model, list(columns), args.recipe == "twin"
     warmup = math.ceil(args.warmup * args.max_steps)
-    chosen_evaluators = evaluators(args) if args.eval_steps else None
-    trainer = TwinTrainer(model=model, args=training_arguments(args, work, warmup, twin), train_dataset=datasets,
-                          loss=losses, evaluator=chosen_evaluators)
-    trainer.add_callback(StepLog(log_path, trainer))
     if halt_after is not None:
         trainer.add_callback(HaltAfter(halt_after))
     if resume_from:

@@ -35,12 +35,13 @@ class TwinTrainer(SentenceTransformerTrainer):
         super().__init__(*args, **kwargs)
         self.last_task: str | None = None
         self.last_loss: float | None = None
-        self.last_tokens = 0
+        self.last_tokens = torch.zeros(())
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         task = inputs.get("dataset_name")
-        self.last_tokens = int(sum(value.sum() for key, value in inputs.items()
-                                   if key.endswith("attention_mask") and isinstance(value, torch.Tensor)))
+        # a tensor: read (one device sync) only by the step log
+        self.last_tokens = sum(value.sum() for key, value in inputs.items()
+                               if key.endswith("attention_mask") and isinstance(value, torch.Tensor))
         loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
         if model.training:
             self.last_task = task
@@ -82,8 +83,8 @@ class StepLog(TrainerCallback):
         loss = float(trainer.last_loss) if trainer.last_loss is not None else None
         entry = {"step": state.global_step, "epoch": round(state.epoch or 0.0, 6), "task": task, "loss": loss,
                  f"{task}_loss": loss, "lr": lr_scheduler.get_last_lr()[0] if lr_scheduler else None,
-                 "tokens": trainer.last_tokens * args.world_size,
-                 "tokens_per_s": round(trainer.last_tokens * args.world_size / seconds, 1)}
+                 "tokens": int(trainer.last_tokens) * args.world_size,
+                 "tokens_per_s": round(int(trainer.last_tokens) * args.world_size / seconds, 1)}
         self._write(entry)
 
     def on_evaluate(self, args, state, control, metrics=None, **kwargs):
