@@ -34,6 +34,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -195,7 +196,7 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     settings = settings_of(args, summary)
     import torch.distributed as dist
 
-    rank = int(__import__("os").environ.get("RANK", "0"))
+    rank = int(os.environ.get("RANK", "0"))  # torchrun: one process per GPU; rank 0 keeps the files
     resume_from = prepare_work(work, settings, args.resume, rank == 0)
     log_path = work / "train_log.jsonl"
     resumed_step = int(resume_from.rsplit("-", 1)[-1]) if resume_from else 0
