@@ -129,8 +129,8 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
         learning_rate=args.lr, warmup_steps=total_warmup, lr_scheduler_type="linear", optim="adamw_torch",
         adam_beta1=0.9, adam_beta2=0.98, adam_epsilon=1e-9, weight_decay=0.0, max_grad_norm=1.0, seed=args.seed,
         data_seed=args.seed, bf16=torch.cuda.is_available(), logging_steps=1, report_to="none", disable_tqdm=True,
-        dataloader_drop_last=True, dataloader_num_workers=args.num_workers,
-        save_strategy="steps" if save_steps else "no", save_steps=save_steps or 500, save_total_limit=None,
+        dataloader_drop_last=True, dataloader_num_workers=args.num_workers, dataloader_pin_memory=torch.cuda.is_available(),
+        save_strategy="steps" if save_steps else "no", save_steps=save_steps or 500, save_total_limit=2,  # latest + best
         eval_strategy="steps" if evaluate else "no", eval_steps=args.eval_steps or None,
         load_best_model_at_end=evaluate, metric_for_best_model="eval_stsb-dev_spearman" if evaluate else None,
         greater_is_better=True,
