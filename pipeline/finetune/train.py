@@ -185,6 +185,9 @@ def run(args: argparse.Namespace) -> None:
 
 
 def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
+    import torch
+    import torch.distributed as dist
+
     from pipeline.evaluate.checkpoints import checkpoint_fingerprint
     from pipeline.finetune import encoder
     from pipeline.finetune.twin_trainer import HaltAfter, head_state
@@ -194,8 +197,6 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     out = Path(args.out)
     work = out.with_name(f".{out.name}.work")
     settings = settings_of(args, summary)
-    import torch.distributed as dist
-
     rank = int(os.environ.get("RANK", "0"))  # torchrun: one process per GPU; rank 0 keeps the files
     resume_from = prepare_work(work, settings, args.resume, rank == 0)
     log_path = work / "train_log.jsonl"
@@ -226,8 +227,6 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
                                                          if Path(f).is_file()], seed=args.seed)
     record["checkpoint"] = checkpoint_fingerprint(encoder.resolve(args.model))
     if trainer.is_world_process_zero():
-        import torch
-
         with AtomicDir(out) as tmp:
             model.save(str(tmp))
             torch.save(head_state(trainer.loss if isinstance(trainer.loss, dict) else {"nli": trainer.loss}),
