@@ -33,6 +33,7 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/ngrams.smk"
 include: "workflow/rules/pretrain.smk"
+include: "workflow/rules/finetune.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 

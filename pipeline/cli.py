@@ -34,6 +34,7 @@ STAGES = {
     "tiny-model": ("pipeline.pretrain.tiny", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
     "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
+    "finetune": ("pipeline.finetune.train", "Siamese fine-tuning: twin (NLI + PPDB), sbert-nli or nli-mnrl"),
 }
 
 

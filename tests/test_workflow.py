@@ -83,9 +83,15 @@ def test_demo_dag_runs_end_to_end(run_name):
         text = (results / "tables" / f"{table}.md").read_text()
         assert "published" in text and ("tiny" in text or table == "faq"), table
     assert "bm25" in (results / "tables" / "faq.md").read_text()
+    # fine-tuning: tiny -> tiny+burt -> tiny+burt+twin, evaluated into the tables
+    twin = results / "finetune" / "tiny+burt+twin"
+    assert (twin / "modules.json").exists() and (twin / "train_log.jsonl").exists()
+    for task in ("analogy", "sts", "wordsim", "geogranno"):
+        assert (results / "metrics" / task / "tiny+burt+twin.mean.json").exists(), task
+    assert "| tiny+burt+twin | mean | Pooling: MEAN |" in (results / "tables" / "ablation.md").read_text()
     rules = {path.name for path in (results / "logs").iterdir()}
     assert rules >= {"extract", "convert", "clean", "ngrams", "kenlm", "ngrams_corpus", "sample", "tiny_model",
-                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables"}
+                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables", "finetune"}
     for rule in rules:
         assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
     assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout

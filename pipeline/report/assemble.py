@@ -47,22 +47,35 @@ class Grid:
 
 
 def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
-    """One row per (model, pooling[, facet]) of the files of the table's task, in the order given."""
+    """One row per (model, pooling[, facet]) of the files of the table's task, in the order given.
+
+    A table with ``extra_tasks`` fills one row from the files of several tasks (same model, pooling
+    and facet); its trace lists every file. ``row_order`` then sorts the rows by facet."""
     rows: list[Row] = []
     seen: dict[tuple, MetricsFile] = {}
+    by_key: dict[tuple, Row] = {}
     for item in metrics:
-        if item.task != spec.task:
+        if item.task != spec.task and item.task not in spec.extra_tasks:
             continue
         for facet, cells in spec.cells(item):
             key = (item.model["name"], item.model["pooling"], facet)
-            if key in seen:
+            if (*key, item.task) in seen:
                 raise InputError(item.path, f"table {spec.name!r} already has a row for model "
                                             f"{key[0]!r}, pooling {key[1]!r}" + (f", {facet}" if facet else "")
-                                 + f" from {seen[key].path}; give the runs distinct names (--name)")
-            seen[key] = item
+                                 + f" from {seen[(*key, item.task)].path}; give the runs distinct names (--name)")
+            seen[(*key, item.task)] = item
             scaled = {column: _to_paper_units(value, spec.column(column).metric_scale)
                       for column, value in cells.items()}
-            rows.append(Row(item.model["name"], item.model["pooling"], facet, scaled, trace=item.trace()))
+            if key in by_key:  # another task's file of the same row
+                by_key[key].cells.update({column: value for column, value in scaled.items() if value is not None})
+                by_key[key].trace.setdefault("more", []).append(item.trace())
+                continue
+            row = Row(item.model["name"], item.model["pooling"], facet,
+                      {**dict.fromkeys(c.key for c in spec.columns), **scaled}, trace=item.trace())
+            by_key[key] = row
+            rows.append(row)
+    if spec.row_order is not None:
+        rows.sort(key=lambda row: spec.row_order(row.facet))
     return rows
 
 

@@ -91,6 +91,8 @@ class TableSpec:
     joined: tuple[Joined, ...] = ()
     gain: tuple[str, str] | None = None  # (gain column, the column it is the difference of)
     notes: tuple[str, ...] = ()
+    extra_tasks: tuple[str, ...] = ()  # more tasks whose files fill the same rows (by model, pooling, facet)
+    row_order: Callable[[str | None], tuple] | None = None  # sort key of the run rows, by facet
 
     def column(self, key: str) -> Column:
         return next(column for column in self.columns if column.key == key)
@@ -199,6 +201,71 @@ def faq_cells(metrics: MetricsFile) -> Cells:
     return rows
 
 
+# BURT twin Table 4: its blocks and the values of each, in the paper's order; the paper's defaults
+# (objectives nli+pi+ptc, mean pooling, [u; v; |u-v|], k = 3) make the row every block shares.
+ABLATION_BLOCKS = {
+    "objectives": ("Objectives", {"nli": "NLI", "nli+pi": "NLI+PI", "nli+ptc": "NLI+PTC", "nli+pi+ptc": "NLI+PI+PTC"}),
+    "pooling": ("Pooling", {"cls": "CLS", "max": "MAX", "mean": "MEAN"}),
+    "concatenation": ("Concatenation", {"uv": "[u; v]", "diff": "[|u−v|]", "prod": "[u∗v]",
+                                        "uv-diff": "[u; v; |u−v|]", "uv-prod": "[u; v; u∗v]",
+                                        "diff-prod": "[|u−v|; u∗v]", "uv-diff-prod": "[u; v; |u−v|; u∗v]"}),
+    "negatives": ("Negative sampling", {1: "k = 1", 3: "k = 3", 5: "k = 5", 7: "k = 7"}),
+}
+ABLATION_DEFAULTS = {"objectives": "nli+pi+ptc", "pooling": "mean", "concatenation": "uv-diff", "negatives": 3}
+FINETUNE_CONFIG = "finetune_config.json"
+
+
+def ablation_facet(block: str, value) -> str:
+    title, names = ABLATION_BLOCKS[block]
+    return f"{title}: {names.get(value, value if block != 'negatives' else f'k = {value}')}"
+
+
+def ablation_facets(settings: dict) -> list[str]:
+    """The Table 4 rows a twin run belongs to: every block for the default run, the block of the one
+    setting it changes otherwise, none when it changes more than one."""
+    changed = [block for block in ABLATION_BLOCKS if settings.get(block) != ABLATION_DEFAULTS[block]]
+    if not changed:
+        return [ablation_facet(block, ABLATION_DEFAULTS[block]) for block in ABLATION_BLOCKS]
+    return [ablation_facet(changed[0], settings[changed[0]])] if len(changed) == 1 else []
+
+
+def ablation_order(facet: str | None) -> tuple:
+    """Sort key of a Table 4 row: block, then the value's place in the paper's block."""
+    for index, (block, (title, names)) in enumerate(ABLATION_BLOCKS.items()):
+        if facet and facet.startswith(f"{title}: "):
+            labels = [ablation_facet(block, value) for value in names]
+            return (index, labels.index(facet) if facet in labels else len(labels))
+    return (len(ABLATION_BLOCKS), 0)
+
+
+def finetune_settings(metrics: MetricsFile) -> dict | None:
+    """The fine-tuning settings of the evaluated model (its ``finetune_config.json``), None if it has none."""
+    import json
+    from pathlib import Path
+
+    path = metrics.model.get("path")
+    config = Path(path) / FINETUNE_CONFIG if path else None
+    if config is None or not config.is_file():
+        return None
+    return json.loads(config.read_text(encoding="utf-8"))
+
+
+def ablation_cells(metrics: MetricsFile) -> Cells:
+    """BURT twin Table 4: STS* (mean of STS12-16), STS-B, SICK-R from an ``sts`` file; the phrase and word
+    columns (and their Avg., the mean of the five word sets) from a ``wordsim`` file. Twin runs only."""
+    settings = finetune_settings(metrics)
+    if settings is None or settings.get("recipe") != "twin":
+        return []
+    if metrics.task == "sts":
+        scores = sts_cells(metrics)[0][1]
+        years = [scores[key] for key in ("sts12", "sts13", "sts14", "sts15", "sts16")]
+        cells = {"sts_star": sum(years) / len(years) if None not in years else None,
+                 "stsb": scores["stsb"], "sickr": scores["sickr"]}
+    else:
+        cells = wordsim_cells(metrics)[0][1]
+    return [(facet, cells) for facet in ablation_facets(settings)]
+
+
 def _levels(*parts: str) -> tuple[Column, ...]:
     columns = []
     for level in LEVELS:
@@ -305,6 +372,25 @@ TABLES: tuple[TableSpec, ...] = (
         facet="Dataset",
         notes=(("The papers' FAQ sets are private insurance FAQs; runs use the public question-matching sets "
                "BQ, AFQMC and BUSTM turned into FAQ retrieval. MRR is printed on the papers' 0-1 scale."),),
+    ),
+    TableSpec(
+        name="ablation",
+        title="Ablation of the twin structure: objectives, pooling, concatenation, k (BURT twin Table 4)",
+        task="sts",
+        extra_tasks=("wordsim",),
+        columns=(Column("sts_star", "STS*", "Sentences"), Column("stsb", "STS-B", "Sentences"),
+                 Column("sickr", "SICK-R", "Sentences"), Column("ppdb", "PPDB", "Phrases"),
+                 Column("semeval", "SemEval", "Phrases"), Column("simlex", "SimLex", "Words"),
+                 Column("ws_sim", "WS-sim", "Words"), Column("ws_rel", "WS-rel", "Words"), Column("men", "MEN", "Words"),
+                 Column("scws", "SCWS", "Words"), Column("avg", "Avg.")),
+        published=("twin_t4",),
+        cells=ablation_cells,
+        facet="Variant",
+        row_order=ablation_order,
+        notes=(("Rows: twin runs (python -m pipeline finetune --recipe twin) that change one setting of the "
+               "paper's defaults (NLI+PI+PTC, MEAN, [u; v; |u−v|], k = 3); the default run appears in every "
+               "block, as in the paper. STS*: mean of STS12-16. STS-B and SICK-R by cosine similarity. Avg.: mean "
+               "of the five word sets."),),
     ),
 )
 

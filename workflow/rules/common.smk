@@ -201,6 +201,99 @@ def backbone_inputs(name):
     return [f"{RESULTS}/models/{name}"] if BACKBONES[name] == "tiny" else []
 
 
+# ------------------------------------------------------------------ fine-tuning (finetune.smk)
+FINETUNE = config["finetune"]
+FINETUNE_FLAG_KEYS = ("objectives", "concatenation", "pooling", "negatives")
+
+
+def finetune_start(name):
+    """(--model value, input files) of a starting model: a backbone or a pretrain output."""
+    if name in BACKBONES:
+        return backbone_path(name), backbone_inputs(name)
+    backbone, _, objective = name.partition("+")
+    if backbone in PRETRAIN["backbones"] and objective in PRETRAIN["objectives"]:
+        return f"{RESULTS}/models/{name}", [f"{RESULTS}/models/{name}"]
+    raise ValueError(f"config: finetune start {name!r} is neither in models.backbones nor a pretrain output"
+                     " (<backbone>+<objective> of pretrain.backbones x pretrain.objectives)")
+
+
+def finetune_runs():
+    """label -> {start, recipe, settings, variant}: every start x recipe, then the Table 4 ablation variants
+    (one setting changed from the defaults; the default twin run is the rows' shared reference)."""
+    defaults = {key: FINETUNE[key] for key in FINETUNE_FLAG_KEYS}
+    runs = {}
+    for start in FINETUNE["start"]:
+        finetune_start(start)
+        for recipe in FINETUNE["recipes"]:
+            runs[f"{start}+{recipe}"] = {"start": start, "recipe": recipe, "settings": defaults, "variant": None}
+    ablation = FINETUNE["ablation"]
+    for start in ablation["start"]:
+        finetune_start(start)
+        runs.setdefault(f"{start}+twin", {"start": start, "recipe": "twin", "settings": defaults, "variant": None})
+        for key in FINETUNE_FLAG_KEYS:
+            for value in ablation[key]:
+                if value != defaults[key]:
+                    label = f"{start}+twin." + (f"k{value}" if key == "negatives" else str(value))
+                    runs[label] = {"start": start, "recipe": "twin", "settings": {**defaults, key: value},
+                                   "variant": (key, value)}
+    if runs and not FINETUNE["nli"]:
+        raise ValueError("config: finetune runs need NLI training data (finetune.nli)")
+    if any(run["recipe"] == "twin" and run["settings"]["objectives"] != "nli" for run in runs.values()) \
+            and not FINETUNE["ppdb"]:
+        raise ValueError("config: the twin recipe's PI / PTC tasks need a PPDB 2.0 pack (finetune.ppdb)")
+    return runs
+
+
+FINETUNE_RUNS = finetune_runs()
+
+def finetune_data_files(spec):
+    """The files behind one --nli value (DIR:SPLIT -> its three files; ARCHIVE.zip:SPLIT -> the archive)."""
+    path = os.path.join(DATA_ROOT, spec)
+    if ":" in spec and not os.path.exists(path):
+        head, split = path.rsplit(":", 1)
+        if head.endswith(".zip"):
+            return [head]
+        return [os.path.join(head, f"{name}.{split}") for name in ("s1", "s2", "labels")]
+    return [path]
+
+
+def finetune_inputs(wildcards):
+    run = FINETUNE_RUNS[wildcards.label]
+    files = [f for spec in FINETUNE["nli"] for f in finetune_data_files(spec)]
+    if run["recipe"] == "twin" and FINETUNE["ppdb"]:
+        files.append(os.path.join(DATA_ROOT, FINETUNE["ppdb"]))
+    return {"start": finetune_start(run["start"])[1], "data": files}
+
+
+def finetune_flags(wildcards):
+    import shlex
+
+    run, f = FINETUNE_RUNS[wildcards.label], FINETUNE
+    settings = run["settings"]
+    flags = [f"--recipe {run['recipe']}", *(f"--nli {shlex.quote(os.path.join(DATA_ROOT, s))}" for s in f["nli"]),
+             f"--max-steps {f['max_steps']} --batch-size {f['batch_size']} --seed {f['seed']} --lr {f['lr']}",
+             f"--warmup {f['warmup']} --max-length {f['max_length']} --save-every {f['save_every']} --resume",
+             f"--objectives {settings['objectives']} --concatenation {settings['concatenation']}",
+             f"--pooling {settings['pooling']} --negatives {settings['negatives']}"]
+    if run["recipe"] == "twin" and f["ppdb"]:
+        flags.append(f"--ppdb {shlex.quote(os.path.join(DATA_ROOT, f['ppdb']))}")
+    if f["eval_steps"]:
+        flags.append(f"--eval-data {shlex.quote(DATA_ROOT)} --eval-steps {f['eval_steps']}"
+                     f" --eval-tasks {','.join(f['eval_tasks'])}")
+    return " ".join(flags)
+
+
+# The NLI / PPDB releases (workflow/data/finetune-sources.yaml), fetched where missing with finetune.download on.
+with open(os.path.join(workflow.basedir, "workflow", "data", "finetune-sources.yaml")) as _sources:
+    FINETUNE_DATA = {}
+    for _path, _spec in yaml.safe_load(_sources).items():
+        _checksum = FINETUNE["download_checksums"].get(_path)
+        FINETUNE_DATA[os.path.join(DATA_ROOT, _path)] = {**_spec, **({"sha256": _checksum} if _checksum else {})}
+if FINETUNE["download"]:
+    DOWNLOADS.update({path: spec for path, spec in FINETUNE_DATA.items()
+                      if any(algorithm in spec for algorithm in ("sha256", "sha1", "md5"))})
+
+
 def evaluated_models():
     """Every model the evaluation rules evaluate: label -> spec, input files, language, kind."""
     models = {}
@@ -214,6 +307,11 @@ def evaluated_models():
         for objective in PRETRAIN["objectives"]:
             path = f"{RESULTS}/models/{name}+{objective}"
             models[f"{name}+{objective}"] = {"spec": path, "inputs": [path], "lang": lang, "kind": "transformer"}
+    for label, run in FINETUNE_RUNS.items():  # evaluated with the pooling they were trained with
+        path = f"{RESULTS}/finetune/{label}"
+        pooling = run["settings"]["pooling"]
+        models[label] = {"spec": path, "inputs": [path], "lang": "en", "kind": "transformer",
+                         "poolings": EVALUATE["pooling"] if pooling == "mean" else [pooling]}
     for name, model in EVALUATE["models"].items():
         models[name] = {"spec": model["path"], "inputs": [], "lang": model["lang"], "kind": "transformer"}
     for corpus_lang in LANGUAGES:
@@ -238,7 +336,7 @@ def metrics_files():
             for task in EVALUATE["tasks"].get(lang, []):
                 if model["kind"] == "lexical" and task not in RETRIEVAL:
                     continue
-                poolings = EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"]
+                poolings = model.get("poolings") or (EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"])
                 files += [f"{RESULTS}/metrics/{task}/{label}.{pooling}.json" for pooling in poolings]
     return files
 

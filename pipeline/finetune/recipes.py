@@ -1,0 +1,108 @@
+"""The fine-tuning recipes: training data sets and their losses (docs/method.md §4).
+
+- ``twin`` (BURT twin §3.2): NLI 3-way, PPDB paraphrase identification (2-way, k sampled
+  negatives) and PPDB pairwise text classification (3-way), each with its own linear + softmax
+  head over the pair features (``SoftmaxLoss``), under the paper's batch schedule
+  (:mod:`pipeline.finetune.schedule`). ``objectives`` picks Table 4's subsets: ``nli``,
+  ``nli+pi``, ``nli+ptc``, ``nli+pi+ptc``.
+- ``sbert-nli``: NLI alone with the softmax head (SBERT, Reimers & Gurevych 2019; the SBURT rows).
+- ``nli-mnrl``: (premise, entailed hypothesis, contradicted hypothesis) triplets under
+  ``MultipleNegativesRankingLoss`` (in-batch negatives plus the contradiction as a hard
+  negative), batches without duplicate texts. Beyond the papers.
+
+Pair features (Table 4, "Concatenation Methods"): ``uv`` = [u; v], ``diff`` = [|u−v|],
+``prod`` = [u∗v], and their joins with ``-``; the default ``uv-diff`` is the paper's [u; v; |u−v|].
+``SoftmaxLoss`` builds the features in the order u, v, |u−v|, u∗v, which is the paper's.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from pipeline.errors import InputError
+from pipeline.finetune.nli_data import LABELS, NLIPairs
+from pipeline.finetune.ppdb import PPDBPair
+from pipeline.finetune.ppdb_tasks import PI_LABELS, PTC_CLASSES, pairwise_text_classification, paraphrase_identification
+
+RECIPES = ("twin", "sbert-nli", "nli-mnrl")
+OBJECTIVES = ("nli", "nli+pi", "nli+ptc", "nli+pi+ptc")
+# name -> (u;v, |u-v|, u*v): SoftmaxLoss's concatenation_sent_rep / _difference / _multiplication
+CONCATENATIONS = {
+    "uv": (True, False, False),
+    "diff": (False, True, False),
+    "prod": (False, False, True),
+    "uv-diff": (True, True, False),
+    "uv-prod": (True, False, True),
+    "diff-prod": (False, True, True),
+    "uv-diff-prod": (True, True, True),
+}
+PAPER_NAMES = {"uv": "[u; v]", "diff": "[|u−v|]", "prod": "[u∗v]", "uv-diff": "[u; v; |u−v|]",
+               "uv-prod": "[u; v; u∗v]", "diff-prod": "[|u−v|; u∗v]", "uv-diff-prod": "[u; v; |u−v|; u∗v]"}
+NUM_LABELS = {"nli": len(LABELS), "pi": len(PI_LABELS), "ptc": len(PTC_CLASSES)}
+
+
+def tasks_of(recipe: str, objectives: str) -> list[str]:
+    if recipe == "twin":
+        return objectives.split("+")
+    return ["nli"]
+
+
+def nli_examples(nli: NLIPairs) -> dict[str, list]:
+    return {"sentence1": list(nli.premises), "sentence2": list(nli.hypotheses), "label": list(nli.labels)}
+
+
+def mnrl_triplets(nli: NLIPairs, seed: int) -> dict[str, list]:
+    """(anchor, positive, negative): each entailed hypothesis of a premise with one of its contradictions,
+    drawn at random; premises without both are left out (SBERT's ``training_nli_v2`` recipe)."""
+    entailed, contradicted = defaultdict(list), defaultdict(list)
+    for premise, hypothesis, label in zip(nli.premises, nli.hypotheses, nli.labels):
+        if LABELS[label] == "entailment":
+            entailed[premise].append(hypothesis)
+        elif LABELS[label] == "contradiction":
+            contradicted[premise].append(hypothesis)
+    rng = np.random.default_rng([seed, 13])
+    anchors, positives, negatives = [], [], []
+    for premise, hypotheses in entailed.items():
+        if not contradicted[premise]:
+            continue
+        for hypothesis in hypotheses:
+            anchors.append(premise)
+            positives.append(hypothesis)
+            negatives.append(contradicted[premise][int(rng.integers(len(contradicted[premise])))])
+    if not anchors:
+        raise InputError(nli.files[0] if nli.files else "--nli",
+                         "no premise has both an entailed and a contradicted hypothesis (nli-mnrl needs them)")
+    return {"anchor": anchors, "positive": positives, "negative": negatives}
+
+
+def training_columns(recipe: str, objectives: str, nli: NLIPairs, ppdb: list[PPDBPair] | None, negatives: int,
+                     seed: int, ppdb_source="--ppdb") -> dict[str, dict[str, list]]:
+    """Task name -> the columns of its training data set, NLI first (the schedule's order)."""
+    if recipe not in RECIPES:
+        raise InputError("--recipe", f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
+    if recipe == "nli-mnrl":
+        return {"nli": mnrl_triplets(nli, seed)}
+    tasks = tasks_of(recipe, objectives)
+    if set(tasks) - {"nli"} and not ppdb:
+        raise InputError("--ppdb", f"objectives {objectives} need PPDB 2.0 pairs (--ppdb)")
+    columns = {"nli": nli_examples(nli)}
+    if "pi" in tasks:
+        columns["pi"] = paraphrase_identification(ppdb, negatives, seed, ppdb_source).columns()
+    if "ptc" in tasks:
+        columns["ptc"] = pairwise_text_classification(ppdb, seed, ppdb_source).columns()
+    return columns
+
+
+def losses(recipe: str, tasks: list[str], model, concatenation: str) -> dict:
+    """Task name -> its loss (with its own head) on ``model``."""
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss, SoftmaxLoss
+
+    if recipe == "nli-mnrl":
+        return {"nli": MultipleNegativesRankingLoss(model)}
+    rep, difference, product = CONCATENATIONS[concatenation]
+    dim = model.get_embedding_dimension()
+    return {task: SoftmaxLoss(model, dim, NUM_LABELS[task], concatenation_sent_rep=rep,
+                              concatenation_sent_difference=difference,
+                              concatenation_sent_multiplication=product) for task in tasks}

@@ -1,0 +1,21 @@
+"""Fixtures of the fine-tuning tests: a tiny random BERT trained on nothing, the demo NLI / PPDB fixtures.
+
+Builders live in ``finetune_builders`` (conftest modules of several folders share a name).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from finetune_builders import fixture_texts, tiny_bert_dir
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory):
+    """A tiny random BERT whose vocabulary was learned from the NLI and PPDB fixtures."""
+    return tiny_bert_dir(tmp_path_factory.mktemp("models") / "tiny", fixture_texts())

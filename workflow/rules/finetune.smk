@@ -1,0 +1,30 @@
+# Fine-tuning (docs/method.md §4): one Siamese model per starting model x recipe and per Table 4
+# ablation variant (FINETUNE_RUNS in common.smk), from a backbone or a pretrain output, so that
+# backbone -> backbone+objective -> backbone+objective+twin is one DAG path. Every fine-tuned
+# model is evaluated on every task (evaluated_models() in common.smk). GPU rule: gpu=1, or
+# finetune.gpus processes under torchrun.
+
+
+rule finetune:
+    input:
+        unpack(finetune_inputs),
+    output:
+        directory(f"{RESULTS}/finetune/{{label}}"),
+    wildcard_constraints:
+        label="|".join(re.escape(label) for label in FINETUNE_RUNS) or "(?!)",
+    params:
+        model=lambda wc: finetune_start(FINETUNE_RUNS[wc.label]["start"])[0],
+        flags=finetune_flags,
+        launcher="python" if FINETUNE["gpus"] == 1 else f"torchrun --standalone --nproc_per_node {FINETUNE['gpus']}",
+    log:
+        f"{LOGS}/finetune/{{label}}.log",
+    benchmark:
+        f"{BENCHMARKS}/finetune/{{label}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        gpu=FINETUNE["gpus"],
+        mem_mb=16000,
+        runtime=24 * 60,
+    shell:
+        "{params.launcher} -m pipeline finetune --model {params.model:q} {params.flags} --out {output:q} > {log:q} 2>&1"
