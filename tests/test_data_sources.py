@@ -12,7 +12,7 @@ SOURCES = REPO / "workflow" / "data" / "evaluation-sources.yaml"
 
 def test_every_listed_file_matches_the_real_data(data_root):
     sources = yaml.safe_load(SOURCES.read_text())
-    assert set(sources) == {"analogy", "sts", "wordsim", "geogranno", "faq"}
+    assert set(sources) == {"analogy", "sts", "wordsim", "geogranno", "faq", "ppdb", "semeval5a"}
     for files in sources.values():
         for path, spec in files.items():
             assert spec["url"].startswith("https://"), path
@@ -27,3 +27,6 @@ def test_the_lists_cover_what_the_tasks_read(data_root):
         assert on_disk <= listed, sorted(on_disk - listed)[:5]
     assert {"sick/SICK.txt", "geogranno/train_geo_granno.jsonl", "geogranno/dev_geo_granno.jsonl",
             "chinese/afqmc/dev.json", "chinese/bq_corpus/dev.tsv", "chinese/fewclue/bustm/test_public.json"} <= listed
+    from pipeline.evaluate import ppdb, semeval5a
+
+    assert {*ppdb.FILES.values(), *semeval5a.SPLITS.values()} <= listed

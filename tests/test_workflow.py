@@ -128,3 +128,15 @@ def test_report_rule_lists_every_table():
     text = (REPO / "workflow" / "rules" / "report.smk").read_text()
     listed = re.search(r"TABLES = \[(.*?)\]", text, re.DOTALL).group(1)
     assert re.findall(r'"([a-z_]+)"', listed) == list(TABLE_NAMES)
+
+
+def test_a_task_whose_data_is_absent_is_left_out_of_the_dag(tmp_path, run_name):
+    data = tmp_path / "data"
+    shutil.copytree(DEMO_DATA, data)
+    shutil.rmtree(data / "scws")
+    config = tmp_path / "config.yaml"
+    config.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("workflow/demo/data", str(data)))
+    without = snakemake("-n", "--configfile", str(config), "--config", f"run={run_name}")
+    assert "skipping scws" in without.stderr and "task=scws" not in without.stdout + without.stderr
+    present = snakemake("-n", "--config", f"run={run_name}")
+    assert "task=scws" in present.stdout + present.stderr and "skipping" not in present.stderr

@@ -3,7 +3,9 @@
 Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
 ``sts`` (STS12-16, STS-B, SICK-R), ``wordsim`` (SimLex-999, WS-353, MEN, ...), ``geogranno``
 (question-paraphrase retrieval, Top-1/5/10 and Table 9's groupings) and ``faq`` (Chinese
-question-matching sets as FAQ retrieval, Acc@1 and MRR). Every number is a percentage.
+question-matching sets as FAQ retrieval, Acc@1 and MRR), ``ppdb`` (phrase similarity on the PPDB 2.0
+human labels), ``semeval5a`` (SemEval-2013 Task 5(a), a logistic regression on frozen pair
+features) and ``scws`` (SCWS word similarity, where its file is present). Every number is a percentage.
 
 --model is a transformers checkpoint (local path or hub id), ``word2vec:PATH`` (bag of
 word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings), or
@@ -42,6 +44,9 @@ TASKS = {
     "wordsim": "pipeline.evaluate.wordsim",
     "geogranno": "pipeline.evaluate.geogranno",
     "faq": "pipeline.evaluate.faq",
+    "ppdb": "pipeline.evaluate.ppdb",
+    "semeval5a": "pipeline.evaluate.semeval5a",
+    "scws": "pipeline.evaluate.scws",
 }
 RETRIEVAL_TASKS = ("geogranno", "faq")
 

@@ -76,6 +76,38 @@ def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
             rows.append(row)
     if spec.row_order is not None:
         rows.sort(key=lambda row: spec.row_order(row.facet))
+    return merge_rows(spec, rows, metrics)
+
+
+def merge_rows(spec: TableSpec, rows: list[Row], metrics: list[MetricsFile]) -> list[Row]:
+    """Add the cells of the spec's other tasks to the row of the same (model, pooling), or to a new
+    row where the model has no file of the main task; each row's trace lists the merged files."""
+    if not spec.merged:
+        return rows
+    by_key = {(row.label, row.pooling): row for row in rows if row.facet is None}
+    for task, cells_of in spec.merged:
+        seen: dict[tuple, MetricsFile] = {}
+        for item in metrics:
+            if item.task != task:
+                continue
+            key = (item.model["name"], item.model["pooling"])
+            if key in seen:
+                raise InputError(item.path, f"table {spec.name!r} already has {task} numbers for model {key[0]!r}, "
+                                            f"pooling {key[1]!r} from {seen[key].path}; give the runs distinct names")
+            seen[key] = item
+            cells = cells_of(item)
+            row = by_key.get(key)
+            if row is None:  # the first file of this model names the row, as a main-task file does
+                row = by_key[key] = Row(key[0], key[1], None, dict.fromkeys(c.key for c in spec.columns),
+                                        trace={**item.trace(), "task": task})
+                rows.append(row)
+            else:
+                row.trace.setdefault("merged", []).append({"task": task, "columns": sorted(cells), **item.trace()})
+            row.cells.update({column: _to_paper_units(value, spec.column(column).metric_scale)
+                              for column, value in cells.items()})
+    if spec.finish is not None:
+        for row in rows:
+            spec.finish(row.cells)
     return rows
 
 

@@ -23,6 +23,10 @@ REQUIRED_KEYS = {
     "wordsim": ("scores", "n"),
     "geogranno": ("splits", "by_query_length", "by_length_difference"),
     "faq": ("datasets", "avg"),
+    "ppdb": ("scores", "n"),
+    "semeval5a": ("accuracy", "n"),
+    "scws": ("scores", "n"),
+    "transfer": (),  # the transfer harness's file; tables read only the tasks they need from it
 }
 MODEL_KEYS = ("name", "path", "kind", "pooling")
 

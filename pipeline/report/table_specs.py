@@ -93,6 +93,11 @@ class TableSpec:
     notes: tuple[str, ...] = ()
     extra_tasks: tuple[str, ...] = ()  # more tasks whose files fill the same rows (by model, pooling, facet)
     row_order: Callable[[str | None], tuple] | None = None  # sort key of the run rows, by facet
+    # Paper tables whose columns come from several tasks: (task, cells of one file of that task), merged
+    # into the row of the same model and pooling; then ``finish`` fills what is computed from the merged
+    # cells (an average over columns of several tasks).
+    merged: tuple[tuple[str, Callable[[MetricsFile], dict[str, float | None]]], ...] = ()
+    finish: Callable[[dict[str, float | None]], None] | None = None
 
     def column(self, key: str) -> Column:
         return next(column for column in self.columns if column.key == key)
@@ -147,6 +152,60 @@ def wordsim_cells(metrics: MetricsFile) -> Cells:
     words = [cells[key] for key in WORDSIM_WORDS]
     cells["avg"] = sum(words) / len(words) if None not in words else None
     return [(None, cells)]
+
+
+def five_word_average(cells: dict[str, float | None]) -> None:
+    """Paper 001 Table 3's Avg.: the mean of the five word sets, once every task's cells are merged."""
+    words = [cells[key] for key in WORDSIM_WORDS]
+    cells["avg"] = sum(words) / len(words) if None not in words else None
+
+
+def ppdb_cells(metrics: MetricsFile) -> dict[str, float | None]:
+    """The PPDB column from the ``ppdb`` task: Spearman on its headline file (``ppdb-sample``)."""
+    return {"ppdb": metrics.number("scores", metrics.data.get("headline", "ppdb-sample"))}
+
+
+def semeval_cells(metrics: MetricsFile) -> dict[str, float | None]:
+    """The SemEval column from the ``semeval5a`` task: test accuracy of the classifier on frozen features."""
+    return {"semeval": metrics.number("accuracy")}
+
+
+def scws_cells(metrics: MetricsFile) -> dict[str, float | None]:
+    return {"scws": metrics.number("scores", "SCWS")}
+
+
+def senteval_sts_cells(metrics: MetricsFile) -> Cells:
+    """Paper 001 Table 2 in SentEval's protocol: STS12-16 by cosine from the ``sts`` task; STS-B and
+    SICK-R come from the transfer harness's trained regression (:func:`transfer_regression_cells`)."""
+    cells = {key: None for key in STS_SCORES}
+    scores = metrics.require("scores")
+    for key, name in STS_SCORES.items():
+        if name.startswith("STS1") and name in scores:
+            cells[key] = metrics.number("scores", name)
+    cells["avg"] = None
+    return [(None, cells)]
+
+
+# the transfer harness's task names of SentEval's trained STS-B / SICK-R regression
+TRANSFER_REGRESSION = {"stsb": "stsb-regression", "sickr": "sickr-regression"}
+
+
+def transfer_regression_cells(metrics: MetricsFile) -> dict[str, float | None]:
+    """STS-B and SICK-R as SentEval scores them (a regression trained on the train split, tested on
+    test): Spearman x 100 under ``tasks.<task name>.spearman`` of a ``transfer`` metrics file. A file
+    without those tasks leaves the cells empty."""
+    tasks = metrics.data.get("tasks")
+    cells = {}
+    for key, name in TRANSFER_REGRESSION.items():
+        entry = tasks.get(name) if isinstance(tasks, dict) else None
+        cells[key] = metrics.number("tasks", name, "spearman") if isinstance(entry, dict) and "spearman" in entry \
+            else None
+    return cells
+
+
+def seven_set_average(cells: dict[str, float | None]) -> None:
+    values = [cells[key] for key in STS_SCORES]
+    cells["avg"] = sum(values) / len(values) if None not in values else None
 
 
 def in_order(names, preferred: tuple[str, ...]) -> list[str]:
@@ -313,16 +372,24 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         name="wordsim",
-        title="Phrase and word similarity, Spearman x 100 (BURT twin Table 3)",
+        title="Phrase and word similarity, Spearman x 100; SemEval: accuracy (BURT twin Table 3)",
         task="wordsim",
-        columns=(Column("ppdb", "PPDB", "Phrases"), Column("semeval", "SemEval", "Phrases"),
+        columns=(Column("ppdb", "PPDB (human labels)", "Phrases"), Column("semeval", "SemEval 5(a) (Y&D)", "Phrases"),
                  Column("simlex", "SimLex", "Words"), Column("ws_sim", "WS-sim", "Words"),
                  Column("ws_rel", "WS-rel", "Words"), Column("men", "MEN", "Words"), Column("scws", "SCWS", "Words"),
                  Column("avg", "Avg.")),
         published=("twin_t3",),
         cells=wordsim_cells,
         notes=(("Avg. is the mean of the five word sets; it is left empty for a run that lacks one of them "
-               "(SCWS, PPDB and SemEval 2013 Task 5(a) are not in the public data)."),),
+               "(SCWS is not redistributed: its column fills only where scws/ratings.txt is in the data)."),
+               ("PPDB: runs give Spearman x 100 of cosine against the PPDB 2.0 human paraphrase-quality "
+                "judgements (ppdb-sample.tsv, the pairs with a multi-word side), a stand-in for the paper's "
+                "32,202-pair PPDB test set, which is not public; the published rows are on the paper's set."),
+               ("SemEval 5(a) (Y&D): runs give test accuracy of a logistic regression on frozen pair features "
+                "[u; v; |u-v|; u*v], on Yu & Dredze's POS-tagged subset of SemEval-2013 Task 5(a) (11,175 train / "
+                "7,490 test); the paper fine-tunes on the full 11,722 / 7,814.")),
+        merged=(("ppdb", ppdb_cells), ("semeval5a", semeval_cells), ("scws", scws_cells)),
+        finish=five_word_average,
     ),
     TableSpec(
         name="geogranno",
@@ -392,7 +459,24 @@ TABLES: tuple[TableSpec, ...] = (
                "block, as in the paper. STS*: mean of STS12-16. STS-B and SICK-R by cosine similarity. Avg.: mean "
                "of the five word sets."),),
     ),
+    TableSpec(
+        name="sts_senteval",
+        title="Sentence similarity as the paper scores it: STS12-16 by cosine, STS-B and SICK-R by a trained "
+              "regression, Spearman x 100 (BURT twin Table 2)",
+        task="sts",
+        columns=(Column("sts12", "STS12"), Column("sts13", "STS13"), Column("sts14", "STS14"), Column("sts15", "STS15"),
+                 Column("sts16", "STS16"), Column("stsb", "STS-B"), Column("sickr", "SICK-R"), Column("avg", "Avg.")),
+        published=("twin_t2",),
+        cells=senteval_sts_cells,
+        notes=(("SentEval's protocol, as the paper's section 4.1: STS12-16 (mean over each year's subsets) by cosine "
+                "similarity without training; STS-B and SICK-R by a regression on frozen features trained on their "
+                "train splits (the transfer harness's stsb-regression / sickr-regression), empty for a run "
+                "without it. The sts table gives the cosine scores of all seven."),),
+        merged=(("transfer", transfer_regression_cells),),
+        finish=seven_set_average,
+    ),
 )
 
 TABLE_NAMES = tuple(spec.name for spec in TABLES)
-TASKS = tuple(sorted({spec.task for spec in TABLES}))
+TASKS = tuple(sorted({spec.task for spec in TABLES} | {task for spec in TABLES for task, _ in spec.merged}
+                     | {task for spec in TABLES for task in spec.extra_tasks}))

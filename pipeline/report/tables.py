@@ -2,7 +2,9 @@
 
 One file set per paper table: universal analogy (ULR-BERT Table 2 / BURT Table VIII /
 ALBURT Table 4) and its PPR / PNR (ALBURT Table 6), sentence similarity (BURT twin Table 2),
-phrase and word similarity (twin Table 3), GEOGRANNO retrieval (ULR-BERT Tables 4, 8 and 9)
+phrase and word similarity (twin Table 3: word sets, PPDB, SemEval-2013 5(a), SCWS, merged from their
+tasks' files), sentence similarity in SentEval's protocol (twin Table 2 with the transfer harness's
+trained STS-B / SICK-R regression), GEOGRANNO retrieval (ULR-BERT Tables 4, 8 and 9)
 and FAQ retrieval (BURT Table X). Each table is written as ``DIR/<table>.md``, ``.csv``,
 ``.tex`` and ``.html`` (the page ``snakemake --report`` shows), with the paper's columns,
 headers and decimals.
@@ -78,6 +80,7 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
             table.spec.name: {
                 "title": table.spec.title,
                 "task": table.spec.task,
+                "merged_tasks": [task for task, _ in table.spec.merged],
                 "files": {fmt: f"{table.spec.name}.{fmt}" for fmt in FORMATS},
                 "columns": [{"key": c.key, "header": f"{c.group} {c.header}".strip()} for c in table.spec.columns],
                 "rows": [{"label": row.label, "pooling": row.pooling, "facet": row.facet, "cells": row.cells,

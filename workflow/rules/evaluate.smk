@@ -34,7 +34,7 @@ rule evaluate:
     output:
         f"{RESULTS}/metrics/{{task}}/{{label}}.{{pooling}}.json",
     wildcard_constraints:
-        task="analogy|sts|wordsim|geogranno|faq",
+        task="analogy|sts|wordsim|geogranno|faq|ppdb|semeval5a|scws",
         label=r"[A-Za-z0-9_.+-]+",
         pooling="mean|cls|max",
     params:

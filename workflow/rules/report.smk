@@ -3,7 +3,7 @@
 # (tests/test_workflow.py keeps the list below in step with it).
 
 TABLES = ["analogy", "analogy_ppr_pnr", "sts", "wordsim", "geogranno", "geogranno_baselines",
-          "geogranno_by_length", "faq", "ablation"]
+          "geogranno_by_length", "faq", "ablation", "sts_senteval"]
 
 
 rule tables:
