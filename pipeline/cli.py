@@ -31,6 +31,8 @@ STAGES = {
     "tiny-model": ("pipeline.pretrain.tiny", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
     "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
+    "classify": ("pipeline.classify.stage", "fine-tune on one GLUE / CLUE task with several seeds"),
+    "classify-summary": ("pipeline.classify.summary", "classify runs of one model → GLUE / CLUE metrics JSON"),
 }
 
 
