@@ -23,6 +23,8 @@ REQUIRED_KEYS = {
     "wordsim": ("scores", "n"),
     "geogranno": ("splits", "by_query_length", "by_length_difference"),
     "faq": ("datasets", "avg"),
+    "glue": ("tasks", "avg"),  # python -m pipeline classify-summary
+    "clue": ("tasks", "avg"),
 }
 MODEL_KEYS = ("name", "path", "kind", "pooling")
 
