@@ -122,8 +122,8 @@ GLUE_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         name="clue", title="CLUE results (BURT Table V)", task="clue", columns=_CLUE, published=("burt_t5",),
         cells=score_cells(CLUE_COLUMNS), facet="Split", joined=_CLUE_JOINED,
-        notes=(RUNS_NOTE, "Published rows are CLUE test server scores; CMRC18 is exact match. No Chinese BERT "
+        notes=(RUNS_NOTE, ("Published rows are CLUE test server scores; CMRC18 is exact match. No Chinese BERT "
                "checkpoint can be fetched here, so the sample config fine-tunes a tiny BERT trained on the Chinese "
                "corpus: its numbers test the pipeline, not the method; FewCLUE splits stand in where the full CLUE "
-               "ones are absent.")),
+               "ones are absent."))),
 )

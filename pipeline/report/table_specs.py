@@ -312,7 +312,7 @@ TABLES: tuple[TableSpec, ...] = (
 
 
 # The fine-tuning tables build on the classes above (hence the late import).
-from pipeline.report.glue_tables import GLUE_TABLES  # noqa: E402
+from pipeline.report.glue_tables import GLUE_TABLES
 
 TABLES = TABLES + GLUE_TABLES
 TABLE_NAMES = tuple(spec.name for spec in TABLES)
