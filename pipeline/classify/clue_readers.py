@@ -124,6 +124,7 @@ def read_c3(paths: list[Path], labels=None) -> list[Example]:
         document = json_document(path)
         if not isinstance(document, list):
             raise InputError(path, "expected a JSON list of [sentences, questions, id] items")
+        genre = path.stem.split("-")[1] if path.stem.count("-") >= 2 else path.stem  # c3-d-dev -> d
         for item in document:
             if not (isinstance(item, list) and len(item) == 3):
                 raise InputError(path, f"an item must be [sentences, questions, id], found {str(item)[:80]}")
@@ -138,7 +139,7 @@ def read_c3(paths: list[Path], labels=None) -> list[Example]:
                 if answer is not None and answer not in choices:
                     raise InputError(path, f"answer {answer!r} is not one of the options", where=where)
                 examples.append(Example(
-                    id=f"{item_id}-{k}", text_a=passage, label=None if answer is None else choices.index(answer),
+                    id=f"{genre}-{item_id}-{k}", text_a=passage, label=None if answer is None else choices.index(answer),
                     choices=[f"{question['question']} {choice}" for choice in
                              choices + [C3_PADDING] * (C3_OPTIONS - len(choices))]))
     return examples
