@@ -113,8 +113,8 @@ def _write(path, text):
     ("afqmc", "chinese/afqmc/dev.json", '{"sentence1": "双十一花呗提额在哪", "label": "0", "idx": 0}\n',
      "missing key 'sentence2'"),
     ("cluewsc", "chinese/cluewsc2020/dev.json",
-     '{"target": {"span2_index": 3, "span1_index": 0, "span1_text": "毛豆", "span2_text": "他"}, "idx": 0, '
-     '"label": "true", "text": "毛豆说她很生气"}\n', "span2_text '他' is not at span2_index 3"),
+     ('{"target": {"span2_index": 3, "span1_index": 0, "span1_text": "毛豆", "span2_text": "他"}, "idx": 0, '
+     '"label": "true", "text": "毛豆说她很生气"}\n'), "span2_text '他' is not at span2_index 3"),
 ])
 def test_bad_input_names_the_file_and_line(tmp_path, name, relative, text, message):
     task = tasks.TASKS[name]
