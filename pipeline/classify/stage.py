@@ -62,6 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train-from-dev", type=float, default=0.0, metavar="F",
                         help="no train split here: train on a share F of dev, score the rest")
     parser.add_argument("--max-train-examples", type=int, default=0, help="use the first N train examples (0: all)")
+    parser.add_argument("--no-test", action="store_true", help="skip the test set (no test predictions, no submission)")
     parser.add_argument("--name", help="model name in the metrics (default: the model folder's name)")
 
 
@@ -138,6 +139,9 @@ def run(args: argparse.Namespace) -> None:
         raise InputError(args.out, f"--seeds must be at least 1, got {args.seeds}")
     settings = settings_from(args, task)
     splits, files = load_splits(task, args.data, args.train_from_dev, args.max_train_examples)
+    if args.no_test:
+        splits.pop("test", None)
+        files["test"] = None
     model_path = training.resolve_model(args.model)
     try:
         tokenizer = AutoTokenizer.from_pretrained(model_path)

@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs", nargs="+", required=True, type=Path, help="classify output directories")
     parser.add_argument("--benchmark", required=True, choices=("glue", "clue"))
     parser.add_argument("--name", required=True, help="the model's row name in the tables")
-    parser.add_argument("--geogranno", type=Path, help="the model's GEOGRANNO metrics JSON (ULR-BERT Table 8)")
+    parser.add_argument("--geogranno", nargs="*", default=[], type=Path,
+                        help="the model's GEOGRANNO metrics JSON (ULR-BERT Table 8); none: no GEOGRANNO cells")
     parser.add_argument("--out", required=True, type=Path)
 
 
@@ -122,7 +123,7 @@ def run(args: argparse.Namespace) -> None:
         "model": {"name": args.name, "path": runs[0]["model"]["path"], "kind": "classifier", "pooling": None},
         "tasks": summary,
         "avg": {"mean": sum(columns.values()) / len(columns), "columns": list(columns)},
-        "geogranno": geogranno_top_k(args.geogranno) if args.geogranno else None,
+        "geogranno": geogranno_top_k(args.geogranno[0]) if args.geogranno else None,
         "provenance": {**provenance.make("classify-summary", {"name": args.name, "benchmark": args.benchmark},
                                          inputs=[provenance.file_fingerprint(r["_path"]) for r in runs]),
                        "checkpoint": runs[0].get("provenance", {}).get("checkpoint"),

@@ -131,7 +131,14 @@ for _name in PRETRAIN["backbones"]:
         raise ValueError(f"config: pretrain.backbones lists {_name!r}, which models.backbones does not define")
 if BACKBONES and PRETRAIN["language"] not in LANGUAGES:
     raise ValueError(f"config: pretrain.language {PRETRAIN['language']!r} is not in corpus.languages")
-TINY = [name for name, spec in BACKBONES.items() if spec == "tiny"]
+# "tiny" is a tiny BERT trained on the corpus of pretrain.language; "tiny:LANG" on the corpus of LANG
+TINY = [name for name, spec in BACKBONES.items() if spec == "tiny" or spec.startswith("tiny:")]
+
+
+def backbone_lang(name):
+    """The language of a backbone: a tiny model's corpus language, pretrain.language otherwise."""
+    spec = BACKBONES[name]
+    return spec.split(":", 1)[1] if spec.startswith("tiny:") else PRETRAIN["language"]
 
 
 def package_checkpoint(package):
@@ -152,7 +159,7 @@ def package_checkpoint(package):
 def backbone_path(name):
     """What `--model` is given for backbone `name`."""
     spec = BACKBONES[name]
-    if spec == "tiny":
+    if name in TINY:
         return f"{RESULTS}/models/{name}"
     if spec.startswith("package:"):
         return package_checkpoint(spec.removeprefix("package:"))
@@ -160,7 +167,7 @@ def backbone_path(name):
 
 
 def backbone_inputs(name):
-    return [f"{RESULTS}/models/{name}"] if BACKBONES[name] == "tiny" else []
+    return [f"{RESULTS}/models/{name}"] if name in TINY else []
 
 
 def evaluated_models():
@@ -168,10 +175,12 @@ def evaluated_models():
     models = {}
     lang = PRETRAIN["language"]
     for name in BACKBONES:
-        models[name] = {"spec": backbone_path(name), "inputs": backbone_inputs(name), "lang": lang, "kind": "transformer"}
+        models[name] = {"spec": backbone_path(name), "inputs": backbone_inputs(name), "lang": backbone_lang(name),
+                        "kind": "transformer"}
         if "input-embeddings" in EVALUATE["baselines"]:
             models[f"{name}.input-embeddings"] = {"spec": f"input-embeddings:{backbone_path(name)}",
-                                                  "inputs": backbone_inputs(name), "lang": lang, "kind": "bag"}
+                                                  "inputs": backbone_inputs(name), "lang": backbone_lang(name),
+                                                  "kind": "bag"}
     for name in PRETRAIN["backbones"]:
         for objective in PRETRAIN["objectives"]:
             path = f"{RESULTS}/models/{name}+{objective}"
