@@ -232,3 +232,67 @@ def pretrain_flags():
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
             f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume")  # resume: a rerun continues
+
+
+# ------------------------------------------------------------------ GLUE / CLUE fine-tuning (classify.smk)
+CLASSIFY = config["classify"]
+CLASSIFY_TASKS = {benchmark: CLASSIFY[benchmark]["tasks"] for benchmark in ("glue", "clue")}
+CLASSIFY_BENCHMARK = {task: benchmark for benchmark, names in CLASSIFY_TASKS.items() for task in names}
+
+
+def classify_model(label):
+    """(what --model is given, the files the job needs) for a model label of the config."""
+    if label in BACKBONES:
+        return backbone_path(label), backbone_inputs(label)
+    if label in EVALUATE["models"]:
+        return EVALUATE["models"][label]["path"], []
+    if "+" in label and label.split("+", 1)[0] in BACKBONES:
+        return f"{RESULTS}/models/{label}", [f"{RESULTS}/models/{label}"]
+    raise ValueError(f"config: classify names model {label!r}, which is not a backbone, a backbone+objective "
+                     "or an evaluate.models entry")
+
+
+for _benchmark in ("glue", "clue"):
+    for _label in CLASSIFY[_benchmark]["models"]:
+        classify_model(_label)
+
+
+def classify_setting(key, task):
+    """A per-task value of the classify section: the task's own entry, else its benchmark's."""
+    values = CLASSIFY[key]
+    return values.get(task, values[CLASSIFY_BENCHMARK[task]])
+
+
+def classify_flags(wildcards):
+    task = wildcards.task
+    flags = [f"--max-steps {CLASSIFY['max_steps']}", f"--lr {classify_setting('lr', task)}",
+             f"--epochs {classify_setting('epochs', task)}", f"--max-length {classify_setting('max_length', task)}",
+             f"--eval-batch-size {CLASSIFY['eval_batch_size']}"]
+    if task in CLASSIFY["train_from_dev"]:
+        flags.append(f"--train-from-dev {CLASSIFY['train_from_dev'][task]}")
+    if CLASSIFY["max_train_examples"]:
+        flags.append(f"--max-train-examples {CLASSIFY['max_train_examples']}")
+    if not CLASSIFY["test"]:
+        flags.append("--no-test")
+    if CLASSIFY["bf16"]:
+        flags.append("--bf16")
+    return " ".join(flags)
+
+
+def classify_runs(label, benchmark):
+    return [f"{RESULTS}/classify/{label}/{task}/batch{batch}/seed{seed}/metrics.json"
+            for task in CLASSIFY_TASKS[benchmark]
+            for batch in CLASSIFY["batch_sizes"][benchmark]
+            for seed in range(CLASSIFY["seeds"])]
+
+
+def classify_geogranno(label, benchmark):
+    """ULR-BERT Table 8 puts GEOGRANNO beside the GLUE dev average: the model's evaluate metrics, if any."""
+    if benchmark != "glue" or "geogranno" not in EVALUATE["tasks"].get("en", []) or label not in EVAL_MODELS:
+        return []
+    return [f"{RESULTS}/metrics/geogranno/{label}.{EVALUATE['pooling'][0]}.json"]
+
+
+def classify_summaries():
+    return [f"{RESULTS}/metrics/{benchmark}/{label}.json"
+            for benchmark in ("glue", "clue") for label in CLASSIFY[benchmark]["models"]]
