@@ -33,6 +33,7 @@ STAGES = {
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
     "classify": ("pipeline.classify.stage", "fine-tune on one GLUE / CLUE task with several seeds"),
     "classify-summary": ("pipeline.classify.summary", "classify runs of one model → GLUE / CLUE metrics JSON"),
+    "classify-unpack": ("pipeline.classify.unpack", "one file of a downloaded GLUE / CLUE archive → the data root"),
 }
 
 

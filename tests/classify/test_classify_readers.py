@@ -122,3 +122,16 @@ def test_bad_input_names_the_file_and_line(tmp_path, name, relative, text, messa
     with pytest.raises(InputError, match=message) as error:
         task.read(task.split_files(tmp_path, "dev"))
     assert error.value.path == str(path)
+
+
+def test_unpack_a_member_of_a_release_archive(cli, tmp_path, capsys):
+    import zipfile
+
+    archive = tmp_path / "clue-afqmc.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("train.json", '{"sentence1": "花呗怎么还款", "sentence2": "花呗如何还钱", "label": "1"}\n')
+    out = tmp_path / "chinese/afqmc/train.json"
+    assert cli("classify-unpack", "--archive", archive, "--member", "train.json", "--out", out) == 0
+    assert tasks.TASKS["afqmc"].read([out])[0].label == "1"
+    assert cli("classify-unpack", "--archive", archive, "--member", "dev.json", "--out", tmp_path / "x.json") == 2
+    assert "no member 'dev.json'" in capsys.readouterr().err and not (tmp_path / "x.json").exists()

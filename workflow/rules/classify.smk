@@ -8,6 +8,7 @@
 rule classify:
     input:
         model=lambda wc: classify_model(wc.label)[1],
+        data=lambda wc: classify_data(wc.task),
     output:
         metrics=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/metrics.json",
         dev=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/dev_predictions.seed{{seed}}.tsv",
@@ -57,3 +58,26 @@ rule classify_summary:
     shell:
         "python -m pipeline classify-summary --runs {input.runs:q} --benchmark {wildcards.benchmark}"
         " --name {wildcards.label:q} --geogranno {input.geogranno:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule classify_unpack:
+    input:
+        lambda wc: CLASSIFY_UNPACK[wc.path][0],
+    output:
+        "{path}",
+    wildcard_constraints:
+        path="|".join(re.escape(path) for path in CLASSIFY_UNPACK) or "(?!)",
+    params:
+        member=lambda wc: CLASSIFY_UNPACK[wc.path][1],
+    log:
+        f"{LOGS}/classify_unpack/{{path}}.log",
+    benchmark:
+        f"{BENCHMARKS}/classify_unpack/{{path}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m pipeline classify-unpack --archive {input:q} --member {params.member:q} --out {output:q}"
+        " > {log:q} 2>&1"

@@ -296,3 +296,36 @@ def classify_geogranno(label, benchmark):
 def classify_summaries():
     return [f"{RESULTS}/metrics/{benchmark}/{label}.json"
             for benchmark in ("glue", "clue") for label in CLASSIFY[benchmark]["models"]]
+
+
+# The GLUE / CLUE splits the public data root lacks (workflow/data/classification-sources.yaml): with
+# classify.download on, archives are fetched by the download rule and unpacked by classify_unpack.
+CLASSIFY_FOLDERS = {"mnli": "glue/MNLI/", "qnli": "glue/QNLI/", "qqp": "glue/QQP/", "stsb": "glue/STS-B/",
+                    "tnews": "chinese/tnews/", "iflytek": "chinese/iflytek/", "cluewsc": "chinese/cluewsc2020/",
+                    "afqmc": "chinese/afqmc/", "csl": "chinese/csl/", "ocnli": "chinese/ocnli/",
+                    "cmrc2018": "chinese/cmrc2018/"}
+CLASSIFY_UNPACK = {}
+CLASSIFY_DATA = []
+if CLASSIFY["download"]:
+    with open(os.path.join(workflow.basedir, "workflow", "data", "classification-sources.yaml")) as _sources:
+        _classify_sources = yaml.safe_load(_sources)
+    _unpinned = [spec["url"] for spec in [*_classify_sources["archives"].values(), *_classify_sources["files"].values()]
+                 if "url" in spec and not spec.get("sha256")]
+    if _unpinned:
+        raise ValueError("config: classify.download needs the SHA-256 of every source in "
+                         f"workflow/data/classification-sources.yaml; missing for {', '.join(_unpinned)}")
+    for _name, _spec in _classify_sources["archives"].items():
+        DOWNLOADS[os.path.join(DATA_ROOT, "downloads", _name)] = _spec
+    for _path, _spec in _classify_sources["files"].items():
+        if "url" in _spec:
+            DOWNLOADS[os.path.join(DATA_ROOT, _path)] = _spec
+        else:
+            CLASSIFY_UNPACK[os.path.join(DATA_ROOT, _path)] = (os.path.join(DATA_ROOT, "downloads", _spec["archive"]),
+                                                              _spec["member"])
+        CLASSIFY_DATA.append(_path)
+
+
+def classify_data(task):
+    """The downloaded files a task reads (none unless classify.download is on)."""
+    folder = CLASSIFY_FOLDERS.get(task)
+    return [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
