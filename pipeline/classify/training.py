@@ -13,6 +13,7 @@ initialisation and the data order, so the same seed gives the same run.
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import tempfile
 import time
@@ -41,9 +42,10 @@ log = logging.getLogger("pipeline.classify")
 
 
 def resolve_model(spec: str) -> str:
-    """``package:NAME`` → the checkpoint folder inside the installed package; anything else as given."""
+    """``package:NAME`` → the checkpoint folder inside the installed package; a sentence-transformers
+    folder whose Transformer module lives in a subfolder → that subfolder; anything else as given."""
     if not spec.startswith("package:"):
-        return spec
+        return _transformer_module(Path(spec)) or spec
     package = spec.removeprefix("package:")
     found = importlib.util.find_spec(package)
     if found is None or found.origin is None:
@@ -53,6 +55,20 @@ def resolve_model(spec: str) -> str:
     if not folders:
         raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
     return str(folders[0])
+
+
+def _transformer_module(folder: Path) -> str | None:
+    modules = folder / "modules.json"
+    if (folder / "config.json").is_file() or not modules.is_file():
+        return None
+    try:
+        entries = json.loads(modules.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(modules, f"not JSON: {exc.msg}") from exc
+    for entry in entries:
+        if str(entry.get("type", "")).endswith("models.Transformer"):
+            return str(folder / entry.get("path", ""))
+    raise InputError(modules, "no sentence_transformers Transformer module")
 
 
 def load_model(task, path: str):
