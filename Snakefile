@@ -35,6 +35,7 @@ include: "workflow/rules/ngrams.smk"
 include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/finetune.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/classify.smk"
 include: "workflow/rules/report.smk"
 
 

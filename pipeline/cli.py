@@ -35,6 +35,9 @@ STAGES = {
     "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
     "finetune": ("pipeline.finetune.train", "Siamese fine-tuning: twin (NLI + PPDB), sbert-nli or nli-mnrl"),
+    "classify": ("pipeline.classify.stage", "fine-tune on one GLUE / CLUE task with several seeds"),
+    "classify-summary": ("pipeline.classify.summary", "classify runs of one model → GLUE / CLUE metrics JSON"),
+    "classify-unpack": ("pipeline.classify.unpack", "one file of a downloaded GLUE / CLUE archive → the data root"),
 }
 
 

@@ -42,10 +42,16 @@ def _is_string(node: dict) -> bool:
     return "string" in kinds or all(isinstance(v, str) for v in node.get("enum", [0]))
 
 
-def string_keys(node: dict | None = None, path: tuple = ()) -> list[tuple]:
+def string_keys(node: dict | None = None, path: tuple = (), refs: tuple = ()) -> list[tuple]:
     """Config paths (tuples of keys; 0 = a list's first item) whose value is a string,
-    plus ("<name>",)-terminated paths for the user-chosen names of a map."""
-    node = _resolve(node or SCHEMA)
+    plus ("<name>",)-terminated paths for the user-chosen names of a map. A definition that
+    refers to itself (a dump's index is a dump) is walked once."""
+    node = SCHEMA if node is None else node
+    if "$ref" in node:
+        if node["$ref"] in refs:
+            return []
+        refs = (*refs, node["$ref"])
+    node = _resolve(node)
     found = []
     if _is_string(node) and path:
         found.append(path)
@@ -54,12 +60,12 @@ def string_keys(node: dict | None = None, path: tuple = ()) -> list[tuple]:
     for key, child in node.get("properties", {}).items():
         if path == ("corpus",) and key == "zh":
             continue  # the zh section has the en section's schema; en covers it (and the zh-only demo keys below)
-        found += string_keys(child, (*path, key))
+        found += string_keys(child, (*path, key), refs)
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):
         entry = MAP_ENTRY.get(path[-1] if path else "", "entry")
         found.append((*path, "<name>"))
-        found += string_keys(extra, (*path, entry))
+        found += string_keys(extra, (*path, entry), refs)
     return found
 
 

@@ -92,6 +92,13 @@ def test_demo_dag_runs_end_to_end(run_name):
     rules = {path.name for path in (results / "logs").iterdir()}
     assert rules >= {"extract", "convert", "clean", "ngrams", "kenlm", "ngrams_corpus", "sample", "tiny_model",
                      "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables", "finetune"}
+    glue = (results / "tables" / "glue.md").read_text()  # classify: tiny models on the two demo fixtures
+    for model in ("tiny", "tiny+mlm", "tiny+burt"):
+        assert (results / "metrics" / "glue" / f"{model}.json").exists() and f"| {model} | – | dev |" in glue, model
+    rules = {path.name for path in (results / "logs").iterdir()}
+    assert rules >= {"extract", "convert", "clean", "ngrams", "kenlm", "ngrams_corpus", "sample", "tiny_model",
+                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables", "classify",
+                     "classify_summary"}
     for rule in rules:
         assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
     assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout

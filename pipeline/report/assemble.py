@@ -120,7 +120,11 @@ def _to_paper_units(value: float | None, scale: float) -> float | None:
 
 def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
     """Fill the Gain column: each run row's difference to the ``baseline`` model's row (same facet)."""
-    if spec.gain is None or baseline is None:
+    if spec.gain is None:
+        return
+    if baseline is None:
+        if spec.gain_base is not None:
+            _add_gain_per_row(spec, rows)
         return
     gain_key, of_key = spec.gain
     bases = {}
@@ -132,6 +136,16 @@ def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
     for row in rows:
         base = bases.get(row.facet)
         if base is not None and row is not base and None not in (row.cells[of_key], base.cells[of_key]):
+            row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
+
+
+def _add_gain_per_row(spec: TableSpec, rows: list[Row]) -> None:
+    """Each run row's difference to the row that ``spec.gain_base`` names for it (same facet)."""
+    gain_key, of_key = spec.gain
+    by_label = {(row.label, row.facet): row for row in rows}
+    for row in rows:
+        base = by_label.get((spec.gain_base(row.label), row.facet))
+        if base is not None and None not in (row.cells[of_key], base.cells[of_key]):
             row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
 
 
@@ -194,6 +208,8 @@ def display_grid(table: Table) -> Grid:
         cells = _leading_cells(table, row)
         for _, _, keys, separator in layout:
             parts = [format_number(row.cells[key], spec.column(key).decimals, row.signed) for key in keys]
+            if joined.get(keys[0]) is not None and joined[keys[0]].optional_tail:
+                parts = parts[:1] + [p for p in parts[1:] if p is not None]
             cells.append(None if all(p is None for p in parts) else separator.join(p or "–" for p in parts))
         body.append(cells)
     return Grid(spec.title, headers, groups, numeric, body, list(spec.notes))

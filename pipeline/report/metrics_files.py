@@ -27,6 +27,8 @@ REQUIRED_KEYS = {
     "semeval5a": ("accuracy", "n"),
     "scws": ("scores", "n"),
     "transfer": (),  # the transfer harness's file; tables read only the tasks they need from it
+    "glue": ("tasks", "avg"),  # python -m pipeline classify-summary
+    "clue": ("tasks", "avg"),
 }
 MODEL_KEYS = ("name", "path", "kind", "pooling")
 

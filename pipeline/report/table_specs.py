@@ -73,6 +73,7 @@ class Joined:
     header: str
     keys: tuple[str, ...]
     separator: str = "/"
+    optional_tail: bool = False  # print "52.1" rather than "52.1 ± –" where only the first is known
 
 
 # (facet value or None, {column key: value in metric units or None}) for each row of one file
@@ -90,6 +91,7 @@ class TableSpec:
     facet: str | None = None
     joined: tuple[Joined, ...] = ()
     gain: tuple[str, str] | None = None  # (gain column, the column it is the difference of)
+    gain_base: Callable[[str], str | None] | None = None  # row label → its baseline's label, without --gain-over
     notes: tuple[str, ...] = ()
     extra_tasks: tuple[str, ...] = ()  # more tasks whose files fill the same rows (by model, pooling, facet)
     row_order: Callable[[str | None], tuple] | None = None  # sort key of the run rows, by facet
@@ -477,6 +479,11 @@ TABLES: tuple[TableSpec, ...] = (
     ),
 )
 
+
+# The fine-tuning tables build on the classes above (hence the late import).
+from pipeline.report.glue_tables import GLUE_TABLES
+
+TABLES = TABLES + GLUE_TABLES
 TABLE_NAMES = tuple(spec.name for spec in TABLES)
 TASKS = tuple(sorted({spec.task for spec in TABLES} | {task for spec in TABLES for task, _ in spec.merged}
                      | {task for spec in TABLES for task in spec.extra_tasks}))

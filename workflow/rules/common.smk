@@ -170,7 +170,14 @@ for _name in PRETRAIN["backbones"]:
         raise ValueError(f"config: pretrain.backbones lists {_name!r}, which models.backbones does not define")
 if BACKBONES and PRETRAIN["language"] not in LANGUAGES:
     raise ValueError(f"config: pretrain.language {PRETRAIN['language']!r} is not in corpus.languages")
-TINY = [name for name, spec in BACKBONES.items() if spec == "tiny"]
+# "tiny" is a tiny BERT trained on the corpus of pretrain.language; "tiny:LANG" on the corpus of LANG
+TINY = [name for name, spec in BACKBONES.items() if spec == "tiny" or spec.startswith("tiny:")]
+
+
+def backbone_lang(name):
+    """The language of a backbone: a tiny model's corpus language, pretrain.language otherwise."""
+    spec = BACKBONES[name]
+    return spec.split(":", 1)[1] if spec.startswith("tiny:") else PRETRAIN["language"]
 
 
 def package_checkpoint(package):
@@ -191,7 +198,7 @@ def package_checkpoint(package):
 def backbone_path(name):
     """What `--model` is given for backbone `name`."""
     spec = BACKBONES[name]
-    if spec == "tiny":
+    if name in TINY:
         return f"{RESULTS}/models/{name}"
     if spec.startswith("package:"):
         return package_checkpoint(spec.removeprefix("package:"))
@@ -199,7 +206,7 @@ def backbone_path(name):
 
 
 def backbone_inputs(name):
-    return [f"{RESULTS}/models/{name}"] if BACKBONES[name] == "tiny" else []
+    return [f"{RESULTS}/models/{name}"] if name in TINY else []
 
 
 # ------------------------------------------------------------------ fine-tuning (finetune.smk)
@@ -300,10 +307,12 @@ def evaluated_models():
     models = {}
     lang = PRETRAIN["language"]
     for name in BACKBONES:
-        models[name] = {"spec": backbone_path(name), "inputs": backbone_inputs(name), "lang": lang, "kind": "transformer"}
+        models[name] = {"spec": backbone_path(name), "inputs": backbone_inputs(name), "lang": backbone_lang(name),
+                        "kind": "transformer"}
         if "input-embeddings" in EVALUATE["baselines"]:
             models[f"{name}.input-embeddings"] = {"spec": f"input-embeddings:{backbone_path(name)}",
-                                                  "inputs": backbone_inputs(name), "lang": lang, "kind": "bag"}
+                                                  "inputs": backbone_inputs(name), "lang": backbone_lang(name),
+                                                  "kind": "bag"}
     for name in PRETRAIN["backbones"]:
         for objective in PRETRAIN["objectives"]:
             path = f"{RESULTS}/models/{name}+{objective}"
@@ -391,3 +400,100 @@ def kenlm_memory(mem_mb):
     if memory.endswith("%"):
         return f"{int(mem_mb * float(memory[:-1]) / 100)}M"
     return memory
+
+
+# ------------------------------------------------------------------ GLUE / CLUE fine-tuning (classify.smk)
+CLASSIFY = config["classify"]
+CLASSIFY_TASKS = {benchmark: CLASSIFY[benchmark]["tasks"] for benchmark in ("glue", "clue")}
+CLASSIFY_BENCHMARK = {task: benchmark for benchmark, names in CLASSIFY_TASKS.items() for task in names}
+
+
+def classify_model(label):
+    """(what --model is given, the files the job needs) for a model label of the config."""
+    if label in BACKBONES:
+        return backbone_path(label), backbone_inputs(label)
+    if label in EVALUATE["models"]:
+        return EVALUATE["models"][label]["path"], []
+    if "+" in label and label.split("+", 1)[0] in BACKBONES:
+        return f"{RESULTS}/models/{label}", [f"{RESULTS}/models/{label}"]
+    raise ValueError(f"config: classify names model {label!r}, which is not a backbone, a backbone+objective "
+                     "or an evaluate.models entry")
+
+
+for _benchmark in ("glue", "clue"):
+    for _label in CLASSIFY[_benchmark]["models"]:
+        classify_model(_label)
+
+
+def classify_setting(key, task):
+    """A per-task value of the classify section: the task's own entry, else its benchmark's."""
+    values = CLASSIFY[key]
+    return values.get(task, values[CLASSIFY_BENCHMARK[task]])
+
+
+def classify_flags(wildcards):
+    task = wildcards.task
+    flags = [f"--max-steps {CLASSIFY['max_steps']}", f"--lr {classify_setting('lr', task)}",
+             f"--epochs {classify_setting('epochs', task)}", f"--max-length {classify_setting('max_length', task)}",
+             f"--eval-batch-size {CLASSIFY['eval_batch_size']}"]
+    if task in CLASSIFY["train_from_dev"]:
+        flags.append(f"--train-from-dev {CLASSIFY['train_from_dev'][task]}")
+    if CLASSIFY["max_train_examples"]:
+        flags.append(f"--max-train-examples {CLASSIFY['max_train_examples']}")
+    if not CLASSIFY["test"]:
+        flags.append("--no-test")
+    if CLASSIFY["bf16"]:
+        flags.append("--bf16")
+    return " ".join(flags)
+
+
+def classify_runs(label, benchmark):
+    return [f"{RESULTS}/classify/{label}/{task}/batch{batch}/seed{seed}/metrics.json"
+            for task in CLASSIFY_TASKS[benchmark]
+            for batch in CLASSIFY["batch_sizes"][benchmark]
+            for seed in range(CLASSIFY["seeds"])]
+
+
+def classify_geogranno(label, benchmark):
+    """ULR-BERT Table 8 puts GEOGRANNO beside the GLUE dev average: the model's evaluate metrics, if any."""
+    if benchmark != "glue" or "geogranno" not in EVALUATE["tasks"].get("en", []) or label not in EVAL_MODELS:
+        return []
+    return [f"{RESULTS}/metrics/geogranno/{label}.{EVALUATE['pooling'][0]}.json"]
+
+
+def classify_summaries():
+    return [f"{RESULTS}/metrics/{benchmark}/{label}.json"
+            for benchmark in ("glue", "clue") for label in CLASSIFY[benchmark]["models"]]
+
+
+# The GLUE / CLUE splits the public data root lacks (workflow/data/classification-sources.yaml): with
+# classify.download on, archives are fetched by the download rule and unpacked by classify_unpack.
+CLASSIFY_FOLDERS = {"mnli": "glue/MNLI/", "qnli": "glue/QNLI/", "qqp": "glue/QQP/", "stsb": "glue/STS-B/",
+                    "tnews": "chinese/tnews/", "iflytek": "chinese/iflytek/", "cluewsc": "chinese/cluewsc2020/",
+                    "afqmc": "chinese/afqmc/", "csl": "chinese/csl/", "ocnli": "chinese/ocnli/",
+                    "cmrc2018": "chinese/cmrc2018/"}
+CLASSIFY_UNPACK = {}
+CLASSIFY_DATA = []
+if CLASSIFY["download"]:
+    with open(os.path.join(workflow.basedir, "workflow", "data", "classification-sources.yaml")) as _sources:
+        _classify_sources = yaml.safe_load(_sources)
+    _unpinned = [spec["url"] for spec in [*_classify_sources["archives"].values(), *_classify_sources["files"].values()]
+                 if "url" in spec and not spec.get("sha256")]
+    if _unpinned:
+        raise ValueError("config: classify.download needs the SHA-256 of every source in "
+                         f"workflow/data/classification-sources.yaml; missing for {', '.join(_unpinned)}")
+    for _name, _spec in _classify_sources["archives"].items():
+        DOWNLOADS[os.path.join(DATA_ROOT, "downloads", _name)] = _spec
+    for _path, _spec in _classify_sources["files"].items():
+        if "url" in _spec:
+            DOWNLOADS[os.path.join(DATA_ROOT, _path)] = _spec
+        else:
+            CLASSIFY_UNPACK[os.path.join(DATA_ROOT, _path)] = (os.path.join(DATA_ROOT, "downloads", _spec["archive"]),
+                                                              _spec["member"])
+        CLASSIFY_DATA.append(_path)
+
+
+def classify_data(task):
+    """The downloaded files a task reads (none unless classify.download is on)."""
+    folder = CLASSIFY_FOLDERS.get(task)
+    return [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]

@@ -5,13 +5,13 @@
 
 rule tiny_model:
     input:
-        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", PRETRAIN["language"]),
+        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", backbone_lang(wc.backbone)),
     output:
         directory(f"{RESULTS}/models/{{backbone}}"),
     wildcard_constraints:
         backbone="|".join(TINY) or "^$",
     params:
-        lang=PRETRAIN["language"],
+        lang=lambda wc: backbone_lang(wc.backbone),
         tiny=config["models"]["tiny"],
     log:
         f"{LOGS}/tiny_model/{{backbone}}.log",

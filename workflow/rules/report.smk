@@ -3,12 +3,14 @@
 # (tests/test_workflow.py keeps the list below in step with it).
 
 TABLES = ["analogy", "analogy_ppr_pnr", "sts", "wordsim", "geogranno", "geogranno_baselines",
-          "geogranno_by_length", "faq", "ablation", "sts_senteval"]
+          "geogranno_by_length", "faq", "ablation", "sts_senteval",
+          "glue", "glue_burt", "glue_seeds", "glue_sampling", "glue_backbones", "clue"]
 
 
 rule tables:
     input:
         metrics_files(),
+        classify_summaries(),
     output:
         md=expand(f"{RESULTS}/tables/{{table}}.md", table=TABLES),
         csv=expand(f"{RESULTS}/tables/{{table}}.csv", table=TABLES),

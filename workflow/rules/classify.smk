@@ -1,0 +1,83 @@
+# GLUE / CLUE fine-tuning (docs/method.md §4): one classify job per model x task x batch size x seed
+# (classify), then per model and benchmark the batch size with the best dev mean and its seed spread
+# (classify_summary: metrics/{glue,clue}/<model>.json, read by the tables rule). Models are named as
+# elsewhere: a backbone, a backbone+objective (pretrain output) or an evaluate.models entry.
+# Model labels, per-task settings and run paths: the classify section of common.smk.
+
+
+rule classify:
+    input:
+        model=lambda wc: classify_model(wc.label)[1],
+        data=lambda wc: classify_data(wc.task),
+    output:
+        metrics=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/metrics.json",
+        dev=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/dev_predictions.seed{{seed}}.tsv",
+    wildcard_constraints:
+        label=r"[A-Za-z0-9_.+-]+",
+        task="|".join(CLASSIFY_BENCHMARK) or "(?!)",
+        batch=r"\d+",
+        seed=r"\d+",
+    params:
+        model=lambda wc: classify_model(wc.label)[0],
+        data=DATA_ROOT,
+        flags=classify_flags,
+    log:
+        f"{LOGS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.log",
+    benchmark:
+        f"{BENCHMARKS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        gpu=1,
+        mem_mb=16000,
+        runtime=6 * 60,
+    shell:
+        "python -m pipeline classify --model {params.model:q} --task {wildcards.task} --data {params.data:q}"
+        " --seeds 1 --first-seed {wildcards.seed} --batch-size {wildcards.batch} {params.flags}"
+        " --name {wildcards.label:q} --out $(dirname {output.metrics:q}) > {log:q} 2>&1"
+
+
+rule classify_summary:
+    input:
+        runs=lambda wc: classify_runs(wc.label, wc.benchmark),
+        geogranno=lambda wc: classify_geogranno(wc.label, wc.benchmark),
+    output:
+        f"{RESULTS}/metrics/{{benchmark}}/{{label}}.json",
+    wildcard_constraints:
+        benchmark="glue|clue",
+        label=r"[A-Za-z0-9_.+-]+",
+    log:
+        f"{LOGS}/classify_summary/{{benchmark}}/{{label}}.log",
+    benchmark:
+        f"{BENCHMARKS}/classify_summary/{{benchmark}}/{{label}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m pipeline classify-summary --runs {input.runs:q} --benchmark {wildcards.benchmark}"
+        " --name {wildcards.label:q} --geogranno {input.geogranno:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule classify_unpack:
+    input:
+        lambda wc: CLASSIFY_UNPACK[wc.path][0],
+    output:
+        "{path}",
+    wildcard_constraints:
+        path="|".join(re.escape(path) for path in CLASSIFY_UNPACK) or "(?!)",
+    params:
+        member=lambda wc: CLASSIFY_UNPACK[wc.path][1],
+    log:
+        f"{LOGS}/classify_unpack/{{path}}.log",
+    benchmark:
+        f"{BENCHMARKS}/classify_unpack/{{path}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m pipeline classify-unpack --archive {input:q} --member {params.member:q} --out {output:q}"
+        " > {log:q} 2>&1"
