@@ -19,7 +19,10 @@ for _lang in LANGUAGES:
 
 # Rules run `python -m pipeline ...` from the repository root; the package is importable
 # from there in any environment (a venv, or a rule's conda env that holds the dependencies).
-shell.prefix(f"export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
+# Each job also gets a watchdog that stops it when Snakemake itself is killed (pipeline/job_watchdog.py).
+from pipeline.job_watchdog import SHELL_PREFIX as JOB_WATCHDOG
+
+shell.prefix(f"export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; {JOB_WATCHDOG}")
 
 
 wildcard_constraints:

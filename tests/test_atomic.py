@@ -1,0 +1,78 @@
+"""Atomic outputs with two writers of the same target: neither deletes the other's temporary."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from testdata import REPO
+
+from pipeline.atomic import AtomicFiles, temp_path
+
+SECOND_WRITER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from pipeline.atomic import AtomicFiles
+    target, ready, go = map(Path, sys.argv[1:])
+    with AtomicFiles() as files:
+        files.temp(target).write_text("from the other writer\\n")
+        ready.write_text("")
+        while not go.exists():
+            time.sleep(0.02)
+""")
+
+
+def test_two_writers_of_one_target_both_finish(tmp_path):
+    target, ready, go = tmp_path / "out.json", tmp_path / "ready", tmp_path / "go"
+    other = subprocess.Popen([sys.executable, "-c", SECOND_WRITER, str(target), str(ready), str(go)],
+                             env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert other.poll() is None and time.monotonic() < deadline, other.stderr.read() if other.stderr else ""
+            time.sleep(0.02)
+        others_temp = temp_path(target).with_name(temp_path(target).name.rsplit("-", 1)[0] + f"-{other.pid}")
+        assert others_temp.exists()
+        with AtomicFiles() as files:  # this writer starts while the other is mid-write
+            files.temp(target).write_text("from this writer\n")
+        assert others_temp.exists(), "the live writer's temporary was deleted"
+        assert target.read_text() == "from this writer\n"
+        go.write_text("")
+        assert other.wait(timeout=60) == 0, other.stderr.read()
+    finally:
+        other.kill()
+    assert target.read_text() == "from the other writer\n"  # the last rename wins, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["go", "out.json", "ready"]  # no temporaries left
+
+
+def test_a_dead_writers_temporary_is_removed_a_live_ones_kept(tmp_path):
+    target = tmp_path / "out.parquet"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    own = temp_path(target)
+    stale = own.with_name(own.name.rsplit("-", 1)[0] + f"-{dead.stdout.strip()}")
+    live = own.with_name(own.name.rsplit("-", 1)[0] + f"-{os.getppid()}")
+    elsewhere = target.with_name(f".{target.name}.tmp-otherhost-1")
+    legacy = target.with_name(f".{target.name}.tmp-{dead.stdout.strip()}")  # the name before the host was added
+    for path in (stale, live, elsewhere, legacy):
+        path.write_text("partial")
+    with AtomicFiles() as files:
+        files.temp(target).write_text("done")
+    assert not stale.exists() and not legacy.exists()
+    assert live.exists() and elsewhere.exists()
+    assert target.read_text() == "done"
+
+
+def test_a_failure_inside_leaves_no_output_and_no_temporary(tmp_path):
+    target = tmp_path / "out.txt"
+    try:
+        with AtomicFiles() as files:
+            files.temp(target).write_text("half")
+            raise RuntimeError("killed")
+    except RuntimeError:
+        pass
+    assert list(Path(tmp_path).iterdir()) == []
