@@ -103,3 +103,14 @@ def test_bad_index_and_bad_slice_are_refused(real_pair, tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(ValueError, match="0 <= K < N"):
         extract(dump, "en", tmp_path / "x", 1, index=bad, part="2/2")
+
+
+@pytest.mark.parametrize("args", [["--slice", "2/2"], ["--slice", "one/2"], ["--slice", "0/2"]],
+                         ids=["k-past-n", "not-a-number", "slice-without-index"])
+def test_bad_slice_arguments_exit_2(real_pair, tmp_path, args):
+    dump, _ = real_pair
+    result = subprocess.run([sys.executable, "-m", "pipeline", "extract", "--dump", str(dump), "--lang", "en",
+                             "--out", str(tmp_path / "out"), *args], check=False, cwd=REPO, capture_output=True,
+                            text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "--slice" in result.stderr
+    assert not (tmp_path / "out").exists()
