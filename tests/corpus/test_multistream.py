@@ -60,6 +60,22 @@ def test_any_slice_count_gives_the_whole_dumps_shards_byte_for_byte(pair, reques
         assert len(stats["slices"]) == n
 
 
+def test_row_groups_are_cut_as_one_job_cuts_them(english_pair, tmp_path):
+    """Small batches: many row groups per shard, cut by count and by size, across slice boundaries."""
+    dump, index = english_pair
+    batches = {"batch_docs": 7, "batch_chars": 30_000}
+    extract(dump, "en", tmp_path / "whole", SHARDS, **batches)
+    slices = []
+    for k in range(3):
+        extract(dump, "en", tmp_path / f"slice-{k}", SHARDS, index=index, part=f"{k}/3", **batches)
+        slices.append(tmp_path / f"slice-{k}")
+    merge(slices, tmp_path / "merged", SHARDS, **batches)
+    for k in range(SHARDS):
+        whole = tmp_path / "whole" / f"shard-{k:03d}.parquet"
+        assert pq.ParquetFile(whole).num_row_groups > 10
+        assert (tmp_path / "merged" / whole.name).read_bytes() == whole.read_bytes()
+
+
 def test_a_slice_reads_only_its_streams_and_the_union_is_the_dump(english_pair, tmp_path):
     dump, index = english_pair
     offsets = stream_offsets(index)
