@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -44,12 +45,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
     parser.add_argument("--keep-lists", action="store_true", help="keep list items as paragraphs")
     parser.add_argument("--index", type=Path, help="multistream index (offset:page_id:title), with --slice")
-    parser.add_argument("--slice", help="K/N: only the K-th (from 0) of N equal runs of the dump's streams")
+    parser.add_argument("--slice", type=_slice_argument,
+                        help="K/N: only the K-th (from 0) of N equal runs of the dump's streams")
     parser.add_argument("--batch-docs", type=int, default=500, help="at most this many documents per row group")
     parser.add_argument("--batch-chars", type=int, default=4_000_000,
                         help="flush a shard's rows once their text and links reach this many characters")
     parser.add_argument("--page-seconds", type=float, default=30.0,
                         help="skip (and count) a page whose conversion takes longer (default 30; 0 = no limit)")
+
+
+def _slice_argument(text: str) -> str:
+    try:
+        parse_slice(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return text
 
 
 def markup_rules(lang: str, keep_lists: bool = False) -> MarkupRules:
@@ -190,5 +200,8 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
 
 
 def run(args: argparse.Namespace) -> None:
+    if (args.index is None) != (args.slice is None):
+        print("error: extract: --index and --slice go together", file=sys.stderr)
+        raise SystemExit(2)
     extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs,
             args.batch_chars, args.page_seconds, args.index, args.slice)

@@ -18,11 +18,13 @@ import json
 import logging
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import contracts
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.corpus.extract import MAX_FAILURES_LISTED, ShardBuffer
+from pipeline.corpus.extract import MAX_FAILURES_LISTED
 from pipeline.corpus.sharding import shard_name
 from pipeline.errors import InputError
 
@@ -63,6 +65,34 @@ def _whole_dump_record(record: dict) -> dict:
     return {**record, "params": params}
 
 
+def _regroup(paths: list[Path], writer, batch_docs: int, batch_chars: int) -> None:
+    """Copy the rows of ``paths`` in order into row groups cut where extraction cuts them.
+
+    :class:`~pipeline.corpus.extract.ShardBuffer` flushes after the row that brings its count to
+    ``batch_docs`` or its size (text plus 100 per link) to ``batch_chars``; the same cuts here,
+    computed on Arrow columns, make the same row groups and so the same bytes.
+    """
+    pending: list[pa.RecordBatch] = []
+    rows = chars = 0
+    for path in paths:
+        contracts.check_schema(path, contracts.DOCS)
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=65536):
+            sizes = (pc.utf8_length(batch.column("text")).to_numpy(zero_copy_only=False)
+                     + 100 * pc.list_value_length(batch.column("entities")).to_numpy(zero_copy_only=False))
+            start = 0
+            for i, size in enumerate(sizes.tolist()):
+                rows += 1
+                chars += size
+                if rows >= batch_docs or chars >= batch_chars:
+                    pending.append(batch.slice(start, i + 1 - start))
+                    writer.write_table(pa.Table.from_batches(pending).combine_chunks())
+                    pending, rows, chars, start = [], 0, 0, i + 1
+            if start < len(batch):
+                pending.append(batch.slice(start))
+    if rows:
+        writer.write_table(pa.Table.from_batches(pending).combine_chunks())
+
+
 def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = None, batch_docs: int = 500,
           batch_chars: int = 4_000_000, only: int | None = None, stats_only: bool = False) -> dict:
     stats_path = stats_path or out / "extract-stats.json"
@@ -85,17 +115,7 @@ def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = 
         for k in wanted:
             name = f"{shard_name(k)}.parquet"
             with contracts.open_writer(files.temp(out / name), contracts.DOCS, record) as writer:
-                buffer = ShardBuffer(writer)
-                for directory in slices:
-                    path = Path(directory) / name
-                    contracts.check_schema(path, contracts.DOCS)
-                    for rows in pq.ParquetFile(path).iter_batches(batch_size=batch_docs):
-                        for row in rows.to_pylist():
-                            buffer.add(row["doc_id"], row["title"], row["text"],
-                                       [(e["start"], e["end"], e["target"]) for e in row["entities"]])
-                            if len(buffer) >= batch_docs or buffer.chars >= batch_chars:
-                                buffer.flush()
-                buffer.flush()
+                _regroup([Path(directory) / name for directory in slices], writer, batch_docs, batch_chars)
         if only is not None:
             log.info("%d slice(s) → %s", len(slices), out / f"{shard_name(only)}.parquet")
             return {}

@@ -60,6 +60,22 @@ def test_any_slice_count_gives_the_whole_dumps_shards_byte_for_byte(pair, reques
         assert len(stats["slices"]) == n
 
 
+def test_row_groups_are_cut_as_one_job_cuts_them(english_pair, tmp_path):
+    """Small batches: many row groups per shard, cut by count and by size, across slice boundaries."""
+    dump, index = english_pair
+    batches = {"batch_docs": 7, "batch_chars": 30_000}
+    extract(dump, "en", tmp_path / "whole", SHARDS, **batches)
+    slices = []
+    for k in range(3):
+        extract(dump, "en", tmp_path / f"slice-{k}", SHARDS, index=index, part=f"{k}/3", **batches)
+        slices.append(tmp_path / f"slice-{k}")
+    merge(slices, tmp_path / "merged", SHARDS, **batches)
+    for k in range(SHARDS):
+        whole = tmp_path / "whole" / f"shard-{k:03d}.parquet"
+        assert pq.ParquetFile(whole).num_row_groups > 10
+        assert (tmp_path / "merged" / whole.name).read_bytes() == whole.read_bytes()
+
+
 def test_a_slice_reads_only_its_streams_and_the_union_is_the_dump(english_pair, tmp_path):
     dump, index = english_pair
     offsets = stream_offsets(index)
@@ -103,3 +119,14 @@ def test_bad_index_and_bad_slice_are_refused(real_pair, tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(ValueError, match="0 <= K < N"):
         extract(dump, "en", tmp_path / "x", 1, index=bad, part="2/2")
+
+
+@pytest.mark.parametrize("args", [["--slice", "2/2"], ["--slice", "one/2"], ["--slice", "0/2"]],
+                         ids=["k-past-n", "not-a-number", "slice-without-index"])
+def test_bad_slice_arguments_exit_2(real_pair, tmp_path, args):
+    dump, _ = real_pair
+    result = subprocess.run([sys.executable, "-m", "pipeline", "extract", "--dump", str(dump), "--lang", "en",
+                             "--out", str(tmp_path / "out"), *args], check=False, cwd=REPO, capture_output=True,
+                            text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "--slice" in result.stderr
+    assert not (tmp_path / "out").exists()
