@@ -112,6 +112,9 @@ def main() -> None:
                f"{args.repeat} interleaved runs, {device}{' bf16' if args.bf16 else ''}, torch "
                f"{torch.__version__} ({torch.get_num_threads()} threads)\n"
                f"- worst overhead: {100 * (max(ratios) - 1):+.1f} % (goal <= 5 %)")
+    if not torch.cuda.is_available():
+        summary += ("\n- no GPU on this machine: the bf16 figure for a BERT-base model on SST-2 is not measured "
+                    "(`python bench/classify.py --model bert-base-uncased --tasks sst2 --bf16` on a GPU)")
     print(table + "\n\n" + summary)
     if args.write_md:
         command = "python bench/classify.py " + " ".join(sys.argv[1:]).replace(" --write-md", "").replace("--write-md", "")

@@ -140,12 +140,17 @@ def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
 
 
 def _add_gain_per_row(spec: TableSpec, rows: list[Row]) -> None:
-    """Each run row's difference to the row that ``spec.gain_base`` names for it (same facet)."""
+    """Each run row's difference to the row that ``spec.gain_base`` names for it (same facet), where
+    both filled the same columns (an average over other tasks is not comparable)."""
     gain_key, of_key = spec.gain
     by_label = {(row.label, row.facet): row for row in rows}
+
+    def filled(row):
+        return {key for key, value in row.cells.items() if key != gain_key and value is not None}
+
     for row in rows:
         base = by_label.get((spec.gain_base(row.label), row.facet))
-        if base is not None and None not in (row.cells[of_key], base.cells[of_key]):
+        if base is not None and row.cells[of_key] is not None and filled(row) == filled(base):
             row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
 
 

@@ -171,3 +171,26 @@ def test_models_from_packages_and_sentence_transformers_folders(tiny_en, tmp_pat
         {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
     assert resolve_model(str(legacy)) == str(legacy / "0_Transformer")
+
+
+def _summary(path: Path, name: str, scores: dict[str, float]) -> Path:
+    """A classify-summary file with the given dev means (std 1.0), as the stage writes it."""
+    spread = {task: {"metric": "acc", "batch_size": 16, "seeds": [0, 1], "batch_search": {"16": mean},
+                     "dev": {"acc": {"mean": mean, "std": 1.0, "max": mean + 1, "min": mean - 1}}}
+              for task, mean in scores.items()}
+    record = {"task": "glue", "model": {"name": name, "path": f"models/{name}", "kind": "classifier", "pooling": None},
+              "tasks": spread, "avg": {"mean": sum(scores.values()) / len(scores), "columns": list(scores)},
+              "geogranno": None, "provenance": {"stage": "classify-summary"}}
+    path.write_text(json.dumps(record))
+    return path
+
+
+def test_gain_over_the_starting_checkpoint_on_the_same_tasks_only(cli, tmp_path):
+    base = _summary(tmp_path / "base.json", "minilm", {"sst2": 80.0, "rte": 60.0})
+    same = _summary(tmp_path / "same.json", "minilm+burt", {"sst2": 82.0, "rte": 61.0})
+    other = _summary(tmp_path / "other.json", "minilm+mlm", {"sst2": 90.0})
+    assert cli("tables", "--metrics", base, same, other, "--out", tmp_path / "t") == 0
+    rows = {line.split(" | ")[0][2:]: line for line in (tmp_path / "t/glue.md").read_text().splitlines()
+            if line.startswith("| minilm")}
+    assert rows["minilm+burt"].endswith("| 71.5 | 1.5 |")  # (82 + 61) / 2 - (80 + 60) / 2
+    assert rows["minilm+mlm"].endswith("| 90.0 | – |") and rows["minilm"].endswith("| 70.0 | – |")
