@@ -21,6 +21,7 @@ include: "workflow/rules/corpus.smk"
 include: "workflow/rules/ngrams.smk"
 include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/bilstm.smk"
 include: "workflow/rules/report.smk"
 
 

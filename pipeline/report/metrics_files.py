@@ -23,6 +23,8 @@ REQUIRED_KEYS = {
     "wordsim": ("scores", "n"),
     "geogranno": ("splits", "by_query_length", "by_length_difference"),
     "faq": ("datasets", "avg"),
+    "snli": ("dev", "test", "dim", "parameters"),
+    "transfer": ("micro", "macro", "tasks"),
 }
 MODEL_KEYS = ("name", "path", "kind", "pooling")
 

@@ -3,7 +3,7 @@
 # (tests/test_workflow.py keeps the list below in step with it).
 
 TABLES = ["analogy", "analogy_ppr_pnr", "sts", "wordsim", "geogranno", "geogranno_baselines",
-          "geogranno_by_length", "faq"]
+          "geogranno_by_length", "faq", "bilstm_snli", "transfer"]
 
 
 rule tables:
