@@ -8,7 +8,7 @@ according to their amount of information and concatenate them before pooling") a
 
 The paper says only that a parameter matrix W measures the information. Here it is one matrix
 shared by both directions, ``I = exp(W h + b)`` per dimension, so ``w0 = sigmoid(W(→h − ←h))``
-(computed in that form, which cannot overflow; the bias cancels). With equal directions
+(computed in that form, which cannot overflow; b cancels, so the layer has none). With equal directions
 (``→h_t = ←h_t``) both weights are 1/2 and the factor 2 ("for keeping the whole information
 stable") makes S exactly BiLSTM-max pooling. Dimension ``2 · hidden``.
 """
@@ -27,7 +27,7 @@ class BFBalancedPooling(nn.Module):
     def __init__(self, hidden: int):
         super().__init__()
         self.hidden = hidden
-        self.information = nn.Linear(hidden, hidden)  # W of eq. 2 (its bias cancels in the shares)
+        self.information = nn.Linear(hidden, hidden, bias=False)  # W of eq. 2; a bias b would cancel in the shares
         self.dim = 2 * hidden
 
     def weights(self, forward: torch.Tensor, backward: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> None:
     if args.max_train_pairs and len(train_pairs) > args.max_train_pairs:
         keep = np.random.default_rng(args.seed + 1).permutation(len(train_pairs))[:args.max_train_pairs]
         train_pairs = train_pairs.subset(sorted(keep))
+    if not len(train_pairs) or not len(dev_pairs):
+        raise InputError(args.train[0], f"{len(train_pairs)} training and {len(dev_pairs)} dev pairs: need both")
     test_pairs = nli_data.read_all(args.test) if args.test else None
     schedule = train.Schedule(lr=args.lr, decay=args.decay, shrink=args.shrink, min_lr=args.min_lr,
                               batch_size=args.batch_size, max_epochs=args.epochs,

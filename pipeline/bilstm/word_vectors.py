@@ -7,7 +7,8 @@ Read with gensim's ``KeyedVectors.load_word2vec_format`` (nothing is ever unpick
 - GloVe text (``glove.840B.300d.txt``): the same without a header, detected from the first line.
 
 ``limit`` keeps the first N words (both formats list the most frequent first). A text line with
-a different number of values than the first stops with an :class:`~pipeline.errors.InputError`
+a different number of values than the first (every line read is checked: gensim would silently
+broadcast a one-value line) stops with an :class:`~pipeline.errors.InputError`
 naming the file and the line. Sentences are split into words and punctuation
 (:func:`words`); a word is looked up as it is, then lower-cased, and skipped when unknown, as
 InferSent drops words without a GloVe vector.
@@ -37,11 +38,15 @@ def _has_header(path: Path) -> bool:
     return len(first) == 2 and all(part.isdigit() for part in first)
 
 
-def _find_bad_line(path: Path, header: bool) -> tuple[int, str] | None:
-    """The first line whose value count differs from the first vector's (1-based), with the message."""
+def _find_bad_line(path: Path, header: bool, limit: int | None = None) -> tuple[int, str] | None:
+    """The first line (1-based) whose value count differs from the first vector's, with the message;
+    only the lines gensim reads (``limit`` vectors) are checked."""
     expected = None
+    last = None if limit is None else limit + int(header)
     with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
+            if last is not None and number > last:
+                break
             if header and number == 1:
                 expected = int(line.split()[1])
                 continue
@@ -94,11 +99,15 @@ def load(path, limit: int | None = None) -> WordVectors:
         keyed = KeyedVectors.load_word2vec_format(str(path), binary=binary, no_header=not header, limit=limit,
                                                   unicode_errors="replace")
     except (ValueError, EOFError, UnicodeDecodeError, IndexError) as exc:
-        bad = None if binary else _find_bad_line(path, header)
+        bad = None if binary else _find_bad_line(path, header, limit)
         if bad:
             raise InputError(path, f"bad word vector: {bad[1]}", where=f"line {bad[0]}") from exc
         kind = "word2vec binary" if binary else "word2vec / GloVe text"
         raise InputError(path, f"not a {kind} vectors file: {exc}") from exc
+    # gensim broadcasts a one-value line into a whole vector: check every line it read
+    bad = None if binary else _find_bad_line(path, header, limit)
+    if bad:
+        raise InputError(path, f"bad word vector: {bad[1]}", where=f"line {bad[0]}")
     if not keyed.index_to_key:
         raise InputError(path, "no word vectors in the file")
     return WordVectors(keyed.index_to_key, keyed.vectors, source=str(path))

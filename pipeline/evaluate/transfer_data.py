@@ -56,8 +56,8 @@ class Split:
 
 
 def _lines(path) -> list[str]:
-    text = path.read_bytes().decode("latin-1")
-    return text.replace("\r\n", "\n").rstrip("\n").split("\n") if text.strip() else []
+    """Every line (empty ones too, as SentEval's ``splitlines``), without the final newline."""
+    return path.read_bytes().decode("latin-1").splitlines()
 
 
 def _label(path, number: int, value: str, allowed) -> str:
@@ -71,9 +71,8 @@ def read_single(data: DataRoot, task: str) -> Split:
     split = Split()
     for name, label in files.items():
         for line in _lines(data.file(f"{folder}/{name}", f"{task} file")):
-            if line.strip():
-                split.left.append(line.strip())
-                split.y.append(label)
+            split.left.append(line.strip())  # SentEval keeps the 4 empty lines of CR as empty sentences
+            split.y.append(label)
     return split
 
 
