@@ -20,6 +20,7 @@ from pipeline.bilstm.encoder import BiLSTMEncoder
 from pipeline.bilstm.nli_data import Pairs
 from pipeline.bilstm.nli_model import NLIClassifier
 from pipeline.bilstm.word_vectors import WordVectors
+from pipeline.pretrain.runtime import pick_device  # the project's one device helper
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.bilstm")
@@ -67,7 +68,7 @@ def accuracy(model: NLIClassifier, data: Encoded, batch_size: int = 256) -> floa
     with torch.inference_mode():
         for start in range(0, len(data), batch_size):
             premises, hypotheses, labels = data.batch(range(start, min(start + batch_size, len(data))))
-            correct += int((model(premises, hypotheses).argmax(-1) == labels).sum())
+            correct += int((model(premises, hypotheses).argmax(-1).cpu() == labels).sum())
     model.train()
     return 100.0 * correct / max(len(data), 1)
 
@@ -78,8 +79,9 @@ def train(train_pairs: Pairs, dev_pairs: Pairs, vectors: WordVectors, hidden: in
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     train_data, dev_data = Encoded.of(train_pairs, vectors), Encoded.of(dev_pairs, vectors)
+    device = pick_device()
     model = NLIClassifier(BiLSTMEncoder(torch.from_numpy(vectors.vectors), hidden, pooling),
-                          hidden=schedule.classifier_hidden)
+                          hidden=schedule.classifier_hidden).to(device)
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.SGD(trainable, lr=schedule.lr)
     loss_fn = nn.CrossEntropyLoss()
@@ -95,6 +97,7 @@ def train(train_pairs: Pairs, dev_pairs: Pairs, vectors: WordVectors, hidden: in
         total_loss, correct = 0.0, 0
         for start in range(0, len(order), schedule.batch_size):
             premises, hypotheses, labels = train_data.batch(order[start:start + schedule.batch_size])
+            labels = labels.to(device)
             logits = model(premises, hypotheses)
             loss = loss_fn(logits, labels)
             optimizer.zero_grad()
@@ -120,4 +123,4 @@ def train(train_pairs: Pairs, dev_pairs: Pairs, vectors: WordVectors, hidden: in
                 log.info("learning rate %.2g under %.2g: stop", lr, schedule.min_lr)
                 break
     model.load_state_dict(best_state)
-    return model.eval(), lines
+    return model.cpu().eval(), lines

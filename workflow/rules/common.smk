@@ -176,7 +176,7 @@ if BILSTM_MODELS and BILSTM["vectors"] != "word2vec" and "vectors_url" in BILSTM
 def bilstm_vectors():
     """The word vectors file: the word2vec stage's English vectors, or a file under data_root."""
     if BILSTM["vectors"] == "word2vec":
-        return str(rules.word2vec.output[0])  # rules.word2vec: defined by evaluate.smk, read at call time.format(lang="en")
+        return expand(rules.word2vec.output[0], lang="en")[0]  # rules.word2vec: in evaluate.smk, read at call time
     return os.path.join(DATA_ROOT, BILSTM["vectors"])
 
 
