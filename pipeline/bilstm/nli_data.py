@@ -3,7 +3,9 @@
 Two layouts (``shared/data/SOURCES.md``):
 
 - CSV with a header holding ``sentence1``, ``sentence2`` and ``label`` (the SNLI / MultiNLI
-  ``.csv`` exports, e.g. ``snli_1.0_dev.csv``, ``multinli_1.0_dev_matched.csv``);
+  ``.csv`` exports, e.g. ``snli_1.0_dev.csv``, ``multinli_1.0_dev_matched.csv``), or the
+  TAB-separated ``.txt`` of the original SNLI / MultiNLI releases (``snli_1.0_train.txt``), whose
+  label column is ``gold_label``;
 - InferSent / SentEval's three aligned files ``s1.<split>``, ``s2.<split>``, ``labels.<split>``,
   named by the path of the ``s1`` file.
 
@@ -64,15 +66,17 @@ def _add(pairs: Pairs, path: Path, number: int, premise: str, hypothesis: str, l
 
 def read_csv(path: Path) -> Pairs:
     pairs = Pairs()
+    tab = path.suffix in (".txt", ".tsv")
     with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = {"sentence1", "sentence2", "label"} - set(reader.fieldnames or ())
+        reader = csv.DictReader(handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tab else {}))
+        label = "gold_label" if "gold_label" in (reader.fieldnames or ()) else "label"
+        missing = {"sentence1", "sentence2", label} - set(reader.fieldnames or ())
         if missing:
             raise InputError(path, f"CSV header lacks {', '.join(sorted(missing))}", where="line 1")
         for row in reader:
-            if None in row or any(row[key] is None for key in ("sentence1", "sentence2", "label")):
+            if None in row or any(row[key] is None for key in ("sentence1", "sentence2", label)):
                 raise InputError(path, "wrong number of fields", where=f"line {reader.line_num}")
-            _add(pairs, path, reader.line_num, row["sentence1"], row["sentence2"], row["label"])
+            _add(pairs, path, reader.line_num, row["sentence1"], row["sentence2"], row[label])
     return pairs
 
 

@@ -4,7 +4,9 @@ Read with gensim's ``KeyedVectors.load_word2vec_format`` (nothing is ever unpick
 
 - word2vec C binary (a file ending in ``.bin``, as the ``word2vec`` stage writes ``vectors.bin``);
 - word2vec text, with its ``COUNT DIM`` header line;
-- GloVe text (``glove.840B.300d.txt``): the same without a header, detected from the first line.
+- GloVe text (``glove.840B.300d.txt``): the same without a header, detected from the first line;
+- a ``.zip`` holding one such text file (the GloVe download, ``glove.840B.300d.zip``): its first
+  ``limit`` lines are copied to a temporary file that gensim reads.
 
 ``limit`` keeps the first N words (both formats list the most frequent first). A text line with
 a different number of values than the first (every line read is checked: gensim would silently
@@ -86,13 +88,46 @@ class WordVectors:
         return [row for row in (self.lookup(word) for word in words(text)) if row is not None]
 
 
+def _load_zip(path: Path, limit: int | None) -> WordVectors:
+    import shutil
+    import tempfile
+    import zipfile
+
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as exc:
+        raise InputError(path, f"not a zip file: {exc}") from exc
+    with archive:
+        members = [name for name in archive.namelist() if not name.endswith("/")]
+        if len(members) != 1:
+            raise InputError(path, f"expected one vectors file in the archive, found {len(members)}")
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / Path(members[0]).name
+            with archive.open(members[0]) as source, open(copy, "wb") as target:
+                if limit is None:
+                    shutil.copyfileobj(source, target)
+                else:
+                    for number, line in enumerate(source):
+                        if number > limit:  # one line more, in case the file has a header
+                            break
+                        target.write(line)
+            try:
+                vectors = load(copy, limit)
+            except InputError as exc:
+                raise InputError(f"{path}:{members[0]}", exc.message, where=exc.where) from exc
+    vectors.source = str(path)
+    return vectors
+
+
 def load(path, limit: int | None = None) -> WordVectors:
-    """Read a word2vec binary / text or GloVe text file (see the module docstring)."""
+    """Read a word2vec binary / text or GloVe text file, or a zip of one (see the module docstring)."""
     from gensim.models import KeyedVectors
 
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "word vectors file not found")
+    if path.suffix == ".zip":
+        return _load_zip(path, limit)
     binary = path.suffix == ".bin"
     header = binary or _has_header(path)
     try:

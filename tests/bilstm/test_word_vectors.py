@@ -34,6 +34,17 @@ def test_glove_text_without_header_and_limit(tmp_path):
     assert word_vectors.load(path, limit=3).words == WORDS[:3]
 
 
+def test_a_zipped_glove_file_reads_like_the_text(tmp_path):
+    import zipfile
+
+    text = tmp_path / "glove.txt"
+    keyed().save_word2vec_format(str(text), binary=False, write_header=False)
+    with zipfile.ZipFile(tmp_path / "glove.zip", "w") as archive:
+        archive.write(text, "glove.840B.300d.txt")
+    assert word_vectors.load(tmp_path / "glove.zip").words == WORDS
+    assert word_vectors.load(tmp_path / "glove.zip", limit=2).words == WORDS[:2]
+
+
 def test_lookup_falls_back_to_lower_case_and_skips_unknown_words():
     vectors = word_vectors.WordVectors(WORDS, np.zeros((len(WORDS), 2)))
     assert word_vectors.words("The cat sat on the mat.") == ["The", "cat", "sat", "on", "the", "mat", "."]

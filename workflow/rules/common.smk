@@ -171,6 +171,8 @@ BILSTM_MODELS = {f"bilstm-{pooling}-{2 * size}": {"pooling": pooling, "hidden": 
 if BILSTM_MODELS and BILSTM["vectors"] != "word2vec" and "vectors_url" in BILSTM:
     DOWNLOADS[os.path.join(DATA_ROOT, BILSTM["vectors"])] = {
         "url": BILSTM["vectors_url"], **({"sha256": BILSTM["vectors_sha256"]} if "vectors_sha256" in BILSTM else {})}
+if BILSTM_MODELS:
+    DOWNLOADS.update({os.path.join(DATA_ROOT, path): spec for path, spec in BILSTM["downloads"].items()})
 
 
 def bilstm_vectors():
