@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -102,8 +103,8 @@ def test_the_cli_writes_the_contract(tmp_path, cli):
     assert cli("bilstm", "--train", pairs, "--vectors", vectors, "--pooling", "bf-combined", "--hidden", "4",
                "--epochs", "1", "--out", model, "--metrics", tmp_path / "snli.json") == 0
     out = tmp_path / "transfer.json"
-    assert cli("evaluate", "transfer", "--model", f"bilstm:{model}", "--data", DEMO_DATA, "--kfold", "3",
-               "--out", out) == 0
+    assert cli("evaluate", "transfer", "--model", f"bilstm:{model}", "--name", "bilstm", "--data", DEMO_DATA,
+               "--kfold", "3", "--out", out) == 0
     result = json.loads(out.read_text())
     for task in transfer.TASKS:
         assert isinstance(result[task], float) and -100 <= result[task] <= 100, task
@@ -114,6 +115,18 @@ def test_the_cli_writes_the_contract(tmp_path, cli):
     assert 0 <= result["micro"] <= 100 and 0 <= result["macro"] <= 100
     assert result["task"] == "transfer" and result["model"]["kind"] == "bilstm"
     assert result["provenance"]["params"]["kfold"] == 3
+    # both files feed paper 004's tables: one run row each, beside the published rows
+    assert cli("tables", "--metrics", tmp_path / "snli.json", out, "--out", tmp_path / "tables") == 0
+    snli_row = next(line for line in (tmp_path / "tables" / "bilstm_snli.md").read_text().splitlines()
+                    if line.startswith("| bilstm |"))
+    snli = json.loads((tmp_path / "snli.json").read_text())
+    assert snli_row.startswith(f"| bilstm | bf-combined | 8 | {snli['parameters'] / 1e6:.2f} |")
+    rows = list(csv.reader((tmp_path / "tables" / "transfer.csv").open()))
+    header, run = rows[0], next(row for row in rows if row[0] == "bilstm")
+    assert run[header.index("MR")] == f"{result['MR']:.1f}"
+    assert run[header.index("SICK-R")] == f"{result['SICK-R'] / 100:.3f}"
+    assert run[header.index("STS14 Spearman")] == f"{result['tasks']['STS14']['spearman'] / 100:.2f}"
+    assert any(row[0].startswith("published: BiLSTM-BF (BiLSTM-BF, Table 3)") for row in rows)
 
 
 def test_bad_transfer_labels_name_the_file_and_line(tmp_path):
