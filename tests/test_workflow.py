@@ -83,9 +83,11 @@ def test_demo_dag_runs_end_to_end(run_name):
         text = (results / "tables" / f"{table}.md").read_text()
         assert "published" in text and ("tiny" in text or table == "faq"), table
     assert "bm25" in (results / "tables" / "faq.md").read_text()
+    for table in ("bilstm_snli", "transfer"):  # paper 004: the demo's tiny BiLSTM-BF-combined
+        assert "| bilstm-bf-combined-16 | bf-combined |" in (results / "tables" / f"{table}.md").read_text(), table
     rules = {path.name for path in (results / "logs").iterdir()}
     assert rules >= {"extract", "convert", "clean", "ngrams", "kenlm", "ngrams_corpus", "sample", "tiny_model",
-                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables"}
+                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables", "bilstm"}
     for rule in rules:
         assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
     assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout
