@@ -36,6 +36,7 @@ include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/finetune.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/classify.smk"
+include: "workflow/rules/bilstm.smk"
 include: "workflow/rules/report.smk"
 
 

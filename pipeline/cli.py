@@ -38,6 +38,7 @@ STAGES = {
     "classify": ("pipeline.classify.stage", "fine-tune on one GLUE / CLUE task with several seeds"),
     "classify-summary": ("pipeline.classify.summary", "classify runs of one model → GLUE / CLUE metrics JSON"),
     "classify-unpack": ("pipeline.classify.unpack", "one file of a downloaded GLUE / CLUE archive → the data root"),
+    "bilstm": ("pipeline.bilstm.stage", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
 }
 
 

@@ -1,14 +1,16 @@
 """Stage ``evaluate``: one encoder on one task → a metrics JSON (SPEC §5; ULR §5, BURT §4, ALBURT).
 
 Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
-``sts`` (STS12-16, STS-B, SICK-R), ``wordsim`` (SimLex-999, WS-353, MEN, ...), ``geogranno``
+``sts`` (STS12-16, STS-B, SICK-R), ``transfer`` (SentEval's transfer tasks, logistic regression
+on frozen embeddings, paper 004 Table 3), ``wordsim`` (SimLex-999, WS-353, MEN, ...), ``geogranno``
 (question-paraphrase retrieval, Top-1/5/10 and Table 9's groupings) and ``faq`` (Chinese
 question-matching sets as FAQ retrieval, Acc@1 and MRR), ``ppdb`` (phrase similarity on the PPDB 2.0
 human labels), ``semeval5a`` (SemEval-2013 Task 5(a), a logistic regression on frozen pair
 features) and ``scws`` (SCWS word similarity, where its file is present). Every number is a percentage.
 
 --model is a transformers checkpoint (local path or hub id), ``word2vec:PATH`` (bag of
-word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings), or
+word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings),
+``bilstm:DIR`` (a BiLSTM encoder of the ``bilstm`` stage), or
 ``bm25`` / ``tfidf`` (retrieval tasks only). --data is the data root laid out as
 ``shared/data/SOURCES.md`` describes; each task reads its files under it.
 
@@ -47,6 +49,7 @@ TASKS = {
     "ppdb": "pipeline.evaluate.ppdb",
     "semeval5a": "pipeline.evaluate.semeval5a",
     "scws": "pipeline.evaluate.scws",
+    "transfer": "pipeline.evaluate.transfer",
 }
 RETRIEVAL_TASKS = ("geogranno", "faq")
 
@@ -62,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-length", type=int, default=128, help="truncate to this many tokens (default 128)")
     parser.add_argument("--seed", type=int, default=0, help="seed for python, numpy and torch (default 0)")
     parser.add_argument("--name", help="label of the model in the result tables (default: the --model value)")
+    parser.add_argument("--transfer-tasks", help="transfer: comma-separated tasks (default all: "
+                        "MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)")
+    parser.add_argument("--kfold", type=int, default=10, help="transfer: folds of the cross-validations (default 10)")
 
 
 def seed_everything(seed: int) -> None:
@@ -83,13 +89,25 @@ def finite(value):
     return value
 
 
-def evaluate_task(task: str, model, data: DataRoot, spec: str = "") -> dict:
+def evaluate_task(task: str, model, data: DataRoot, spec: str = "", **options) -> dict:
     """Load the task's data under ``data`` and score ``model`` on it (the metrics, no provenance)."""
     if model.kind in LEXICAL and task not in RETRIEVAL_TASKS:
         raise InputError(spec or model.kind, f"{model.kind} is a lexical retrieval baseline with no embeddings; "
                          f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}")
     module = importlib.import_module(TASKS[task])
-    return module.evaluate(model, data.load(module.load))
+    return module.evaluate(model, data.load(module.load), **options)
+
+
+def transfer_options(args: argparse.Namespace) -> dict:
+    from pipeline.evaluate.transfer import TASKS as TRANSFER_TASKS
+
+    tasks = [task.strip() for task in args.transfer_tasks.split(",")] if args.transfer_tasks else list(TRANSFER_TASKS)
+    unknown = [task for task in tasks if task not in TRANSFER_TASKS]
+    if unknown:
+        raise InputError("--transfer-tasks", f"unknown tasks {unknown} (known: {', '.join(TRANSFER_TASKS)})")
+    if args.kfold < 2:
+        raise InputError("--kfold", f"needs at least 2 folds, not {args.kfold}")
+    return {"tasks": tasks, "kfold": args.kfold, "seed": args.seed}
 
 
 def run(args: argparse.Namespace) -> None:
@@ -99,10 +117,12 @@ def run(args: argparse.Namespace) -> None:
     started = time.monotonic()
     model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
     seed_everything(args.seed)
-    metrics = evaluate_task(args.task, model, data, args.model)
+    options = transfer_options(args) if args.task == "transfer" else {}
+    metrics = evaluate_task(args.task, model, data, args.model, **options)
     log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
     params = {"task": args.task, "model": args.model, "pooling": getattr(model, "pooling", None),
-              "batch_size": args.batch_size, "max_length": args.max_length, "data_root": provenance.portable_path(args.data)}
+              "batch_size": args.batch_size, "max_length": args.max_length, "data_root": provenance.portable_path(args.data),
+              **options}
     record = provenance.make("evaluate", params, inputs=data.fingerprints(), seed=args.seed)
     record["checkpoint"] = model.describe()
     result = {

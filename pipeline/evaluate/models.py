@@ -3,6 +3,7 @@
 - ``PATH_OR_ID``: a local checkpoint directory or a hub id (:class:`.encoder.TransformerEncoder`);
 - ``word2vec:PATH``: bag of word2vec vectors (:class:`.bags.Word2VecBag`);
 - ``input-embeddings:PATH_OR_ID``: bag of that model's input embeddings (:class:`.bags.InputEmbeddingBag`);
+- ``bilstm:DIR``: a BiLSTM sentence encoder of the ``bilstm`` stage (:class:`pipeline.bilstm.saved.SavedBiLSTM`);
 - ``bm25`` / ``tfidf``: lexical scorers (:mod:`.lexical`), for the retrieval tasks only.
 """
 
@@ -27,6 +28,10 @@ def load_model(spec: str, pooling: str = "mean", batch_size: int = 64, max_lengt
         from pipeline.evaluate.bags import InputEmbeddingBag
 
         return InputEmbeddingBag(spec.removeprefix("input-embeddings:"))
+    if spec.startswith("bilstm:"):
+        from pipeline.bilstm.saved import SavedBiLSTM
+
+        return SavedBiLSTM(spec.removeprefix("bilstm:"), batch_size=batch_size)
     from pipeline.evaluate.encoder import TransformerEncoder
 
     return TransformerEncoder(spec, pooling=pooling, batch_size=batch_size, max_length=max_length)
@@ -36,7 +41,7 @@ def model_path(spec: str) -> str | None:
     """The checkpoint or vector file behind ``spec`` (None for the lexical baselines)."""
     if spec in LEXICAL:
         return None
-    for prefix in ("word2vec:", "input-embeddings:"):
+    for prefix in ("word2vec:", "input-embeddings:", "bilstm:"):
         if spec.startswith(prefix):
             return spec.removeprefix(prefix)
     return spec

@@ -26,9 +26,10 @@ REQUIRED_KEYS = {
     "ppdb": ("scores", "n"),
     "semeval5a": ("accuracy", "n"),
     "scws": ("scores", "n"),
-    "transfer": (),  # the transfer harness's file; tables read only the tasks they need from it
     "glue": ("tasks", "avg"),  # python -m pipeline classify-summary
     "clue": ("tasks", "avg"),
+    "snli": ("dev", "test", "dim", "parameters"),
+    "transfer": ("micro", "macro", "tasks"),
 }
 MODEL_KEYS = ("name", "path", "kind", "pooling")
 

@@ -325,6 +325,28 @@ def ablation_cells(metrics: MetricsFile) -> Cells:
     else:
         cells = wordsim_cells(metrics)[0][1]
     return [(facet, cells) for facet in ablation_facets(settings)]
+def snli_cells(metrics: MetricsFile) -> Cells:
+    """Paper 004 Table 2: sentence vector size, encoder parameters (millions), SNLI dev / test accuracy."""
+    parameters = metrics.number("parameters")
+    return [(None, {"dim": metrics.number("dim"), "params": None if parameters is None else parameters / 1e6,
+                    "dev": metrics.number("dev"), "test": metrics.number("test")})]
+
+
+# Paper 004 Table 3 columns, then the tasks the harness adds (MRPC, STS-B) and the dev averages.
+TRANSFER_SCORES = {"mr": "MR", "cr": "CR", "subj": "SUBJ", "mpqa": "MPQA", "sst": "SST2", "trec": "TREC",
+                   "sickr": "SICK-R", "sicke": "SICK-E", "mrpc": "MRPC", "stsb": "STS-B", "micro": "micro",
+                   "macro": "macro"}
+
+
+def transfer_cells(metrics: MetricsFile) -> Cells:
+    """Paper 004 Table 3 from a transfer metrics JSON (tasks a run left out stay empty)."""
+    data = metrics.data
+    cells = {key: metrics.number(name) if name in data else None for key, name in TRANSFER_SCORES.items()}
+    tasks = metrics.require("tasks")
+    cells["mrpc_f1"] = metrics.number("tasks", "MRPC", "f1") if "MRPC" in tasks else None
+    for measure in ("pearson", "spearman"):
+        cells[f"sts14_{measure}"] = metrics.number("tasks", "STS14", measure) if "STS14" in tasks else None
+    return [(None, cells)]
 
 
 def _levels(*parts: str) -> tuple[Column, ...]:
@@ -484,6 +506,42 @@ TABLES: tuple[TableSpec, ...] = (
 from pipeline.report.glue_tables import GLUE_TABLES
 
 TABLES = TABLES + GLUE_TABLES
+TABLES += (
+    TableSpec(
+        name="bilstm_snli",
+        title="BiLSTM encoders on SNLI, accuracy (paper 004 Table 2)",
+        task="snli",
+        columns=(Column("dim", "Dim", decimals=0), Column("params", "Params (M)", decimals=2),
+                 Column("dev", "Dev"), Column("test", "Test")),
+        published=("bf_t2",),
+        cells=snli_cells,
+        notes=(("The paper trains on the 550k SNLI training pairs with GloVe 300d. Runs on the public data train on "
+                "SNLI dev + MultiNLI dev (matched and mismatched) with the word vectors of the config, hold out a "
+                "seeded share of those pairs as Dev, and report Test on SNLI test."),
+               "Dim: size of the sentence vector (2 x LSTM units per direction); Params: trainable encoder weights."),
+    ),
+    TableSpec(
+        name="transfer",
+        title="Transfer tasks, SentEval protocol (paper 004 Table 3)",
+        task="transfer",
+        columns=(Column("mr", "MR"), Column("cr", "CR"), Column("subj", "SUBJ"), Column("mpqa", "MPQA"),
+                 Column("sst", "SST"), Column("trec", "TREC"),
+                 Column("sickr", "SICK-R", decimals=3, metric_scale=0.01), Column("sicke", "SICK-E"),
+                 Column("sts14_pearson", "STS14 Pearson", decimals=2, metric_scale=0.01),
+                 Column("sts14_spearman", "STS14 Spearman", decimals=2, metric_scale=0.01),
+                 Column("mrpc", "MRPC acc."), Column("mrpc_f1", "MRPC F1"),
+                 Column("stsb", "STS-B", decimals=3, metric_scale=0.01),
+                 Column("micro", "micro", "dev"), Column("macro", "macro", "dev")),
+        published=("bf_t3",),
+        cells=transfer_cells,
+        joined=(Joined("STS14", ("sts14_pearson", "sts14_spearman")),),
+        notes=(("Test accuracy (MR, CR, SUBJ, MPQA: 10-fold cross-validation), SICK-R and STS-B Pearson of the "
+                "trained regression, STS14 Pearson / Spearman of cosine similarity, on the paper's 0-1 scale. "
+                "MRPC, STS-B and the dev averages (micro: weighted by dev size; macro: plain mean over MR, CR, "
+                "SUBJ, MPQA, SST, TREC, MRPC, SICK-E) are not in the paper's table."),),
+    ),
+)
+
 TABLE_NAMES = tuple(spec.name for spec in TABLES)
 TASKS = tuple(sorted({spec.task for spec in TABLES} | {task for spec in TABLES for task, _ in spec.merged}
                      | {task for spec in TABLES for task in spec.extra_tasks}))

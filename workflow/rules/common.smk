@@ -305,6 +305,29 @@ if FINETUNE["download"]:
                       if any(algorithm in spec for algorithm in ("sha256", "sha1", "md5"))})
 
 
+# BiLSTM encoders of paper 004 (workflow/rules/bilstm.smk): label -> pooling, size, directory.
+BILSTM = config["bilstm"]
+BILSTM_MODELS = {f"bilstm-{pooling}-{2 * size}": {"pooling": pooling, "hidden": size,
+                                                  "dir": f"{RESULTS}/bilstm/bilstm-{pooling}-{2 * size}"}
+                 for pooling in BILSTM["poolings"] for size in BILSTM["sizes"]}
+if BILSTM_MODELS and BILSTM["vectors"] != "word2vec" and "vectors_url" in BILSTM:
+    DOWNLOADS[os.path.join(DATA_ROOT, BILSTM["vectors"])] = {
+        "url": BILSTM["vectors_url"], **({"sha256": BILSTM["vectors_sha256"]} if "vectors_sha256" in BILSTM else {})}
+if BILSTM_MODELS:
+    DOWNLOADS.update({os.path.join(DATA_ROOT, path): spec for path, spec in BILSTM["downloads"].items()})
+
+
+def bilstm_vectors():
+    """The word vectors file: the word2vec stage's English vectors, or a file under data_root."""
+    if BILSTM["vectors"] == "word2vec":
+        return expand(rules.word2vec.output[0], lang="en")[0]  # rules.word2vec: in evaluate.smk, read at call time
+    return os.path.join(DATA_ROOT, BILSTM["vectors"])
+
+
+def bilstm_files(key):
+    return [os.path.join(DATA_ROOT, path) for path in BILSTM[key]]
+
+
 def evaluated_models():
     """Every model the evaluation rules evaluate: label -> spec, input files, language, kind."""
     models = {}
@@ -332,6 +355,8 @@ def evaluated_models():
             vectors = f"{RESULTS}/word2vec/{corpus_lang}/vectors.bin"
             models[f"word2vec-{corpus_lang}"] = {"spec": f"word2vec:{vectors}", "inputs": [vectors],
                                                  "lang": corpus_lang, "kind": "bag"}
+    for label, model in BILSTM_MODELS.items():
+        models[label] = {"spec": f"bilstm:{model['dir']}", "inputs": [model["dir"]], "lang": "en", "kind": "bilstm"}
     for lexical in ("bm25", "tfidf"):
         if lexical in EVALUATE["baselines"]:
             models[lexical] = {"spec": lexical, "inputs": [], "lang": None, "kind": "lexical"}
@@ -361,7 +386,24 @@ def metrics_files():
                     continue
                 poolings = model.get("poolings") or (EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"])
                 files += [f"{RESULTS}/metrics/{task}/{label}.{pooling}.json" for pooling in poolings]
-    return files
+    return files + bilstm_metrics_files()
+
+
+def transfer_models():
+    """Label -> pooling of every model the transfer rule evaluates (English models with embeddings)."""
+    chosen = config["transfer"]["models"]
+    models = {}
+    for label, model in EVAL_MODELS.items():
+        if model["lang"] != "en" or model["kind"] == "lexical" or (chosen != "all" and label not in chosen):
+            continue
+        models[label] = EVALUATE["pooling"][0] if model["kind"] == "transformer" else "mean"
+    return models
+
+
+def bilstm_metrics_files():
+    """Paper 004 Table 2 (SNLI) per BiLSTM model, Table 3 (transfer) per transfer model."""
+    return ([f"{RESULTS}/metrics/snli/{label}.json" for label in BILSTM_MODELS]
+            + [f"{RESULTS}/metrics/transfer/{label}.{pooling}.json" for label, pooling in transfer_models().items()])
 
 
 def figure_dirs():

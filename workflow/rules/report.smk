@@ -4,7 +4,8 @@
 
 TABLES = ["analogy", "analogy_ppr_pnr", "sts", "wordsim", "geogranno", "geogranno_baselines",
           "geogranno_by_length", "faq", "ablation", "sts_senteval",
-          "glue", "glue_burt", "glue_seeds", "glue_sampling", "glue_backbones", "clue"]
+          "glue", "glue_burt", "glue_seeds", "glue_sampling", "glue_backbones", "clue",
+          "bilstm_snli", "transfer"]
 
 
 rule tables:
