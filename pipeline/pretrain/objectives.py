@@ -81,7 +81,7 @@ class PretrainingModel(nn.Module):
 
 
 def make_data(objective: str, dataset, tokenizer, seed: int, max_length: int, misad_choice: str = "mlm-score",
-              misad_max_candidates: int = 0, ngram_pool: str = "ngrams-first", mlm_probability: float = 0.15):
+              misad_max_candidates: int = 0, ngram_pool: str = "uniform", mlm_probability: float = 0.15):
     """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
     if objective in ("nsp", "sop"):
         return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)

@@ -80,13 +80,19 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, token
     assert "pair_head" not in " ".join(a)  # the SOP classifier is not exported
 
 
-def test_resume_with_other_settings_starts_afresh(tokens_en, tiny_en, tmp_path, caplog):
+def test_resume_with_other_settings_is_refused_and_restart_starts_afresh(tokens_en, tiny_en, tmp_path, cli, capsys):
     common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 8,
               "--save-every", 1]
     with pytest.raises(TrainingHalted):  # --resume with nothing to resume from starts a fresh run
         train(args_for(*common, "--out", tmp_path / "m", "--resume"), halt_after=2)
-    train(args_for(*common, "--out", tmp_path / "m", "--resume", "--lr", 1e-4))
-    assert "lr: checkpoint 5e-05, now 0.0001" in caplog.text and "starting afresh" in caplog.text
+    checkpoint = tmp_path / ".m.work" / "checkpoint" / "state.pt"
+    before = checkpoint.read_bytes()
+    assert cli("pretrain", *common, "--out", tmp_path / "m", "--resume", "--lr", 1e-4, "--seed", 3) == 2
+    error = capsys.readouterr().err
+    assert "lr: checkpoint 5e-05, now 0.0001" in error and "seed: checkpoint 0, now 3" in error
+    assert "--restart" in error.splitlines()[-1] and "Traceback" not in error  # one line, no traceback
+    assert checkpoint.read_bytes() == before and not (tmp_path / "m").exists()  # nothing lost
+    train(args_for(*common, "--out", tmp_path / "m", "--resume", "--restart", "--lr", 1e-4))
     train(args_for(*common, "--out", tmp_path / "fresh", "--lr", 1e-4))
     a, b = load_file(tmp_path / "m" / "model.safetensors"), load_file(tmp_path / "fresh" / "model.safetensors")
     assert all(torch.equal(a[k], b[k]) for k in a)  # the same as a run that never had a checkpoint

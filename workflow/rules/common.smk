@@ -59,7 +59,9 @@ def ngram_flags(mode=None):
     """Options of `python -m pipeline ngrams` from the config's ngrams section."""
     settings = config["ngrams"]
     flags = [f"--mode {mode or settings['mode']}", f"--max-n {settings['max_n']}", f"--top-k {settings['top_k']}",
-             f"--min-count {settings['min_count']}", f"--batch-chars {settings['batch_chars']}"]
+             f"--batch-chars {settings['batch_chars']}"]
+    if settings["min_count"] is not None:  # null: the stage's default for the mode
+        flags.append(f"--min-count {settings['min_count']}")
     if settings["threshold"] is not None:
         flags.append(f"--threshold {settings['threshold']}")
     if settings["lowercase"]:
