@@ -141,3 +141,23 @@ def test_misad_loss_by_hand():
     both = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, torch.tensor([True, True]))
     second = ((2 ** -0.5 * 2 - 0) ** 2 + (2 ** -0.5 * 2 - 1) ** 2) / 2  # (√2, √2) - (0, 1)
     assert both.item() == pytest.approx((0.5 + second) / 2)
+
+
+def test_sentences_without_an_ngram_are_counted_as_fallbacks(setup):
+    tokenizer, dataset, _ = setup
+    collator = MisadCollator(tokenizer, "random", seed=0)
+    rows = [dataset[i] for i in range(len(dataset))]
+    batch = collator(rows)
+    counts = batch["masking_stats"].counts
+    expected_none = expected_fallbacks = 0
+    for row in rows:
+        word_ids = np.asarray(row["word_ids"])
+        content = np.flatnonzero(word_ids >= 0)
+        spans = [(s, e) for s, e in np.asarray(row["ngram_spans"]).reshape(-1, 2)
+                 if content[0] <= s < e <= content[-1] + 1 and (s, e) != (content[0], content[-1] + 1)]
+        if not spans:
+            words = len(set(word_ids[content].tolist()))
+            expected_fallbacks += words > 1
+            expected_none += words <= 1
+    assert counts["misad_rows"] == len(rows) and counts["misad_fallbacks"] == expected_fallbacks > 0
+    assert counts["misad_none"] == expected_none == int((~batch["misad_valid"]).sum())

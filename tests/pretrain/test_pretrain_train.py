@@ -14,7 +14,8 @@ from transformers import AutoModel
 
 from pipeline.cli import build_parser
 from pipeline.pretrain.backbone import NewHeadWarning
-from pipeline.pretrain.train import TrainingHalted, train
+from pipeline.pretrain.runtime import World
+from pipeline.pretrain.train import TrainingHalted, epoch_batches, train
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -46,8 +47,12 @@ def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_
     assert not (tmp_path / ".misad.work").exists()
     log = log_of(out)
     assert [e["step"] for e in log] == [1, 2, 3]
-    assert all({"loss", "mlm", "misad", "lr", "tokens", "tokens_per_s"} <= set(e) for e in log)
+    assert all({"loss", "mlm", "misad", "lr", "tokens", "tokens_per_s", "mask_rate"} <= set(e) for e in log)
     assert all(e["loss"] == pytest.approx(e["mlm"] + e["misad"], rel=1e-5) for e in log)
+    assert [e["lr"] for e in log] == pytest.approx([0.0, 5e-5, 2.5e-5])  # the rate each step used (1 warm-up step)
+    stats = json.loads((out / "stats.json").read_text())["masking"]
+    assert stats["counts"]["rows"] == 24 and stats["counts"]["misad_rows"] == 24
+    assert 0.05 < stats["mask_rate"] < 0.25 and stats["masked_share"] == {"token": 1.0}
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["objective"] == "misad" and config["total_steps"] == 3 and config["warmup_steps"] == 1
     assert config["provenance"]["inputs"][0]["path"] == str(tokens_en) and config["provenance"]["seed"] == 0
@@ -119,17 +124,28 @@ def test_data_from_another_tokenizer_is_refused(tokens_en, albert_en, tmp_path, 
     assert not (tmp_path / "x").exists()
 
 
-def test_torchrun_with_two_processes(tokens_en, tiny_en, tmp_path):
+def test_torchrun_with_two_processes(tokens_en, tiny_en, dataset_en, tmp_path):
     out = tmp_path / "ddp"
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
                "-m", "pipeline", "pretrain", "--data", str(tokens_en), "--model", str(tiny_en),
-               "--objective", "burt", "--max-steps", "3", "--batch-size", "4", "--out", str(out)]
+               "--objective", "burt", "--max-steps", "3", "--batch-size", "4", "--keep-checkpoint", "--out", str(out)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": REPO}
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["world_size"] == 2 and config["effective_batch_size"] == 8
-    assert len(log_of(out)) == 3
+    log = log_of(out)
+    assert len(log) == 3
+    # tokens: the sum over both processes' batches of each step
+    lengths = dataset_en.lengths()
+    batches = [epoch_batches(len(lengths), 0, 0, 4, World(rank, 2)) for rank in (0, 1)]
+    assert [e["tokens"] for e in log] == [int(lengths[batches[0][s]].sum() + lengths[batches[1][s]].sum())
+                                          for s in range(3)]
+    # dropout: each process drew from its own stream (same draws, different seeds: different states)
+    states = [torch.load(out / "checkpoint" / f"rng-{rank}.pt", weights_only=False)["torch"] for rank in (0, 1)]
+    assert not torch.equal(states[0], states[1])
+    stats = json.loads((out / "stats.json").read_text())["masking"]
+    assert stats["counts"]["rows"] == 24  # both processes' masks, gathered
 
 
 def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en, tmp_path, cli, capsys):
