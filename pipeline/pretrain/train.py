@@ -55,7 +55,13 @@ from pipeline.atomic import json_text
 from pipeline.corpus.shard_io import input_files
 from pipeline.errors import InputError
 from pipeline.pretrain import checkpoint, runtime
-from pipeline.pretrain.backbone import load_masked_lm, load_tokenizer
+from pipeline.pretrain.backbone import (
+    generator_for,
+    is_electra_discriminator,
+    load_discriminator,
+    load_masked_lm,
+    load_tokenizer,
+)
 from pipeline.pretrain.masking_stats import MaskingStats, gather
 from pipeline.pretrain.misad import CHOICES, choose_by_mlm_score
 from pipeline.pretrain.model_export import export
@@ -68,7 +74,7 @@ from pipeline.progress import Progress
 log = logging.getLogger("pipeline.pretrain")
 
 # settings a resumed run must share with its checkpoint
-RESUME_KEYS = ("model", "objective", "misad_choice", "misad_max_candidates", "pooling", "ngram_pool", "max_steps",
+RESUME_KEYS = ("model", "generator", "objective", "misad_choice", "misad_max_candidates", "pooling", "ngram_pool", "max_steps",
                "epochs", "batch_size", "grad_accum", "lr", "warmup", "weight_decay", "dropout", "max_grad_norm",
                "mlm_probability", "seed")
 
@@ -82,6 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="token dataset (tokenize stage): files or directories of shards, in any order")
     parser.add_argument("--model", required=True, help="backbone: hub id or local path")
     parser.add_argument("--objective", required=True, choices=OBJECTIVES)
+    parser.add_argument("--generator", help="ELECTRA: the generator paired with the --model discriminator (default: "
+                                            "the registry's pair, or MODEL/generator)")
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
     parser.add_argument("--misad-choice", choices=CHOICES, default="mlm-score",
                         help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)")
@@ -254,12 +262,20 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     max_length = int(data_record.get("params", {}).get("max_length", int(dataset.lengths().max())))
 
     seed_everything(args.seed)
-    mlm_model, new_head = load_masked_lm(args.model, args.dropout)
+    discriminator = None
+    if is_electra_discriminator(args.model):  # ELECTRA: generator MLM + replaced-token detection
+        args.generator = generator_for(args.model, args.generator)
+        discriminator = load_discriminator(args.model, args.dropout)
+        mlm_model, new_head = load_masked_lm(args.generator, args.dropout)
+    elif args.generator:
+        raise InputError(args.model, "--generator is for an ELECTRA discriminator (ElectraForPreTraining)")
+    else:
+        mlm_model, new_head = load_masked_lm(args.model, args.dropout)
     positions = getattr(mlm_model.config, "max_position_embeddings", None)
     if positions and int(dataset.lengths().max()) > positions:
         raise InputError(data_files[0], f"inputs of up to {int(dataset.lengths().max())} tokens, but the model has "
                                     f"{positions} positions; rerun tokenize with --max-length {positions}")
-    module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout).to(device)
+    module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
     model = DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None) \
         if world.size > 1 else module  # DDP starts every replica from rank 0's weights
     seed_everything(dropout_seed(args.seed, world.rank))
@@ -360,7 +376,10 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                         {"epoch": epoch, "batches_done": done, "step": step}, settings)
     if world.is_main:
         with AtomicDir(out) as tmp:
-            export(tmp, module.mlm, tokenizer, max_length, args.pooling)
+            export(tmp, module.encoder, tokenizer, max_length, args.pooling)
+            if module.discriminator is not None:  # the pair, so that it can be continued
+                module.mlm.save_pretrained(tmp / "generator")
+                tokenizer.save_pretrained(tmp / "generator")
             (tmp / "pretrain_config.json").write_text(json_text({**config, "provenance": record}))
             (tmp / "stats.json").write_text(json_text({"steps": step, "masking": run_stats.summary(),
                                                        "provenance": record}))

@@ -93,3 +93,24 @@ def minilm_sample(data_root, tmp_path_factory):
                   "--max-length", "128", "--out", work / "tokens.parquet"]):
         assert main([str(a) for a in argv]) == 0
     return model, TokenDataset(build_arrow_cache(work / "tokens.parquet", work / "tokens.arrow"))
+
+
+@pytest.fixture(scope="session")
+def electra_en(tiny_en, tmp_path_factory):
+    """A tiny random ELECTRA pair with ``tiny_en``'s WordPiece tokenizer: the discriminator
+    (ElectraForPreTraining) in the folder, its smaller generator (ElectraForMaskedLM) in ``generator/``."""
+    import torch
+    from transformers import AutoTokenizer, ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining
+
+    out = tmp_path_factory.mktemp("models") / "electra-en"
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en)
+    common = {"vocab_size": len(tokenizer), "embedding_size": 16, "num_hidden_layers": 2,
+              "max_position_embeddings": 128, "pad_token_id": tokenizer.pad_token_id}
+    torch.manual_seed(0)
+    ElectraForPreTraining(ElectraConfig(hidden_size=32, num_attention_heads=2, intermediate_size=64,
+                                        **common)).save_pretrained(out)
+    ElectraForMaskedLM(ElectraConfig(hidden_size=16, num_attention_heads=1, intermediate_size=32,
+                                     **common)).save_pretrained(out / "generator")
+    for folder in (out, out / "generator"):
+        tokenizer.save_pretrained(folder)
+    return out

@@ -129,7 +129,7 @@ def test_misad_loss_by_hand():
     stub.config = SimpleNamespace(hidden_size=2)
     module = PretrainingModel.__new__(PretrainingModel)
     nn.Module.__init__(module)
-    module.mlm, module.pooling = stub, "mean"
+    module.mlm, module.discriminator, module.pooling = stub, None, "mean"
     s_hidden = torch.tensor([[[5.0, 0.0]], [[0.0, 1.0]]])  # E_S = (1, 0) and (0, 1) after normalising
     ones = torch.ones(2, 1, dtype=torch.long)
     w_ids = torch.tensor([[1], [3]])  # E_w = (1, 0) and (1, 1)/√2
