@@ -157,3 +157,27 @@ def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en
                "--out", tokens) == 0
     assert cli("pretrain", "--data", tokens, "--model", short, "--objective", "mlm", "--out", tmp_path / "x") == 2
     assert "--max-length 32" in capsys.readouterr().err
+
+
+def test_token_shards_in_any_order_give_the_same_run(marked_en, tiny_en, tmp_path, cli):
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    from pretrain_builders import write_marked
+
+    marked = pq.read_table(marked_en)
+    shards = []
+    for k in range(2):  # two sample shards, by document, as the sample stage writes them
+        part = marked.filter(pc.equal(pc.bit_wise_and(marked["doc_id"], 1), k))
+        write_marked(tmp_path / f"marked-{k}.parquet", part.to_pylist())
+        shards.append(tmp_path / "tokens" / f"shard-00{k}.parquet")
+        assert cli("tokenize", "--marked", tmp_path / f"marked-{k}.parquet", "--model", tiny_en, "--lang", "en",
+                   "--max-length", 64, "--out", shards[-1]) == 0
+    common = ["--model", tiny_en, "--objective", "burt", "--max-steps", 2, "--batch-size", 8]
+    train(args_for("--data", *shards, *common, "--out", tmp_path / "ab"))
+    train(args_for("--data", *reversed(shards), *common, "--out", tmp_path / "ba"))
+    train(args_for("--data", tmp_path / "tokens", *common, "--out", tmp_path / "dir"))  # a folder of shards
+    runs = [load_file(tmp_path / name / "model.safetensors") for name in ("ab", "ba", "dir")]
+    assert all(torch.equal(runs[0][k], other[k]) for other in runs[1:] for k in runs[0])
+    config = json.loads((tmp_path / "ba" / "pretrain_config.json").read_text())
+    assert [i["path"] for i in config["provenance"]["inputs"]] == [str(s) for s in shards]
+    assert config["examples"] == marked.num_rows
