@@ -225,3 +225,15 @@ def pretrain_flags():
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
             f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume")  # resume: a rerun continues
+
+
+def electra_generator(wc):
+    """The generator of an ELECTRA discriminator backbone named in models.generators ("": none, or
+    pretrain's registry of released pairs)."""
+    spec = config["models"].get("generators", {}).get(wc.backbone, "")
+    return package_checkpoint(spec.removeprefix("package:")) if spec.startswith("package:") else spec
+
+
+def token_shards(wc):
+    """Every token shard of a backbone: one per sample shard."""
+    return per_shard(f"{RESULTS}/tokens/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])

@@ -33,18 +33,6 @@ rule tiny_model:
         " > {log:q} 2>&1"
 
 
-def electra_generator(wc):
-    """The generator of an ELECTRA discriminator backbone named in models.generators ("": none, or
-    pretrain's registry of released pairs)."""
-    spec = config["models"].get("generators", {}).get(wc.backbone, "")
-    return package_checkpoint(spec.removeprefix("package:")) if spec.startswith("package:") else spec
-
-
-def token_shards(wc):
-    """Every token shard of a backbone: one per sample shard."""
-    return per_shard(f"{RESULTS}/tokens/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])
-
-
 rule tokenize:
     input:
         sample=f"{RESULTS}/sample/{PRETRAIN['language']}/{{part}}/{{shard}}.parquet",
