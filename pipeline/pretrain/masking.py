@@ -70,7 +70,14 @@ class MaskingCollator:
     def eligible(self, ids: np.ndarray) -> np.ndarray:
         return ~np.isin(ids, self.special_ids)
 
-    def units(self, example: dict, eligible: np.ndarray, rng: np.random.Generator) -> list[tuple[int, int]]:
+    def pool(self, example: dict, eligible: np.ndarray) -> tuple | None:
+        """``(kept spans, uncovered tokens)`` for the n-gram strategies (None for the others)."""
+        if self.strategy not in ("ngram", "entity"):
+            return None
+        return span_sampling.ngram_pool(self.spans(example), eligible)
+
+    def units(self, example: dict, eligible: np.ndarray, rng: np.random.Generator,
+              pool: tuple | None = None) -> list[tuple[int, int]]:
         budget = span_sampling.budget_for(int(eligible.sum()), self.mlm_probability)
         if self.strategy == "token":
             return span_sampling.token_units(eligible, budget, rng)
@@ -78,18 +85,20 @@ class MaskingCollator:
             return span_sampling.whole_word_units(example, eligible, budget, rng)
         if self.strategy == "span":
             return span_sampling.span_units(example, eligible, budget, rng)
-        return span_sampling.ngram_units(self.spans(example), eligible, budget, rng, self.ngram_pool)
+        return span_sampling.ngram_units(self.spans(example), eligible, budget, rng, self.ngram_pool, pool)
 
     def spans(self, example: dict) -> np.ndarray:
         """The marked spans an n-gram strategy samples from (k × 2)."""
         return np.asarray(example["ngram_spans" if self.strategy == "ngram" else "entity_spans"]).reshape(-1, 2)
 
-    def record(self, stats: MaskingStats, example: dict, eligible: np.ndarray, units) -> None:
+    def record(self, stats: MaskingStats, example: dict, eligible: np.ndarray, units, pool=None) -> None:
         """Add one example's masking to ``stats``: sources, lengths in words, coverage of the kept n-grams."""
         word_ids = np.asarray(example["word_ids"]) if "word_ids" in example else None
 
         def words(start, end):
-            return len(np.unique(word_ids[start:end])) if word_ids is not None else end - start
+            if word_ids is None or end - start == 1:
+                return end - start
+            return 1 + int(np.count_nonzero(np.diff(word_ids[start:end])))  # a unit is contiguous
 
         c = stats.counts
         c["rows"] += 1
@@ -97,7 +106,7 @@ class MaskingCollator:
         c["masked_tokens"] += sum(end - start for start, end in units)
         source = {"token": "token", "whole-word": "word", "span": "span"}.get(self.strategy)
         if source is None:  # n-gram strategies: the units of the pool
-            kept, singles = span_sampling.ngram_pool(self.spans(example), eligible)
+            kept, singles = pool if pool is not None else span_sampling.ngram_pool(self.spans(example), eligible)
             entities = {(int(s), int(e)) for s, e in np.asarray(example.get("entity_spans", [])).reshape(-1, 2)}
             kept_set = set(kept)
             c["covered_tokens"] += sum(end - start for start, end in kept)
@@ -137,9 +146,10 @@ class MaskingCollator:
         if exclude is not None:
             eligible &= ~exclude
         rng = self.rng_for(example)
-        units = self.units(example, eligible, rng)
+        pool = self.pool(example, eligible)
+        units = self.units(example, eligible, rng, pool)
         if stats is not None:
-            self.record(stats, example, eligible, units)
+            self.record(stats, example, eligible, units, pool)
         self.corrupt(ids, labels, units, rng)
         return ids, labels
 

@@ -114,10 +114,11 @@ def ngram_pool(spans: np.ndarray, eligible: np.ndarray) -> tuple[list[tuple[int,
 
 
 def ngram_units(spans: np.ndarray, eligible: np.ndarray, budget: float, rng: np.random.Generator,
-                pool: str = "uniform") -> list[tuple[int, int]]:
+                pool: str = "uniform", units: tuple | None = None) -> list[tuple[int, int]]:
+    """``units``: :func:`ngram_pool`'s result when the caller already has it."""
     if pool not in POOLS:
         raise ValueError(f"unknown n-gram pool {pool!r}; choose from {POOLS}")
-    ngrams, singles = ngram_pool(spans, eligible)
+    ngrams, singles = units if units is not None else ngram_pool(spans, eligible)
     if pool == "uniform":
         units = ngrams + singles
         return sorted(take_units(units, rng.permutation(len(units)), budget, rng))
