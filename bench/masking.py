@@ -18,7 +18,8 @@ masks every row ``--epochs`` times (a new pattern each epoch). A second table gi
 length distribution of each document's top-2000 n-grams per ngrams mode and ``--min-count`` on
 ``reference_pmi/sentences.parquet`` against ULR-BERT §4's description.
 
-Usage (repo root): ``python bench/masking.py [--data ../shared/data] [--rows 3000] [--epochs 2] [--write-md]``
+Usage (repo root): ``python bench/masking.py --data DATA_ROOT [--rows 3000] [--epochs 2] [--write-md]``
+(``--data`` defaults to ``$ULR_DATA_ROOT``: the public data, as the tests find it).
 """
 
 from __future__ import annotations
@@ -181,7 +182,8 @@ def ngram_lengths(data_root: Path, work: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=os.environ.get("ULR_DATA_ROOT"),
+                        required="ULR_DATA_ROOT" not in os.environ, help="the public data root ($ULR_DATA_ROOT)")
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--write-md", action="store_true", help="replace the masking section of BENCHMARKS.md")
