@@ -38,10 +38,11 @@ def test_mlm_loss_falls_on_a_small_overfit_run(tokens_en, tiny_en, tmp_path):
     assert sum(losses[-10:]) / 10 < sum(losses[:5]) / 5 - 0.5
 
 
-def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_en, tmp_path):
+def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_en, tmp_path, caplog):
     from sentence_transformers import SentenceTransformer
 
     out = tmp_path / "misad"
+    caplog.set_level("INFO", logger="pipeline.pretrain")
     train(args_for("--data", tokens_en, "--model", tiny_en, "--objective", "misad", "--out", out,
                    "--max-steps", 3, "--batch-size", 8, "--misad-choice", "mlm-score"))
     assert not (tmp_path / ".misad.work").exists()
@@ -53,6 +54,9 @@ def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_
     stats = json.loads((out / "stats.json").read_text())["masking"]
     assert stats["counts"]["rows"] == 24 and stats["counts"]["misad_rows"] == 24
     assert 0.05 < stats["mask_rate"] < 0.25 and stats["masked_share"] == {"token": 1.0}
+    progress = [r.message for r in caplog.records if r.message.startswith("done: 3 steps (loss ")]
+    assert progress and "/s)" in progress[0]  # the progress line: steps, last loss, rate
+    assert any(r.message.startswith("masking: mask rate") for r in caplog.records)
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["objective"] == "misad" and config["total_steps"] == 3 and config["warmup_steps"] == 1
     assert config["provenance"]["inputs"][0]["path"] == str(tokens_en) and config["provenance"]["seed"] == 0
