@@ -224,7 +224,8 @@ def pretrain_flags():
     p = PRETRAIN
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
-            f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume")  # resume: a rerun continues
+            f" --misad-choice {p['misad_choice']} --ngram-pool {p['ngram_pool']}"
+            f" --save-every {p['save_every']} --resume")  # resume: a rerun continues
 
 
 def electra_generator(wc):
