@@ -38,6 +38,8 @@ from pipeline.progress import Progress
 log = logging.getLogger("pipeline.ngrams")
 
 MODES = ("paper", "reference", "corpus")
+MIN_COUNT = 3  # an n-gram seen once or twice in a document carries no evidence of association
+TOP_LENGTHS = 2000  # the length distribution in the stats is also given for each document's top 2000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-k", type=int, default=3000, help="n-grams kept per document (K)")
     parser.add_argument("--normalise", action="store_true", help="reference mode: divide the score by n")
     parser.add_argument("--lowercase", action="store_true", help="fold case (for an uncased model's tokenizer)")
-    parser.add_argument("--min-count", type=int, default=1, help="keep n-grams seen at least this often")
+    parser.add_argument("--min-count", type=int, default=None,
+                        help=f"keep n-grams seen at least this often in their document (default {MIN_COUNT}, which "
+                             "gives the n-gram lengths ULR-BERT §4 describes, see the README; 1 in reference mode, "
+                             "as the released code; 1 = every n-gram, the former default)")
     parser.add_argument("--threshold", type=float, help="keep n-grams scoring at least this")
     parser.add_argument("--lm", type=Path, help="KenLM model for --mode corpus")
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
@@ -60,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_arguments(args) -> None:
     languages.check(args.lang)
+    if args.min_count is None:
+        args.min_count = 1 if args.mode == "reference" else MIN_COUNT
     if not 2 <= args.max_n <= entities.MAX_N:
         raise InputError(args.out, f"--max-n must be between 2 and {entities.MAX_N}, got {args.max_n}")
     if args.top_k < 1:
@@ -131,6 +138,9 @@ class NgramScorer:
         for order in orders[1:]:
             counts[f"distinct_{order.n}grams"] += len(order.count)
         counts["kept_ngrams"] += len(selection.n)
+        for n in range(2, a.max_n + 1):  # the length distribution (ULR-BERT §4 describes each document's top 2000)
+            counts[f"kept_{n}grams"] += int((selection.n == n).sum())
+            counts[f"top{TOP_LENGTHS}_{n}grams"] += int(((selection.n == n) & (selection.rank <= TOP_LENGTHS)).sum())
         counts["pmi_spans"] += len(picked)
         counts["tokens_in_pmi_spans"] += int(length[picked].sum())
         return rows, self._marked(docs, tokens, spans)
@@ -209,10 +219,21 @@ def run(args: argparse.Namespace) -> None:
         seconds = time.monotonic() - started
         stats = {**dict(sorted(counts.items())), "seconds": round(seconds, 3),
                  "words_per_second": round(counts["tokens"] / seconds) if seconds else None,
+                 "length_distribution": length_distribution(counts, args.max_n),
                  "provenance": record}
         outputs.temp(args.out / "stats.json").write_text(json_text(stats))
     meter.done()
     log.info("%s: %s", args.out, ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
+
+
+def length_distribution(counts: Counter, max_n: int) -> dict:
+    """Share of each n among the kept n-grams and among each document's top 2000 (ULR-BERT §4's measure)."""
+    out = {}
+    for name, prefix in (("kept", "kept"), (f"top{TOP_LENGTHS}", f"top{TOP_LENGTHS}")):
+        total = sum(counts[f"{prefix}_{n}grams"] for n in range(2, max_n + 1))
+        out[name] = {str(n): round(counts[f"{prefix}_{n}grams"] / total, 4) if total else 0.0
+                     for n in range(2, max_n + 1)}
+    return out
 
 
 def _rows(path: Path) -> int:

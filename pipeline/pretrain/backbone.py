@@ -4,8 +4,12 @@ BERT and ALBERT checkpoints load with their MLM heads. A checkpoint saved withou
 plain encoder such as the packaged all-MiniLM-L6-v2, or an ELECTRA *discriminator*) gets a
 new, randomly initialised MLM head and a warning: continued pre-training then starts by
 learning that head. ELECTRA's MLM head lives in its *generator* checkpoint
-(``google/electra-base-generator``), which loads as-is; training the discriminator with
-replaced-token detection is not one of the objectives here.
+(``google/electra-base-generator``), which loads as-is as a masked-LM backbone.
+
+An ELECTRA *discriminator* checkpoint (``ElectraForPreTraining``) is trained as ELECTRA trains
+it, with its generator (:mod:`pipeline.pretrain.electra`): the pair is named by
+:data:`ELECTRA_GENERATORS` (the released pairs), by ``--generator``, or by a ``generator/``
+folder inside the checkpoint (what ``pretrain`` writes, so a trained pair can be continued).
 
 Dropout is set to ``--dropout`` (SPEC: 0.1) on every dropout field of the config, since
 ALBERT's released configs ship with 0.
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from pathlib import Path
 
 from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer
 
@@ -23,6 +28,13 @@ from pipeline.errors import InputError
 log = logging.getLogger("pipeline.pretrain")
 
 DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout", "attention_dropout")
+
+# the backbone registry of generator / discriminator pairs: each released discriminator and its generator
+ELECTRA_GENERATORS = {
+    **{f"google/electra-{size}-discriminator": f"google/electra-{size}-generator" for size in ("small", "base", "large")},
+    **{f"hfl/chinese-electra-180g-{size}-discriminator": f"hfl/chinese-electra-180g-{size}-generator"
+       for size in ("small", "base", "large")},
+}
 
 
 class NewHeadWarning(UserWarning):
@@ -43,8 +55,7 @@ def load_tokenizer(name_or_path: str):
     return tokenizer
 
 
-def load_masked_lm(name_or_path: str, dropout: float | None = 0.1):
-    """``(model, new_head)``: the masked-LM model and whether its MLM head was newly initialised."""
+def _config(name_or_path: str, dropout: float | None):
     try:
         config = AutoConfig.from_pretrained(name_or_path)
     except (OSError, ValueError) as exc:
@@ -53,6 +64,38 @@ def load_masked_lm(name_or_path: str, dropout: float | None = 0.1):
         for field in DROPOUT_FIELDS:
             if hasattr(config, field):
                 setattr(config, field, dropout)
+    return config
+
+
+def is_electra_discriminator(name_or_path: str) -> bool:
+    config = _config(name_or_path, None)
+    return config.model_type == "electra" and "ElectraForPreTraining" in (config.architectures or [])
+
+
+def generator_for(discriminator: str, generator: str | None = None) -> str:
+    """The generator paired with an ELECTRA discriminator: ``generator`` if given, else the
+    registry's, else a ``generator/`` folder inside the discriminator's checkpoint."""
+    if generator:
+        return generator
+    if discriminator in ELECTRA_GENERATORS:
+        return ELECTRA_GENERATORS[discriminator]
+    inside = Path(discriminator) / "generator"
+    if (inside / "config.json").exists():
+        return str(inside)
+    raise InputError(discriminator, "an ELECTRA discriminator is trained with its generator: pass --generator "
+                                    "(known pairs: " + ", ".join(sorted(ELECTRA_GENERATORS)) + ")")
+
+
+def load_discriminator(name_or_path: str, dropout: float | None = 0.1):
+    """An ``ElectraForPreTraining`` model (the discriminator, with its replaced-token head)."""
+    from transformers import ElectraForPreTraining
+
+    return ElectraForPreTraining.from_pretrained(name_or_path, config=_config(name_or_path, dropout))
+
+
+def load_masked_lm(name_or_path: str, dropout: float | None = 0.1):
+    """``(model, new_head)``: the masked-LM model and whether its MLM head was newly initialised."""
+    config = _config(name_or_path, dropout)
     try:
         model, info = AutoModelForMaskedLM.from_pretrained(name_or_path, config=config, output_loading_info=True)
     except ValueError as exc:

@@ -11,7 +11,8 @@ Masking is dynamic and reproducible: the generator of an example is seeded by
 the same sentence gets the same mask whatever the batch size, the number of processes or a
 resume in the middle of an epoch, and no generator state needs saving. Examples without an
 ``idx`` (plain Hugging Face use) draw from one collator-level generator seeded per epoch.
-The dataset rows are never modified.
+The dataset rows are never modified. Every batch carries a :class:`MaskingStats` under
+``masking_stats`` (mask rate, masked tokens by source, unit lengths: :mod:`masking_stats`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 import torch
 
 from pipeline.pretrain import span_sampling
+from pipeline.pretrain.masking_stats import MaskingStats
 
 STRATEGIES = ("token", "whole-word", "ngram", "entity", "span")
 
@@ -35,9 +37,11 @@ class MaskingCollator:
 
     def __init__(self, tokenizer, strategy: str = "token", mlm_probability: float = 0.15,
                  mask_replace_prob: float = 0.8, random_replace_prob: float = 0.1, seed: int = 0,
-                 ngram_pool: str = "ngrams-first", pad_to_multiple_of: int | None = None):
+                 ngram_pool: str = "uniform", pad_to_multiple_of: int | None = None):
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown masking strategy {strategy!r}; choose from {STRATEGIES}")
+        if ngram_pool not in span_sampling.POOLS:
+            raise ValueError(f"unknown n-gram pool {ngram_pool!r}; choose from {span_sampling.POOLS}")
         self.tokenizer = tokenizer
         self.strategy = strategy
         self.mlm_probability = mlm_probability
@@ -66,7 +70,14 @@ class MaskingCollator:
     def eligible(self, ids: np.ndarray) -> np.ndarray:
         return ~np.isin(ids, self.special_ids)
 
-    def units(self, example: dict, eligible: np.ndarray, rng: np.random.Generator) -> list[tuple[int, int]]:
+    def pool(self, example: dict, eligible: np.ndarray) -> tuple | None:
+        """``(kept spans, uncovered tokens)`` for the n-gram strategies (None for the others)."""
+        if self.strategy not in ("ngram", "entity"):
+            return None
+        return span_sampling.ngram_pool(self.spans(example), eligible)
+
+    def units(self, example: dict, eligible: np.ndarray, rng: np.random.Generator,
+              pool: tuple | None = None) -> list[tuple[int, int]]:
         budget = span_sampling.budget_for(int(eligible.sum()), self.mlm_probability)
         if self.strategy == "token":
             return span_sampling.token_units(eligible, budget, rng)
@@ -74,8 +85,46 @@ class MaskingCollator:
             return span_sampling.whole_word_units(example, eligible, budget, rng)
         if self.strategy == "span":
             return span_sampling.span_units(example, eligible, budget, rng)
-        spans = example["ngram_spans" if self.strategy == "ngram" else "entity_spans"]
-        return span_sampling.ngram_units(np.asarray(spans).reshape(-1, 2), eligible, budget, rng, self.ngram_pool)
+        return span_sampling.ngram_units(self.spans(example), eligible, budget, rng, self.ngram_pool, pool)
+
+    def spans(self, example: dict) -> np.ndarray:
+        """The marked spans an n-gram strategy samples from (k × 2)."""
+        return np.asarray(example["ngram_spans" if self.strategy == "ngram" else "entity_spans"]).reshape(-1, 2)
+
+    def record(self, stats: MaskingStats, example: dict, eligible: np.ndarray, units, pool=None) -> None:
+        """Add one example's masking to ``stats``: sources, lengths in words, coverage of the kept n-grams."""
+        word_ids = np.asarray(example["word_ids"]) if "word_ids" in example else None
+
+        def words(start, end):
+            if word_ids is None or end - start == 1:
+                return end - start
+            return 1 + int(np.count_nonzero(np.diff(word_ids[start:end])))  # a unit is contiguous
+
+        c = stats.counts
+        c["rows"] += 1
+        c["eligible_tokens"] += int(eligible.sum())
+        c["masked_tokens"] += sum(end - start for start, end in units)
+        source = {"token": "token", "whole-word": "word", "span": "span"}.get(self.strategy)
+        if source is None:  # n-gram strategies: the units of the pool
+            kept, singles = pool if pool is not None else span_sampling.ngram_pool(self.spans(example), eligible)
+            entities = {(int(s), int(e)) for s, e in np.asarray(example.get("entity_spans", [])).reshape(-1, 2)}
+            kept_set = set(kept)
+            c["covered_tokens"] += sum(end - start for start, end in kept)
+            stats.pool_unit_words.update(words(s, e) for s, e in kept)
+            stats.pool_unit_words[1] += len(singles)
+            for start, end in units:
+                if (start, end) in kept_set:
+                    origin = "entity" if self.strategy == "entity" or (start, end) in entities else "pmi"
+                    c["masked_in_ngrams"] += end - start
+                else:
+                    origin = "token"
+                stats.masked_by_source[origin] += end - start
+        else:
+            for start, end in units:
+                stats.masked_by_source[source] += end - start
+            if self.strategy == "whole-word":
+                stats.pool_unit_words.update(words(s, e) for s, e in span_sampling.word_units(word_ids, eligible))
+        stats.masked_unit_words.update(words(s, e) for s, e in units)
 
     def corrupt(self, ids: np.ndarray, labels: np.ndarray, units, rng: np.random.Generator) -> None:
         """One 80/10/10 draw per unit, applied to the whole unit (in place)."""
@@ -87,27 +136,35 @@ class MaskingCollator:
             elif draw < self.mask_replace_prob + self.random_replace_prob:
                 ids[start:end] = rng.choice(self.random_ids, size=end - start)
 
-    def mask_example(self, example: dict, exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``(masked ids, labels)`` of one example; ``exclude`` marks positions never to mask."""
+    def mask_example(self, example: dict, exclude: np.ndarray | None = None,
+                     stats: MaskingStats | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(masked ids, labels)`` of one example; ``exclude`` marks positions never to mask;
+        ``stats`` (if given) records what was masked."""
         ids = np.array(example["input_ids"], dtype=np.int64)
         labels = np.full(len(ids), -100, dtype=np.int64)
         eligible = self.eligible(ids)
         if exclude is not None:
             eligible &= ~exclude
         rng = self.rng_for(example)
-        self.corrupt(ids, labels, self.units(example, eligible, rng), rng)
+        pool = self.pool(example, eligible)
+        units = self.units(example, eligible, rng, pool)
+        if stats is not None:
+            self.record(stats, example, eligible, units, pool)
+        self.corrupt(ids, labels, units, rng)
         return ids, labels
 
     def pad(self, rows: list[np.ndarray], value: int) -> torch.Tensor:
         return pad_rows(rows, value, self.pad_to_multiple_of)
 
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
-        masked = [self.mask_example(example) for example in examples]
+        stats = MaskingStats()
+        masked = [self.mask_example(example, stats=stats) for example in examples]
         batch = {"input_ids": self.pad([ids for ids, _ in masked], self.pad_id),
                  "labels": self.pad([labels for _, labels in masked], -100)}
         batch["attention_mask"] = self.pad([np.ones(len(ids), np.int64) for ids, _ in masked], 0)
         if all("idx" in example for example in examples):
             batch["idx"] = torch.tensor([int(example["idx"]) for example in examples])
+        batch["masking_stats"] = stats
         return batch
 
 

@@ -10,7 +10,9 @@ Choosing w (§3.3): ``mlm-score`` masks one candidate n-gram at a time and score
 mean probability the MLM head gives its original tokens, ``(1/|w|) Σ P(x_k | S\\w)``; the
 lowest score wins (the model in eval mode, no gradients). ``random`` picks a candidate
 uniformly, as the authors' released code does. Candidates are the sentence's ``ngram_spans``
-that leave R non-empty; a sentence without one falls back to a random whole word (n = 1).
+that leave R non-empty; a sentence without one falls back to a random whole word (n = 1),
+and is counted (``misad_fallbacks`` in the batch's :class:`MaskingStats`), as is a sentence of
+one word, which has no w at all (``misad_none``; its MiSAD term is left out).
 ``max_candidates`` (0: all) caps how many are scored, chosen at random.
 """
 
@@ -21,6 +23,7 @@ import torch
 
 from pipeline.pretrain.encoder_heads import encode, mlm_head
 from pipeline.pretrain.masking import MaskingCollator, pad_rows
+from pipeline.pretrain.masking_stats import MaskingStats
 from pipeline.pretrain.span_sampling import word_units
 
 CHOICES = ("mlm-score", "random")
@@ -48,7 +51,7 @@ class MisadCollator:
         # a stream of its own, so that the choice never shifts the MLM masking of S
         return np.random.default_rng([self.seed, self.epoch, int(example.get("idx", 0)), 1])
 
-    def candidates(self, example: dict) -> np.ndarray:
+    def candidates(self, example: dict, stats: MaskingStats | None = None) -> np.ndarray:
         word_ids = np.asarray(example["word_ids"])
         content = np.flatnonzero(word_ids >= 0)
         first, last = int(content[0]), int(content[-1]) + 1
@@ -58,17 +61,24 @@ class MisadCollator:
         if not spans:  # no marked n-gram: a single word, if it leaves anything for R
             words = word_units(word_ids, word_ids >= 0)
             spans = {words[int(rng.integers(len(words)))]} if len(words) > 1 else set()
+            if stats is not None:
+                stats.counts["misad_fallbacks" if spans else "misad_none"] += 1
+        if stats is not None:
+            stats.counts["misad_rows"] += 1
         ordered = np.array(sorted(spans), dtype=np.int64).reshape(-1, 2)
         if self.max_candidates and len(ordered) > self.max_candidates:
             ordered = ordered[np.sort(rng.choice(len(ordered), self.max_candidates, replace=False))]
         return ordered
 
     def __call__(self, examples: list[dict]) -> dict:
-        candidates = [self.candidates(example) for example in examples]
+        stats = MaskingStats()
+        candidates = [self.candidates(example, stats) for example in examples]
         if self.choice == "random":
             chosen = [c[int(self.choice_rng(e).integers(len(c)))] if len(c) else None
                       for c, e in zip(candidates, examples)]
-            return self.build(examples, chosen)
+            batch = self.build(examples, chosen)
+            batch["masking_stats"].add(stats)
+            return batch
         width = max((len(c) for c in candidates), default=0)
         table = np.full((len(examples), max(width, 1), 2), -1, dtype=np.int64)
         for i, c in enumerate(candidates):
@@ -76,18 +86,19 @@ class MisadCollator:
         ids = [np.asarray(e["input_ids"], dtype=np.int64) for e in examples]
         return {"score_input_ids": pad_rows(ids, self.pad_id), "score_attention_mask":
                 pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
-                "candidates": torch.from_numpy(table), "rows": examples}
+                "candidates": torch.from_numpy(table), "rows": examples, "masking_stats": stats}
 
     def build(self, examples: list[dict], chosen: list) -> dict[str, torch.Tensor]:
         """S (masked outside w), w and R for each example; ``misad_valid`` is False where no w exists."""
         s_ids, s_labels, w_ids, r_ids, valid = [], [], [], [], []
+        stats = MaskingStats()
         for example, span in zip(examples, chosen):
             ids = np.asarray(example["input_ids"], dtype=np.int64)
             exclude = np.zeros(len(ids), dtype=bool)
             if span is not None:
                 start, end = int(span[0]), int(span[1])
                 exclude[start:end] = True
-            masked, labels = self.masking.mask_example(example, exclude)
+            masked, labels = self.masking.mask_example(example, exclude, stats)
             s_ids.append(masked)
             s_labels.append(labels)
             if span is None:
@@ -107,7 +118,7 @@ class MisadCollator:
                     [np.ones(len(i), np.int64) for i in w_ids], 0),
                 "r_input_ids": pad_rows(r_ids, self.pad_id), "r_attention_mask": pad_rows(
                     [np.ones(len(i), np.int64) for i in r_ids], 0),
-                "misad_valid": torch.tensor(valid, dtype=torch.bool)}
+                "misad_valid": torch.tensor(valid, dtype=torch.bool), "masking_stats": stats}
 
 
 @torch.no_grad()
@@ -157,4 +168,6 @@ def choose_by_mlm_score(model, batch: dict, collator: MisadCollator, mask_id: in
     candidates = batch["candidates"]
     chosen = [candidates[i, best[i]].tolist() if candidates[i, best[i], 0] >= 0 else None
               for i in range(len(best))]
-    return collator.build(batch["rows"], chosen)
+    built = collator.build(batch["rows"], chosen)
+    built["masking_stats"].add(batch.get("masking_stats"))
+    return built

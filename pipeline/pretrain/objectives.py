@@ -13,6 +13,11 @@ happen inside a single DDP forward. Each loss term is returned separately for th
 | ``entity`` | sentences | named-entity spans | |
 | ``misad`` | sentences | token, never inside w | ``MSE(E_w + E_R, E_S)`` |
 | ``nsp`` / ``sop`` | consecutive sentence pairs | token | pair classification (cross-entropy) |
+
+With an ELECTRA pair (``discriminator`` given), the masked-LM term is ELECTRA's: the generator's
+MLM loss (``mlm``) plus λ = 50 times the discriminator's replaced-token detection loss (``rtd``,
+logged unweighted) on the same masked input (:mod:`pipeline.pretrain.electra`); MiSAD and the
+pair head then work on the discriminator's outputs.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from pipeline.pretrain import electra
 from pipeline.pretrain.encoder_heads import encode, mlm_loss, pool
 from pipeline.pretrain.masking import collator_for
 from pipeline.pretrain.misad import MisadCollator
@@ -43,37 +49,53 @@ class PairHead(nn.Module):
 
 
 class PretrainingModel(nn.Module):
-    """``forward(**batch) -> {"loss", "mlm", ["misad" | "nsp" | "sop"]}`` for one objective."""
+    """``forward(**batch) -> {"loss", "mlm", ["rtd"], ["misad" | "nsp" | "sop"]}`` for one objective.
 
-    def __init__(self, mlm_model, objective: str, pooling: str = "mean", dropout: float = 0.1):
+    ``mlm_model`` is the masked LM (an ELECTRA generator when ``discriminator`` is given)."""
+
+    def __init__(self, mlm_model, objective: str, pooling: str = "mean", dropout: float = 0.1, discriminator=None):
         super().__init__()
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; choose from {OBJECTIVES}")
         self.mlm = mlm_model
+        self.discriminator = discriminator
+        if discriminator is not None:
+            electra.share_embeddings(mlm_model, discriminator)
         self.objective = objective
         self.pooling = pooling
         if objective in ("nsp", "sop"):
-            self.pair_head = PairHead(mlm_model.config.hidden_size, dropout)
+            self.pair_head = PairHead(self.encoder.config.hidden_size, dropout)
+
+    @property
+    def encoder(self):
+        """The model whose representations are trained for use: the discriminator of an ELECTRA pair."""
+        return self.mlm if self.discriminator is None else self.discriminator
 
     def forward(self, input_ids, attention_mask, labels, token_type_ids=None, pair_labels=None,
                 w_input_ids=None, w_attention_mask=None, r_input_ids=None, r_attention_mask=None,
                 misad_valid=None, **_unused) -> dict[str, torch.Tensor]:
         hidden = encode(self.mlm, input_ids, attention_mask, token_type_ids)
-        losses = {"mlm": mlm_loss(self.mlm, hidden, labels)}
+        if self.discriminator is None:
+            losses = {"mlm": mlm_loss(self.mlm, hidden, labels)}
+        else:
+            generated, replaced = electra.generator_step(self.mlm, hidden, input_ids, labels)
+            hidden = encode(self.discriminator, replaced, attention_mask, token_type_ids)
+            losses = {"mlm": generated,
+                      "rtd": electra.rtd_loss(self.discriminator, hidden, replaced, input_ids, labels, attention_mask)}
         if self.objective == "misad":
             losses["misad"] = self.misad_loss(hidden, attention_mask, w_input_ids, w_attention_mask,
                                               r_input_ids, r_attention_mask, misad_valid)
         elif self.objective in ("nsp", "sop"):
             logits = self.pair_head(hidden)
             losses[self.objective] = F.cross_entropy(logits.float(), pair_labels)
-        losses["loss"] = sum(losses.values())
+        losses["loss"] = sum(value * (electra.RTD_WEIGHT if key == "rtd" else 1.0) for key, value in losses.items())
         return losses
 
     def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid) -> torch.Tensor:
         """ULR-BERT eq. 3: MSE between the sum of the unit-length embeddings of w and R and that of S."""
         e_s = pool(s_hidden, s_mask, self.pooling)
-        e_w = pool(encode(self.mlm, w_ids, w_mask), w_mask, self.pooling)
-        e_r = pool(encode(self.mlm, r_ids, r_mask), r_mask, self.pooling)
+        e_w = pool(encode(self.encoder, w_ids, w_mask), w_mask, self.pooling)
+        e_r = pool(encode(self.encoder, r_ids, r_mask), r_mask, self.pooling)
         if not valid.any():
             return (e_s.sum() + e_w.sum() + e_r.sum()) * 0.0
         unit = [F.normalize(e.float()[valid], dim=-1) for e in (e_w, e_r, e_s)]
@@ -81,7 +103,7 @@ class PretrainingModel(nn.Module):
 
 
 def make_data(objective: str, dataset, tokenizer, seed: int, max_length: int, misad_choice: str = "mlm-score",
-              misad_max_candidates: int = 0, ngram_pool: str = "ngrams-first", mlm_probability: float = 0.15):
+              misad_max_candidates: int = 0, ngram_pool: str = "uniform", mlm_probability: float = 0.15):
     """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
     if objective in ("nsp", "sop"):
         return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)

@@ -65,6 +65,15 @@ def all_mean(value: float, world: World, device: torch.device) -> float:
     return tensor.item() / world.size
 
 
+def all_sum(value: float, world: World, device: torch.device) -> float:
+    """Sum of a scalar over the processes (e.g. tokens of a step)."""
+    if world.size == 1:
+        return value
+    tensor = torch.tensor([value], dtype=torch.float64, device=device)
+    dist.all_reduce(tensor)
+    return tensor.item()
+
+
 def autocast(device: torch.device):
     """bf16 autocast on CUDA (SPEC: mixed precision on GPUs); full precision on CPU."""
     if device.type == "cuda":

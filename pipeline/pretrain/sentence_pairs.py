@@ -4,7 +4,9 @@ Pairs are consecutive sentences of a document (``doc_id``, ``sent_id`` and ``sen
 the token dataset), one per first sentence that has a successor:
 
 - NSP (BERT): the next sentence half of the time (label 0), otherwise a random sentence of
-  another document (label 1).
+  another document (label 1). When 10 draws find no other document's sentence (a sample of
+  one document or nearly), the pair is relabelled as the true next sentence (label 0) and
+  counted (``nsp_relabelled`` in the batch's :class:`MaskingStats`).
 - SOP (ALBERT): the two sentences in order (label 0) or swapped (label 1), half of the time each.
 
 A pair is laid out with the tokenizer's own pair template (found by encoding a two-piece
@@ -19,6 +21,7 @@ import numpy as np
 import torch
 
 from pipeline.pretrain.masking import MaskingCollator, pad_rows
+from pipeline.pretrain.masking_stats import MaskingStats
 from pipeline.pretrain.token_dataset import TokenDataset
 
 TASKS = ("nsp", "sop")
@@ -90,18 +93,19 @@ class SentencePairs:
         rng = np.random.default_rng([self.seed, self.epoch, idx, 2])
         a = int(self.firsts[idx])
         b, label = int(self.next[a]), int(rng.random() < 0.5)
+        relabelled = False
         if self.task == "nsp" and label:
             for _ in range(10):  # another document's sentence (BERT's negative)
                 b = int(rng.integers(len(self.dataset)))
                 if self.doc_ids[b] != self.doc_ids[a]:
                     break
             else:
-                label = 0
+                label, relabelled = 0, True
                 b = int(self.next[a])
         first, second = content(self.dataset[a]), content(self.dataset[b])
         if self.task == "sop" and label:
             first, second = second, first
-        return {"idx": idx, "first": first, "second": second, "pair_label": label}
+        return {"idx": idx, "first": first, "second": second, "pair_label": label, "relabelled": relabelled}
 
 
 class PairCollator:
@@ -118,13 +122,17 @@ class PairCollator:
 
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
         ids, segments, labels = [], [], []
+        stats = MaskingStats()
         for example in examples:
             pair, segment = self.template.build(example["first"], example["second"], self.max_length)
-            masked, label = self.masking.mask_example({"input_ids": pair, "idx": example["idx"]})
+            masked, label = self.masking.mask_example({"input_ids": pair, "idx": example["idx"]}, stats=stats)
+            stats.counts["pairs"] += 1
+            stats.counts["nsp_relabelled"] += int(example.get("relabelled", False))
             ids.append(masked)
             segments.append(segment)
             labels.append(label)
         return {"input_ids": pad_rows(ids, self.pad_id), "token_type_ids": pad_rows(segments, 0),
                 "attention_mask": pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
                 "labels": pad_rows(labels, -100),
-                "pair_labels": torch.tensor([e["pair_label"] for e in examples], dtype=torch.long)}
+                "pair_labels": torch.tensor([e["pair_label"] for e in examples], dtype=torch.long),
+                "masking_stats": stats}

@@ -1,25 +1,38 @@
 """Which tokens to mask: the units (token ranges) each masking strategy picks, within a budget.
 
 A *unit* is a half-open token range ``(start, end)`` that is masked as a whole, with one
-80/10/10 draw (SPEC §3). Every strategy receives the example, the boolean mask of eligible
-positions (not a special token, not excluded), the budget in tokens and a numpy generator,
-and returns non-overlapping units whose total length never exceeds the budget. Units that
-would overshoot the budget are skipped and sampling goes on, as in BERT's
-``create_masked_lm_predictions``, so the budget is met exactly whenever single tokens remain.
+80/10/10 draw (docs/method.md §3). No strategy ever masks part of a unit: a unit is taken
+whole or not at all.
+
+The budget rule. BURT §3.2 (*Towards Universal Language Representation*): "Following BERT, we
+mask 15% of all tokens in each sequence. The data processing algorithm uniformly samples one
+n-gram at a time until the maximum number of masking tokens is reached." We read the budget
+as ``b = p · n`` tokens (p = 0.15, n = the sequence's eligible tokens), met **in expectation**
+and never by cutting a unit: units are drawn one at a time in random order; a unit that fits
+in what remains of the budget is taken; the first one that does not fit (``remaining <
+length``) is taken whole with probability ``remaining / length``, and sampling stops. The
+expected number of masked tokens is then exactly ``b`` (for single tokens the rule is
+stochastic rounding of ``b``), so the corpus-level mask rate is ``p``, while a budget of 3.8
+tokens can still mask a 6-token n-gram. BERT's own rule (skip what overshoots, fill with
+single tokens) would starve every unit longer than the budget, which in 128-token sentences
+is most n-grams.
 
 Strategies:
 
-- ``token``: BERT's token-level MLM, exactly ``budget`` tokens.
+- ``token``: BERT's token-level MLM.
 - ``whole-word``: whole words (English whitespace words, Chinese characters; ``word_ids``).
 - ``ngram``: BURT's PMI n-gram masking over ``ngram_spans`` (or ``entity_spans`` for the
-  named-entity baseline): overlapping spans keep the longest; n-grams are sampled uniformly
-  without replacement until the budget is reached, then tokens not covered by any kept n-gram
-  fill the rest at token level (n = 1 as the special case). Only when those run out (a
-  sentence that is nearly one long n-gram) do tokens of unchosen n-grams fill the budget.
-  ``pool="mixed"`` instead samples n-grams and uncovered single tokens from one pool (the
-  other reading of BURT §3.2).
-- ``span``: SpanBERT random spans, length ~ Geometric(p = 0.2) truncated to 1..6 whole words,
-  uniformly placed, until the budget is reached.
+  named-entity baseline). Overlapping spans keep the longest (then the earlier); only the kept
+  spans are units. ``pool="uniform"`` (default) samples uniformly over the sequence's units,
+  the kept n-grams plus every token they leave uncovered ("the original token-level masking
+  is retained and considered as a special case of n-gram masking where n = 1"), so n-gram
+  tokens are masked about as often as other tokens. ``pool="ngrams-first"`` draws the n-grams
+  first (those that fit) and fills the rest with uncovered tokens: it favours n-grams.
+- ``span``: SpanBERT random spans (ULR-BERT §7.1, BURT §5): length ~ Geometric(p = 0.2)
+  truncated to 1..6 whole words, placed uniformly without overlap. To keep the masked lengths
+  on that law (an overshoot rule would prefer short spans), the number of spans is drawn
+  first, with mean ``b / (expected tokens of a span in this sequence)``, and every span is
+  taken whole: the budget again holds in expectation.
 """
 
 from __future__ import annotations
@@ -28,29 +41,39 @@ import math
 
 import numpy as np
 
-
-def budget_for(eligible_count: int, probability: float) -> int:
-    """Tokens to mask: ``round(p * n)`` (halves up), at least one when anything is eligible."""
-    if eligible_count <= 0:
-        return 0
-    return min(eligible_count, max(1, math.floor(probability * eligible_count + 0.5)))
+POOLS = ("uniform", "ngrams-first")
 
 
-def _fill(units, order, budget: int) -> list[tuple[int, int]]:
+def budget_for(eligible_count: int, probability: float) -> float:
+    """Tokens to mask, in expectation: ``p * n`` (a real number; see the budget rule above)."""
+    return max(0, eligible_count) * probability
+
+
+def take_units(units, order, budget: float, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """Walk ``units`` in ``order``, taking each that fits; the first that overshoots is taken with
+    probability ``remaining / length`` and ends the walk (expected total: ``budget``)."""
     chosen, used = [], 0
     for k in order:
         start, end = units[k]
-        if used + end - start <= budget:
+        length = end - start
+        remaining = budget - used
+        if remaining <= 0:
+            break
+        if length <= remaining:
             chosen.append((start, end))
-            used += end - start
-            if used == budget:
-                break
+            used += length
+            continue
+        if rng.random() < remaining / length:
+            chosen.append((start, end))
+        break
     return chosen
 
 
-def token_units(eligible: np.ndarray, budget: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+def token_units(eligible: np.ndarray, budget: float, rng: np.random.Generator) -> list[tuple[int, int]]:
     positions = np.flatnonzero(eligible)
-    picked = np.sort(rng.choice(positions, size=min(budget, len(positions)), replace=False))
+    whole = math.floor(budget)
+    count = min(len(positions), whole + int(rng.random() < budget - whole))
+    picked = np.sort(rng.choice(positions, size=count, replace=False))
     return [(int(p), int(p) + 1) for p in picked]
 
 
@@ -66,39 +89,46 @@ def word_units(word_ids: np.ndarray, eligible: np.ndarray) -> list[tuple[int, in
     return [(int(positions[s]), int(positions[e - 1]) + 1) for s, e in zip(starts, ends)]
 
 
-def whole_word_units(example: dict, eligible: np.ndarray, budget: int, rng: np.random.Generator):
+def whole_word_units(example: dict, eligible: np.ndarray, budget: float, rng: np.random.Generator):
     units = word_units(np.asarray(example["word_ids"]), eligible)
-    return _fill(units, rng.permutation(len(units)), budget)
+    return sorted(take_units(units, rng.permutation(len(units)), budget, rng))
 
 
 def longest_non_overlapping(spans: np.ndarray, eligible: np.ndarray) -> list[tuple[int, int]]:
     """Spans lying wholly on eligible tokens; where spans overlap, the longest is kept (then the earliest)."""
     kept, covered = [], np.zeros(len(eligible), dtype=bool)
-    for start, end in sorted(((int(s), int(e)) for s, e in spans), key=lambda se: (se[0] - se[1], se[0])):
-        if end <= len(eligible) and eligible[start:end].all() and not covered[start:end].any():
+    for start, end in sorted({(int(s), int(e)) for s, e in spans}, key=lambda se: (se[0] - se[1], se[0])):
+        if start < end <= len(eligible) and eligible[start:end].all() and not covered[start:end].any():
             kept.append((start, end))
             covered[start:end] = True
     return sorted(kept)
 
 
-def ngram_units(spans: np.ndarray, eligible: np.ndarray, budget: int, rng: np.random.Generator,
-                pool: str = "ngrams-first") -> list[tuple[int, int]]:
+def ngram_pool(spans: np.ndarray, eligible: np.ndarray) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(kept n-grams, uncovered single tokens)``: the sequence's units for n-gram masking."""
     ngrams = longest_non_overlapping(spans, eligible)
     uncovered = eligible.copy()
     for start, end in ngrams:
         uncovered[start:end] = False
-    singles = [(int(p), int(p) + 1) for p in np.flatnonzero(uncovered)]
-    if pool == "mixed":
+    return ngrams, [(int(p), int(p) + 1) for p in np.flatnonzero(uncovered)]
+
+
+def ngram_units(spans: np.ndarray, eligible: np.ndarray, budget: float, rng: np.random.Generator,
+                pool: str = "uniform", units: tuple | None = None) -> list[tuple[int, int]]:
+    """``units``: :func:`ngram_pool`'s result when the caller already has it."""
+    if pool not in POOLS:
+        raise ValueError(f"unknown n-gram pool {pool!r}; choose from {POOLS}")
+    ngrams, singles = units if units is not None else ngram_pool(spans, eligible)
+    if pool == "uniform":
         units = ngrams + singles
-        return _fill(units, rng.permutation(len(units)), budget)
-    chosen = _fill(ngrams, rng.permutation(len(ngrams)), budget)
-    remaining = budget - sum(end - start for start, end in chosen)
-    if remaining > 0 and singles:
-        chosen += _fill(singles, rng.permutation(len(singles)), remaining)
-        remaining = budget - sum(end - start for start, end in chosen)
-    if remaining > 0:  # n-grams cover (nearly) the whole sentence: the last resort is their tokens
-        spare = [(p, p + 1) for start, end in ngrams if (start, end) not in chosen for p in range(start, end)]
-        chosen += _fill(spare, rng.permutation(len(spare)), remaining)
+        return sorted(take_units(units, rng.permutation(len(units)), budget, rng))
+    chosen, used = [], 0
+    for k in rng.permutation(len(ngrams)):  # n-grams that fit, then single tokens
+        start, end = ngrams[k]
+        if used + end - start <= budget:
+            chosen.append((start, end))
+            used += end - start
+    chosen += take_units(singles, rng.permutation(len(singles)), budget - used, rng)
     return sorted(chosen)
 
 
@@ -109,26 +139,49 @@ def truncated_geometric(p: float, low: int, high: int) -> np.ndarray:
     return weights / weights.sum()
 
 
-def span_units(example: dict, eligible: np.ndarray, budget: int, rng: np.random.Generator,
-               p: float = 0.2, max_words: int = 6, max_tries: int = 100) -> list[tuple[int, int]]:
-    words = word_units(np.asarray(example["word_ids"]), eligible)
-    if not words:
-        return []
-    law = truncated_geometric(p, 1, max_words)
-    lengths = rng.choice(np.arange(1, max_words + 1), size=max_tries, p=law)
-    starts = rng.integers(0, len(words), size=max_tries)
-    taken = np.zeros(len(words), dtype=bool)
-    chosen, used = [], 0
-    for length, first in zip(lengths, starts):
-        last = min(first + length, len(words))
-        size = words[last - 1][1] - words[first][0]
-        # a span is contiguous words; a gap (an excluded token) between them breaks it
-        contiguous = all(words[k][1] == words[k + 1][0] for k in range(first, last - 1))
-        if taken[first:last].any() or used + size > budget or not contiguous:
+def _windows(words: list[tuple[int, int]], max_words: int) -> list[np.ndarray]:
+    """For l = 1..max_words, the token length of every l-word window of contiguous words
+    (-1 where the window crosses a gap, i.e. an excluded token, or runs past the end)."""
+    starts = np.array([s for s, _ in words])
+    ends = np.array([e for _, e in words])
+    joined = np.concatenate([starts[1:] == ends[:-1], [False]])  # word k continues into word k+1
+    out = []
+    for length in range(1, max_words + 1):
+        count = len(words) - length + 1
+        if count <= 0:
+            out.append(np.zeros(0, dtype=np.int64))
             continue
-        taken[first:last] = True
-        chosen.append((words[first][0], words[last - 1][1]))
-        used += size
-        if used == budget:
-            break
+        ok = np.ones(count, dtype=bool)
+        for k in range(length - 1):
+            ok &= joined[k:k + count]
+        out.append(np.where(ok, ends[length - 1:] - starts[:count], -1))
+    return out
+
+
+def span_units(example: dict, eligible: np.ndarray, budget: float, rng: np.random.Generator,
+               p: float = 0.2, max_words: int = 6, max_tries: int = 20) -> list[tuple[int, int]]:
+    words = word_units(np.asarray(example["word_ids"]), eligible)
+    if not words or budget <= 0:
+        return []
+    windows = _windows(words, max_words)
+    law = truncated_geometric(p, 1, max_words)
+    feasible = np.array([(w >= 0).any() for w in windows])
+    law = np.where(feasible, law, 0.0)
+    law /= law.sum()
+    mean_tokens = sum(law[k] * windows[k][windows[k] >= 0].mean() for k in range(max_words) if feasible[k])
+    expected = budget / mean_tokens
+    count = math.floor(expected) + int(rng.random() < expected - math.floor(expected))
+    taken = np.zeros(len(words), dtype=bool)
+    chosen = []
+    for _ in range(count):
+        for _ in range(max_tries):  # a length with room left; a full sentence ends the sampling
+            length = int(rng.choice(max_words, p=law)) + 1
+            busy = np.concatenate([[0], np.cumsum(taken)])
+            starts = np.arange(len(windows[length - 1]))
+            free = np.flatnonzero((windows[length - 1] >= 0) & (busy[starts + length] == busy[starts]))
+            if len(free):
+                first = int(free[int(rng.integers(len(free)))])
+                taken[first:first + length] = True
+                chosen.append((words[first][0], words[first + length - 1][1]))
+                break
     return sorted(chosen)

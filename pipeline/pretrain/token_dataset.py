@@ -1,8 +1,9 @@
 """The token dataset as a memory-mapped, random-access ``torch`` dataset (never all in RAM).
 
-The ``tokens`` Parquet file (:data:`pipeline.contracts.TOKENS`) is compressed, so it cannot be
-mapped directly; :func:`build_arrow_cache` copies it, a row group at a time, into an
-uncompressed Arrow IPC file, which :class:`TokenDataset` memory-maps: each row is a pair of
+The ``tokens`` Parquet files (:data:`pipeline.contracts.TOKENS`; one per sample shard) are
+compressed, so they cannot be mapped directly; :func:`build_arrow_cache` copies them, a row
+group at a time and in the order of their paths (so the order they are named in does not
+matter), into one uncompressed Arrow IPC file, which :class:`TokenDataset` memory-maps: each row is a pair of
 slices into the mapped column buffers, and the operating system pages in what is read. The
 dataset itself is never modified; masking happens in the collators, anew each epoch.
 """
@@ -23,15 +24,18 @@ LIST_COLUMNS = ("input_ids", "word_ids")
 SPAN_COLUMNS = ("ngram_spans", "entity_spans")
 
 
-def build_arrow_cache(parquet_path, cache_path, batch_rows: int = 65536) -> Path:
-    """Copy the token dataset to an uncompressed Arrow IPC file (atomically), batch by batch."""
-    contracts.check_schema(parquet_path, contracts.TOKENS)
-    source = pq.ParquetFile(parquet_path)
-    schema = contracts.TOKENS.with_metadata(source.schema_arrow.metadata)
+def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Path:
+    """Copy the token dataset (one file or several, taken in path order) to an uncompressed Arrow
+    IPC file (atomically), batch by batch; the metadata (tokenizer, provenance) is the first file's."""
+    paths = sorted(map(Path, [parquet_paths] if isinstance(parquet_paths, (str, Path)) else parquet_paths), key=str)
+    for path in paths:
+        contracts.check_schema(path, contracts.TOKENS)
+    schema = contracts.TOKENS.with_metadata(pq.ParquetFile(paths[0]).schema_arrow.metadata)
     with (AtomicFiles() as files, pa.OSFile(str(files.temp(cache_path)), "wb") as sink,
           pa.ipc.new_file(sink, schema) as writer):
-        for batch in contracts.iter_batches(parquet_path, contracts.TOKENS.names, batch_rows):
-            writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
+        for path in paths:
+            for batch in contracts.iter_batches(path, contracts.TOKENS.names, batch_rows):
+                writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
     return Path(cache_path)
 
 

@@ -43,7 +43,7 @@ def real_docs(data_root):
 
 def run_stage(cli, tmp_path, sentences, *options, name="out"):
     out = tmp_path / name
-    assert cli("ngrams", "--sentences", sentences, "--out", out, *options) == 0
+    assert cli("ngrams", "--sentences", sentences, "--out", out, "--min-count", "1", *options) == 0
     return pl.read_parquet(out / "ngrams.parquet"), pl.read_parquet(out / "marked.parquet"), out
 
 

@@ -69,3 +69,48 @@ def dataset_en(tokens_en, tmp_path_factory):
     from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 
     return TokenDataset(build_arrow_cache(tokens_en, tmp_path_factory.mktemp("cache") / "tokens.arrow"))
+
+
+@pytest.fixture(scope="session")
+def minilm_sample(data_root, tmp_path_factory):
+    """The real English sample as the workflow makes it: extract → clean → ngrams --lowercase (the stage's
+    defaults otherwise) → 3,000 sampled sentences → tokenized for all-MiniLM-L6-v2 at max length 128.
+    Returns ``(tokenizer path, TokenDataset)``."""
+    from pretrain_builders import EN_DUMP, minilm_path
+
+    from pipeline.cli import main
+    from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
+
+    work = tmp_path_factory.mktemp("minilm-sample")
+    model = minilm_path()
+    for argv in (["extract", "--dump", data_root / EN_DUMP, "--lang", "en", "--out", work / "docs"],
+                 ["clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences"],
+                 ["ngrams", "--sentences", work / "sentences" / "shard-000.parquet", "--lang", "en", "--lowercase",
+                  "--out", work / "ngrams"],
+                 ["sample", "--marked", work / "ngrams" / "marked.parquet", "--size", "3000", "--out",
+                  work / "sample.parquet"],
+                 ["tokenize", "--marked", work / "sample.parquet", "--model", model, "--lang", "en",
+                  "--max-length", "128", "--out", work / "tokens.parquet"]):
+        assert main([str(a) for a in argv]) == 0
+    return model, TokenDataset(build_arrow_cache(work / "tokens.parquet", work / "tokens.arrow"))
+
+
+@pytest.fixture(scope="session")
+def electra_en(tiny_en, tmp_path_factory):
+    """A tiny random ELECTRA pair with ``tiny_en``'s WordPiece tokenizer: the discriminator
+    (ElectraForPreTraining) in the folder, its smaller generator (ElectraForMaskedLM) in ``generator/``."""
+    import torch
+    from transformers import AutoTokenizer, ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining
+
+    out = tmp_path_factory.mktemp("models") / "electra-en"
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en)
+    common = {"vocab_size": len(tokenizer), "embedding_size": 16, "num_hidden_layers": 2,
+              "max_position_embeddings": 128, "pad_token_id": tokenizer.pad_token_id}
+    torch.manual_seed(0)
+    ElectraForPreTraining(ElectraConfig(hidden_size=32, num_attention_heads=2, intermediate_size=64,
+                                        **common)).save_pretrained(out)
+    ElectraForMaskedLM(ElectraConfig(hidden_size=16, num_attention_heads=1, intermediate_size=32,
+                                     **common)).save_pretrained(out / "generator")
+    for folder in (out, out / "generator"):
+        tokenizer.save_pretrained(folder)
+    return out

@@ -1,4 +1,4 @@
-"""Masking collators: exact budgets, whole units, one 80/10/10 draw per unit, dynamic and reproducible."""
+"""Masking collators: budgets met in expectation, whole units, one 80/10/10 draw per unit, dynamic and reproducible."""
 
 from __future__ import annotations
 
@@ -11,9 +11,20 @@ from pipeline.pretrain import span_sampling
 from pipeline.pretrain.masking import MaskingCollator
 
 
-@pytest.mark.parametrize(("eligible", "expected"), [(0, 0), (1, 1), (7, 1), (10, 2), (20, 3), (50, 8), (62, 9)])
-def test_budget_is_fifteen_percent_rounded_half_up(eligible, expected):
-    assert span_sampling.budget_for(eligible, 0.15) == expected
+@pytest.mark.parametrize(("eligible", "expected"), [(0, 0), (1, 0.15), (7, 1.05), (20, 3), (62, 9.3)])
+def test_budget_is_fifteen_percent_of_the_eligible_tokens(eligible, expected):
+    assert span_sampling.budget_for(eligible, 0.15) == pytest.approx(expected)
+
+
+def test_a_unit_that_overshoots_is_taken_whole_with_probability_remaining_over_length():
+    rng = np.random.default_rng(0)
+    units = [(1, 3), (3, 7)]  # 2 tokens, then 4
+    totals = [sum(e - s for s, e in span_sampling.take_units(units, [0, 1], 3.0, rng)) for _ in range(4000)]
+    assert set(totals) == {2, 6}  # never part of the 4-token unit
+    assert np.mean(totals) == pytest.approx(3.0, abs=0.1)  # taken with probability 1/4: 2 + 4/4
+    singles = [(p, p + 1) for p in range(10)]
+    counts = [len(span_sampling.take_units(singles, rng.permutation(10), 2.3, rng)) for _ in range(4000)]
+    assert set(counts) == {2, 3} and np.mean(counts) == pytest.approx(2.3, abs=0.03)  # stochastic rounding
 
 
 def test_truncated_geometric_span_lengths():
@@ -34,11 +45,29 @@ def test_ngrams_first_then_token_fallback():
     spans = np.array([[1, 4]])
     for seed in range(20):
         rng = np.random.default_rng(seed)
-        assert span_sampling.ngram_units(spans, eligible, 3, rng) == [(1, 4)]
-        units = span_sampling.ngram_units(spans, eligible, 2, rng)  # the trigram does not fit
+        assert span_sampling.ngram_units(spans, eligible, 3, rng, "ngrams-first") == [(1, 4)]
+        units = span_sampling.ngram_units(spans, eligible, 2, rng, "ngrams-first")  # the trigram does not fit
         assert len(units) == 2 and all(e - s == 1 and s >= 4 for s, e in units)
-        units = span_sampling.ngram_units(spans, eligible, 5, rng)
+        units = span_sampling.ngram_units(spans, eligible, 5, rng, "ngrams-first")
         assert (1, 4) in units and sum(e - s for s, e in units) == 5
+
+
+def test_uniform_pool_samples_ngrams_and_uncovered_tokens_alike():
+    eligible = np.array([False] + [True] * 12 + [False])
+    spans = np.array([[1, 4], [2, 3], [6, 8]])  # (2, 3) lies inside the trigram: not a unit
+    rng = np.random.default_rng(1)
+    taken = {"trigram": 0, "bigram": 0, "single": 0}
+    totals = []
+    for _ in range(3000):
+        units = span_sampling.ngram_units(spans, eligible, 1.8, rng)
+        assert (2, 3) not in units
+        for s, e in units:
+            assert (s, e) in [(1, 4), (6, 8)] or (e - s == 1 and not 1 <= s < 4 and not 6 <= s < 8)
+            taken["trigram" if e - s == 3 else "bigram" if e - s == 2 else "single"] += 1
+        totals.append(sum(e - s for s, e in units))
+    assert np.mean(totals) == pytest.approx(1.8, abs=0.05)
+    # 9 units (2 n-grams, 7 single tokens): each is the first drawn 1/9 of the time
+    assert taken["trigram"] > 150 and taken["bigram"] > 300 and taken["single"] > 2000
 
 
 def test_word_units_follow_word_ids():
@@ -77,12 +106,8 @@ def test_budgets_specials_and_padding(tokenizer, rows, strategy):
         eligible = ~np.isin(ids, list(special))
         budget = span_sampling.budget_for(int(eligible.sum()), 0.15)
         masked = int((labels[:len(ids)] != -100).sum())
-        if strategy in ("token", "ngram", "entity"):
-            assert masked == budget
-        else:  # whole words: under budget only where no further word fits
-            assert masked <= budget
-            words = span_sampling.word_units(np.asarray(row["word_ids"]), eligible)
-            assert masked > 0 or min(e - s for s, e in words) > budget
+        if strategy == "token":
+            assert masked in (np.floor(budget), np.ceil(budget))
         total_masked += masked
         total_eligible += eligible.sum()
         assert (labels[:len(ids)][~eligible] == -100).all()  # special tokens are never predicted
@@ -90,12 +115,12 @@ def test_budgets_specials_and_padding(tokenizer, rows, strategy):
         assert (labels[len(ids):] == -100).all() and (batch["attention_mask"][i, len(ids):] == 0).all()
         assert (batch["input_ids"][i, len(ids):] == tokenizer.pad_token_id).all()
         assert (labels[labels != -100] == ids[labels[:len(ids)] != -100]).all()
-    assert 0.13 < total_masked / total_eligible < 0.16
+    assert 0.12 < total_masked / total_eligible < 0.18
 
 
 def test_a_masked_ngram_is_masked_whole_with_one_draw(tokenizer, rows):
     mask_id = tokenizer.mask_token_id
-    ngram_units = masked_units = fallback_inside = 0
+    ngram_units = masked_units = 0
     for epoch in range(4):
         batches, collator = collate(tokenizer, rows, "ngram", epoch=epoch)
         for row, batch in zip(rows, batches):
@@ -106,18 +131,16 @@ def test_a_masked_ngram_is_masked_whole_with_one_draw(tokenizer, rows):
             kept = span_sampling.longest_non_overlapping(row["ngram_spans"], eligible)
             units = collator.units(row, eligible, collator.rng_for(row))  # the same draws as the collator
             assert set(np.flatnonzero(labels != -100)) == {p for s, e in units for p in range(s, e)}
-            covered = {p for s, e in kept for p in range(s, e)}
-            singles_used = sum(1 for s, e in units if e - s == 1 and s not in covered)
+            predicted = labels != -100
+            for start, end in kept:  # never part of an n-gram
+                assert predicted[start:end].all() or not predicted[start:end].any()
             for start, end in units:
                 if (start, end) in kept:
                     is_mask = out[start:end] == mask_id
                     assert is_mask.all() or not is_mask.any(), "one 80/10/10 draw per n-gram"
                     ngram_units += 1
                     masked_units += bool(is_mask.all())
-                elif start in covered:  # a token of an unchosen n-gram: only once every other token is used
-                    assert singles_used == int(eligible.sum()) - len(covered)
-                    fallback_inside += 1
-    assert ngram_units > 300 and fallback_inside > 0  # the fixture has sentences covered by n-grams
+    assert ngram_units > 300
     assert 0.74 < masked_units / ngram_units < 0.86
 
 
@@ -146,7 +169,7 @@ def test_random_spans_are_whole_words_of_at_most_six(tokenizer, rows):
                                              span_sampling.budget_for(int((word_ids >= 0).sum()), 0.15), rng)
             lengths += [len(set(word_ids[s:e].tolist())) for s, e in units]
     assert max(lengths) <= 6 and min(lengths) >= 1
-    assert max(lengths) >= 3 and np.mean(lengths) > 1.2  # budgets of a few tokens favour short spans
+    assert max(lengths) == 6 and np.mean(lengths) > 2.3  # the law's mean is 2.87 words
 
 
 def test_eighty_ten_ten_at_token_level(tokenizer, rows):

@@ -58,7 +58,7 @@ def test_s_w_r_are_well_formed_and_w_is_never_masked(setup):
             s = batch["input_ids"][i, :len(ids)].tolist()
             labels = batch["labels"][i, :len(ids)]
             assert s[start:start + len(core)] == core and (labels[start:start + len(core)] == -100).all()
-            assert 0 < int((labels != -100).sum()) and labels[0] == labels[len(ids) - 1] == -100
+            assert labels[0] == labels[len(ids) - 1] == -100
             assert len(r) > 2  # R is never empty
             checked += 1
     assert checked > 300
@@ -129,7 +129,7 @@ def test_misad_loss_by_hand():
     stub.config = SimpleNamespace(hidden_size=2)
     module = PretrainingModel.__new__(PretrainingModel)
     nn.Module.__init__(module)
-    module.mlm, module.pooling = stub, "mean"
+    module.mlm, module.discriminator, module.pooling = stub, None, "mean"
     s_hidden = torch.tensor([[[5.0, 0.0]], [[0.0, 1.0]]])  # E_S = (1, 0) and (0, 1) after normalising
     ones = torch.ones(2, 1, dtype=torch.long)
     w_ids = torch.tensor([[1], [3]])  # E_w = (1, 0) and (1, 1)/√2
@@ -141,3 +141,23 @@ def test_misad_loss_by_hand():
     both = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, torch.tensor([True, True]))
     second = ((2 ** -0.5 * 2 - 0) ** 2 + (2 ** -0.5 * 2 - 1) ** 2) / 2  # (√2, √2) - (0, 1)
     assert both.item() == pytest.approx((0.5 + second) / 2)
+
+
+def test_sentences_without_an_ngram_are_counted_as_fallbacks(setup):
+    tokenizer, dataset, _ = setup
+    collator = MisadCollator(tokenizer, "random", seed=0)
+    rows = [dataset[i] for i in range(len(dataset))]
+    batch = collator(rows)
+    counts = batch["masking_stats"].counts
+    expected_none = expected_fallbacks = 0
+    for row in rows:
+        word_ids = np.asarray(row["word_ids"])
+        content = np.flatnonzero(word_ids >= 0)
+        spans = [(s, e) for s, e in np.asarray(row["ngram_spans"]).reshape(-1, 2)
+                 if content[0] <= s < e <= content[-1] + 1 and (s, e) != (content[0], content[-1] + 1)]
+        if not spans:
+            words = len(set(word_ids[content].tolist()))
+            expected_fallbacks += words > 1
+            expected_none += words <= 1
+    assert counts["misad_rows"] == len(rows) and counts["misad_fallbacks"] == expected_fallbacks > 0
+    assert counts["misad_none"] == expected_none == int((~batch["misad_valid"]).sum())

@@ -67,3 +67,16 @@ def test_pair_collator(dataset_en, tiny_en):
         assert segments == sorted(segments) and segments[0] == 0 and segments[-1] == 1
         assert (batch["labels"][i] != -100).sum() > 0
     assert set(batch["pair_labels"].tolist()) <= {0, 1}
+
+
+def test_nsp_relabelled_negatives_are_counted(dataset_en, tiny_en):
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en)
+    pairs = SentencePairs(dataset_en, "nsp", seed=0)
+    collator = PairCollator(tokenizer, 64, seed=0)
+    normal = collator([pairs[i] for i in range(len(pairs))])
+    assert normal["masking_stats"].counts["nsp_relabelled"] == 0 and normal["pair_labels"].sum() > 100
+    pairs.doc_ids = np.zeros_like(pairs.doc_ids)  # one document: no negative can be found
+    batch = collator([pairs[i] for i in range(len(pairs))])
+    counts = batch["masking_stats"].counts
+    assert batch["pair_labels"].sum() == 0 and counts["pairs"] == len(pairs)
+    assert counts["nsp_relabelled"] == int(normal["pair_labels"].sum())  # every drawn negative, relabelled

@@ -14,7 +14,8 @@ from transformers import AutoModel
 
 from pipeline.cli import build_parser
 from pipeline.pretrain.backbone import NewHeadWarning
-from pipeline.pretrain.train import TrainingHalted, train
+from pipeline.pretrain.runtime import World
+from pipeline.pretrain.train import TrainingHalted, epoch_batches, train
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -37,17 +38,25 @@ def test_mlm_loss_falls_on_a_small_overfit_run(tokens_en, tiny_en, tmp_path):
     assert sum(losses[-10:]) / 10 < sum(losses[:5]) / 5 - 0.5
 
 
-def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_en, tmp_path):
+def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_en, tmp_path, caplog):
     from sentence_transformers import SentenceTransformer
 
     out = tmp_path / "misad"
+    caplog.set_level("INFO", logger="pipeline.pretrain")
     train(args_for("--data", tokens_en, "--model", tiny_en, "--objective", "misad", "--out", out,
                    "--max-steps", 3, "--batch-size", 8, "--misad-choice", "mlm-score"))
     assert not (tmp_path / ".misad.work").exists()
     log = log_of(out)
     assert [e["step"] for e in log] == [1, 2, 3]
-    assert all({"loss", "mlm", "misad", "lr", "tokens", "tokens_per_s"} <= set(e) for e in log)
+    assert all({"loss", "mlm", "misad", "lr", "tokens", "tokens_per_s", "mask_rate"} <= set(e) for e in log)
     assert all(e["loss"] == pytest.approx(e["mlm"] + e["misad"], rel=1e-5) for e in log)
+    assert [e["lr"] for e in log] == pytest.approx([0.0, 5e-5, 2.5e-5])  # the rate each step used (1 warm-up step)
+    stats = json.loads((out / "stats.json").read_text())["masking"]
+    assert stats["counts"]["rows"] == 24 and stats["counts"]["misad_rows"] == 24
+    assert 0.05 < stats["mask_rate"] < 0.25 and stats["masked_share"] == {"token": 1.0}
+    progress = [r.message for r in caplog.records if r.message.startswith("done: 3 steps (loss ")]
+    assert progress and "/s)" in progress[0]  # the progress line: steps, last loss, rate
+    assert any(r.message.startswith("masking: mask rate") for r in caplog.records)
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["objective"] == "misad" and config["total_steps"] == 3 and config["warmup_steps"] == 1
     assert config["provenance"]["inputs"][0]["path"] == str(tokens_en) and config["provenance"]["seed"] == 0
@@ -80,13 +89,19 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, token
     assert "pair_head" not in " ".join(a)  # the SOP classifier is not exported
 
 
-def test_resume_with_other_settings_starts_afresh(tokens_en, tiny_en, tmp_path, caplog):
+def test_resume_with_other_settings_is_refused_and_restart_starts_afresh(tokens_en, tiny_en, tmp_path, cli, capsys):
     common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 8,
               "--save-every", 1]
     with pytest.raises(TrainingHalted):  # --resume with nothing to resume from starts a fresh run
         train(args_for(*common, "--out", tmp_path / "m", "--resume"), halt_after=2)
-    train(args_for(*common, "--out", tmp_path / "m", "--resume", "--lr", 1e-4))
-    assert "lr: checkpoint 5e-05, now 0.0001" in caplog.text and "starting afresh" in caplog.text
+    checkpoint = tmp_path / ".m.work" / "checkpoint" / "state.pt"
+    before = checkpoint.read_bytes()
+    assert cli("pretrain", *common, "--out", tmp_path / "m", "--resume", "--lr", 1e-4, "--seed", 3) == 2
+    error = capsys.readouterr().err
+    assert "lr: checkpoint 5e-05, now 0.0001" in error and "seed: checkpoint 0, now 3" in error
+    assert "--restart" in error.splitlines()[-1] and "Traceback" not in error  # one line, no traceback
+    assert checkpoint.read_bytes() == before and not (tmp_path / "m").exists()  # nothing lost
+    train(args_for(*common, "--out", tmp_path / "m", "--resume", "--restart", "--lr", 1e-4))
     train(args_for(*common, "--out", tmp_path / "fresh", "--lr", 1e-4))
     a, b = load_file(tmp_path / "m" / "model.safetensors"), load_file(tmp_path / "fresh" / "model.safetensors")
     assert all(torch.equal(a[k], b[k]) for k in a)  # the same as a run that never had a checkpoint
@@ -113,17 +128,28 @@ def test_data_from_another_tokenizer_is_refused(tokens_en, albert_en, tmp_path, 
     assert not (tmp_path / "x").exists()
 
 
-def test_torchrun_with_two_processes(tokens_en, tiny_en, tmp_path):
+def test_torchrun_with_two_processes(tokens_en, tiny_en, dataset_en, tmp_path):
     out = tmp_path / "ddp"
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
                "-m", "pipeline", "pretrain", "--data", str(tokens_en), "--model", str(tiny_en),
-               "--objective", "burt", "--max-steps", "3", "--batch-size", "4", "--out", str(out)]
+               "--objective", "burt", "--max-steps", "3", "--batch-size", "4", "--keep-checkpoint", "--out", str(out)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": REPO}
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["world_size"] == 2 and config["effective_batch_size"] == 8
-    assert len(log_of(out)) == 3
+    log = log_of(out)
+    assert len(log) == 3
+    # tokens: the sum over both processes' batches of each step
+    lengths = dataset_en.lengths()
+    batches = [epoch_batches(len(lengths), 0, 0, 4, World(rank, 2)) for rank in (0, 1)]
+    assert [e["tokens"] for e in log] == [int(lengths[batches[0][s]].sum() + lengths[batches[1][s]].sum())
+                                          for s in range(3)]
+    # dropout: each process drew from its own stream (same draws, different seeds: different states)
+    states = [torch.load(out / "checkpoint" / f"rng-{rank}.pt", weights_only=False)["torch"] for rank in (0, 1)]
+    assert not torch.equal(states[0], states[1])
+    stats = json.loads((out / "stats.json").read_text())["masking"]
+    assert stats["counts"]["rows"] == 24  # both processes' masks, gathered
 
 
 def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en, tmp_path, cli, capsys):
@@ -135,3 +161,27 @@ def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en
                "--out", tokens) == 0
     assert cli("pretrain", "--data", tokens, "--model", short, "--objective", "mlm", "--out", tmp_path / "x") == 2
     assert "--max-length 32" in capsys.readouterr().err
+
+
+def test_token_shards_in_any_order_give_the_same_run(marked_en, tiny_en, tmp_path, cli):
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    from pretrain_builders import write_marked
+
+    marked = pq.read_table(marked_en)
+    shards = []
+    for k in range(2):  # two sample shards, by document, as the sample stage writes them
+        part = marked.filter(pc.equal(pc.bit_wise_and(marked["doc_id"], 1), k))
+        write_marked(tmp_path / f"marked-{k}.parquet", part.to_pylist())
+        shards.append(tmp_path / "tokens" / f"shard-00{k}.parquet")
+        assert cli("tokenize", "--marked", tmp_path / f"marked-{k}.parquet", "--model", tiny_en, "--lang", "en",
+                   "--max-length", 64, "--out", shards[-1]) == 0
+    common = ["--model", tiny_en, "--objective", "burt", "--max-steps", 2, "--batch-size", 8]
+    train(args_for("--data", *shards, *common, "--out", tmp_path / "ab"))
+    train(args_for("--data", *reversed(shards), *common, "--out", tmp_path / "ba"))
+    train(args_for("--data", tmp_path / "tokens", *common, "--out", tmp_path / "dir"))  # a folder of shards
+    runs = [load_file(tmp_path / name / "model.safetensors") for name in ("ab", "ba", "dir")]
+    assert all(torch.equal(runs[0][k], other[k]) for other in runs[1:] for k in runs[0])
+    config = json.loads((tmp_path / "ba" / "pretrain_config.json").read_text())
+    assert [i["path"] for i in config["provenance"]["inputs"]] == [str(s) for s in shards]
+    assert config["examples"] == marked.num_rows

@@ -67,7 +67,9 @@ def ngram_flags(mode=None):
     arguments, each quoted by `{params.flags:q}`."""
     settings = config["ngrams"]
     flags = ["--mode", mode or settings["mode"], "--max-n", settings["max_n"], "--top-k", settings["top_k"],
-             "--min-count", settings["min_count"], "--batch-chars", settings["batch_chars"]]
+             "--batch-chars", settings["batch_chars"]]
+    if settings["min_count"] is not None:  # null: the stage's default for the mode
+        flags += ["--min-count", settings["min_count"]]
     if settings["threshold"] is not None:
         flags += ["--threshold", settings["threshold"]]
     if settings["lowercase"]:
@@ -423,7 +425,8 @@ def pretrain_flags():
     p = PRETRAIN
     return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
             f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
-            f" --misad-choice {p['misad_choice']} --save-every {p['save_every']} --resume").split()  # resume: a rerun continues
+            f" --misad-choice {p['misad_choice']} --ngram-pool {p['ngram_pool']}"
+            f" --save-every {p['save_every']} --resume").split()  # resume: a rerun continues
 
 
 # ------------------------------------------------------------------ cluster resources
@@ -542,3 +545,15 @@ def classify_data(task):
     """The downloaded files a task reads (none unless classify.download is on)."""
     folder = CLASSIFY_FOLDERS.get(task)
     return [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
+
+
+def electra_generator(wc):
+    """The generator of an ELECTRA discriminator backbone named in models.generators ("": none, or
+    pretrain's registry of released pairs)."""
+    spec = config["models"].get("generators", {}).get(wc.backbone, "")
+    return package_checkpoint(spec.removeprefix("package:")) if spec.startswith("package:") else spec
+
+
+def token_shards(wc):
+    """Every token shard of a backbone: one per sample shard."""
+    return per_shard(f"{RESULTS}/tokens/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])

@@ -1,6 +1,10 @@
-# Pre-training (SPEC §3): a tiny random BERT where the config asks for one (tiny_model), the
-# sample's marked sentences tokenized per backbone (tokenize), and one model per
-# backbone x objective (pretrain). GPU rules declare gpu=1; the SLURM profile places them.
+# Pre-training (docs/method.md §3): a tiny random BERT where the config asks for one (tiny_model),
+# each sample shard's marked sentences tokenized per backbone (tokenize, one job per shard), and
+# one model per backbone x objective (pretrain, reading every token shard). GPU rules declare
+# gpu=1; the SLURM profile places them. pretrain always passes --resume, so a killed job
+# continues from its last checkpoint when rerun; if the job's settings changed meanwhile, it
+# stops (exit 2) naming the differences instead of discarding the checkpoint: delete the
+# `.<backbone>+<objective>.work` folder beside the model to start afresh (what --restart does).
 
 
 rule tiny_model:
@@ -31,24 +35,26 @@ rule tiny_model:
 
 rule tokenize:
     input:
-        sample=lambda wc: per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet", PRETRAIN["language"]),
+        sample=f"{RESULTS}/sample/{PRETRAIN['language']}/{{part}}/{{shard}}.parquet",
         backbone=lambda wc: backbone_inputs(wc.backbone),
     output:
-        tokens=f"{RESULTS}/tokens/{{backbone}}/tokens.parquet",
-        stats=f"{RESULTS}/tokens/{{backbone}}/tokens.stats.json",
+        tokens=f"{RESULTS}/tokens/{{backbone}}/{{part}}/{{shard}}.parquet",
+        stats=f"{RESULTS}/tokens/{{backbone}}/{{part}}/{{shard}}.stats.json",
+    wildcard_constraints:
+        backbone=r"[^/+]+",
     params:
         model=lambda wc: backbone_path(wc.backbone),
         lang=PRETRAIN["language"],
         max_length=PRETRAIN["max_length"],
     log:
-        f"{LOGS}/tokenize/{{backbone}}.log",
+        f"{LOGS}/tokenize/{{backbone}}/{{part}}/{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}/tokenize/{{backbone}}.tsv"
+        f"{BENCHMARKS}/tokenize/{{backbone}}/{{part}}/{{shard}}.tsv"
     conda:
         "../../envs/models.yaml"
     resources:
         mem_mb=4000,
-        runtime=4 * 60,
+        runtime=2 * 60,
     shell:
         "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} --lang {params.lang:q}"
         " --max-length {params.max_length:q} --out {output.tokens:q} > {log:q} 2>&1"
@@ -56,12 +62,13 @@ rule tokenize:
 
 rule pretrain:
     input:
-        tokens=f"{RESULTS}/tokens/{{backbone}}/tokens.parquet",
+        tokens=token_shards,
         backbone=lambda wc: backbone_inputs(wc.backbone),
     output:
         directory(f"{RESULTS}/models/{{backbone}}+{{objective}}"),
     params:
         model=lambda wc: backbone_path(wc.backbone),
+        generator=electra_generator,
         flags=pretrain_flags(),
         launcher=pretrain_launcher(),
     log:
@@ -77,4 +84,4 @@ rule pretrain:
         runtime=48 * 60,
     shell:
         "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective:q}"
-        " {params.flags:q} --out {output:q} > {log:q} 2>&1"
+        " --generator={params.generator:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"
