@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for algorithm in ALGORITHMS:
         parser.add_argument(f"--{algorithm}", help=f"expected {algorithm} hex digest")
     parser.add_argument("--checksums-url", help="a published '<digest>  <filename>' list to check against")
+    parser.add_argument("--unverified", action="store_true",
+                        help="fetch a file whose source publishes no checksum (its sha256 is logged); only "
+                             "where a config marks the source so (e.g. the PPDB 2.0 packs)")
 
 
 def _expected_from_list(url: str, filename: str) -> tuple[str, str]:
@@ -43,13 +46,15 @@ def _expected_from_list(url: str, filename: str) -> tuple[str, str]:
     raise InputError(url, f"checksum list has no entry for {filename!r}")
 
 
-def download(url: str, out: Path, expected: dict[str, str], checksums_url: str | None = None) -> None:
+def download(url: str, out: Path, expected: dict[str, str], checksums_url: str | None = None,
+             unverified: bool = False) -> None:
     if checksums_url:
         algorithm, digest = _expected_from_list(checksums_url, url.rsplit("/", 1)[-1])
         expected = {**expected, algorithm: digest}
-    if not expected:
+    if not expected and not unverified:
         raise InputError(out, "refusing to download without a checksum (give --sha256/--sha1/--md5 or --checksums-url)")
-    digests = {algorithm: hashlib.new(algorithm) for algorithm in expected}
+    # An unverified source is still hashed, so that the log records what was fetched.
+    digests = {algorithm: hashlib.new(algorithm) for algorithm in expected or {"sha256": None}}
     with AtomicFiles() as files, urllib.request.urlopen(url, timeout=60) as response:
         total = int(response.headers.get("Content-Length") or 0) or None
         meter = Progress(log, "MiB", total=total)
@@ -60,6 +65,10 @@ def download(url: str, out: Path, expected: dict[str, str], checksums_url: str |
                     digest.update(block)
                 meter.update(len(block) >> 20, position=meter.position + len(block))
         for algorithm, digest in digests.items():
+            if not expected:
+                log.warning("%s: no published checksum; fetched %s with sha256 %s (put it in the config to pin it)",
+                            url, out, digest.hexdigest())
+                continue
             if digest.hexdigest() != expected[algorithm].lower():
                 raise InputError(url, f"{algorithm} mismatch: got {digest.hexdigest()}, expected {expected[algorithm]}")
         meter.done()
@@ -67,4 +76,4 @@ def download(url: str, out: Path, expected: dict[str, str], checksums_url: str |
 
 def run(args: argparse.Namespace) -> None:
     expected = {a: getattr(args, a) for a in ALGORITHMS if getattr(args, a)}
-    download(args.url, args.out, expected, args.checksums_url)
+    download(args.url, args.out, expected, args.checksums_url, args.unverified)

@@ -17,6 +17,8 @@ Transformer + mean / cls / max Pooling is encoded with ``model.encode`` instead.
 
 from __future__ import annotations
 
+import math
+
 import logging
 from pathlib import Path
 
@@ -125,8 +127,8 @@ class STSEvaluator(_Evaluator):
         result = self._encode_with(model, lambda encoder: sts.evaluate(encoder, self.sets))
         self.last_result = result
         metrics = dict(result["scores"])
-        if self.primary_metric == "avg":
-            metrics["avg"] = result["avg"]
+        if self.primary_metric == "avg":  # NaN, not None, where a set has no score: the trainer needs the key
+            metrics["avg"] = math.nan if result["avg"] is None else result["avg"]
         else:
             metrics["spearman"] = float(np.mean(list(result["scores"].values())))
         metrics = self.prefix_name_to_metrics(metrics, self.name)

@@ -43,7 +43,7 @@ def test_equal_on_paper_is_equal_in_floats_and_ties_follow_the_rule(cli, docs, t
     contracts.write_table(tmp_path / "s.parquet", pa.Table.from_pylist(rows, schema=contracts.SENTENCES),
                           contracts.SENTENCES)
     assert cli("ngrams", "--sentences", tmp_path / "s.parquet", "--out", tmp_path / "out", "--mode", "paper",
-               "--no-entities", "--top-k", "1000000") == 0
+               "--no-entities", "--top-k", "1000000", "--min-count", "1") == 0
     got = pl.read_parquet(tmp_path / "out" / "ngrams.parquet")
     noisy_before = 0
     for doc_id, texts in docs.items():

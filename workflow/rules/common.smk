@@ -148,6 +148,8 @@ def checksum_flags(spec):
              for arg in (f"--{algorithm}", spec[algorithm])]
     if "checksums_url" in spec:
         flags += ["--checksums-url", spec["checksums_url"]]
+    if spec.get("unverified") and not flags:  # the source publishes no checksum and the config gives none
+        flags.append("--unverified")
     return flags
 
 
@@ -304,7 +306,7 @@ with open(os.path.join(workflow.basedir, "workflow", "data", "finetune-sources.y
         FINETUNE_DATA[os.path.join(DATA_ROOT, _path)] = {**_spec, **({"sha256": _checksum} if _checksum else {})}
 if FINETUNE["download"]:
     DOWNLOADS.update({path: spec for path, spec in FINETUNE_DATA.items()
-                      if any(algorithm in spec for algorithm in ("sha256", "sha1", "md5"))})
+                      if spec.get("unverified") or any(algorithm in spec for algorithm in ("sha256", "sha1", "md5"))})
 
 
 # BiLSTM encoders of paper 004 (workflow/rules/bilstm.smk): label -> pooling, size, directory.
