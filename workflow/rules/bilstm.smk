@@ -27,6 +27,7 @@ rule bilstm:
         f"{BENCHMARKS}/bilstm/{{label}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: BILSTM_CPUS_PER_GPU
     resources:
         gpu=1,
         mem_mb=16000,
@@ -62,8 +63,9 @@ rule evaluate_transfer:
         f"{BENCHMARKS}/evaluate/transfer/{{label}}.{{pooling}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: EVALUATE_CPUS_PER_GPU
     resources:
-        gpu=1,
+        gpu=lambda wc: evaluation_gpus(wc.label),
         mem_mb=8000,
         runtime=2 * 60,
     shell:

@@ -27,6 +27,7 @@ rule classify:
         f"{BENCHMARKS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: CLASSIFY_CPUS_PER_GPU
     resources:
         gpu=1,
         mem_mb=16000,

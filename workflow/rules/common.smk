@@ -435,12 +435,15 @@ def pretrain_flags():
 # CPUs each GPU job gets per GPU: the rules' threads (workflow/profiles/slurm sets the same
 # cpus_per_gpu for them; tests/test_slurm_profile.py keeps the two in step).
 PRETRAIN_CPUS_PER_GPU = 8
-EVALUATE_CPUS_PER_GPU = 4
+FINETUNE_CPUS_PER_GPU = 8
+EVALUATE_CPUS_PER_GPU = 4  # also evaluate_transfer
+CLASSIFY_CPUS_PER_GPU = 4
+BILSTM_CPUS_PER_GPU = 4
 
 
 def evaluation_gpus(label):
-    """Transformers are encoded on a GPU; bags of vectors and lexical baselines need none."""
-    return 1 if EVAL_MODELS[label]["kind"] == "transformer" else 0
+    """Transformers and BiLSTMs are encoded on a GPU; bags of vectors and lexical baselines need none."""
+    return 1 if EVAL_MODELS[label]["kind"] in ("transformer", "bilstm") else 0
 
 
 def kenlm_memory(mem_mb):

@@ -22,6 +22,7 @@ rule finetune:
         f"{BENCHMARKS}/finetune/{{label}}.tsv"
     conda:
         "../../envs/models.yaml"
+    threads: FINETUNE_CPUS_PER_GPU * FINETUNE["gpus"]
     resources:
         gpu=FINETUNE["gpus"],
         mem_mb=16000,
