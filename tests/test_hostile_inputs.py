@@ -475,7 +475,7 @@ def test_tokenize_with_a_missing_model(good, tmp_path, capsys):
 # kinds that are single tests above: zero shards, unknown language, evaluation data not UTF-8 / missing /
 # with a malformed line, analogy without syntactic/, no data root, a pickled or a garbage word2vec model,
 # evaluate output under a file, figures on non-UTF-8 data, a split document, a stray --only, a missing model
-SINGLE_KINDS = 15
+SINGLE_KINDS = 14
 
 
 def test_the_matrix_covers_at_least_forty_kinds():
