@@ -42,6 +42,7 @@ class Good:
     """Valid inputs of every contract, made once by the stages themselves."""
 
     root: Path
+    dump: Path
     docs: Path
     sentences: Path
     marked: Path
@@ -75,7 +76,7 @@ def good(tmp_path_factory) -> Good:
     data = root / "data"
     shutil.copytree(DEMO_DATA, data, ignore=shutil.ignore_patterns("wiki"))
     _run("evaluate", "faq", "--model", "bm25", "--data", data, "--out", root / "metrics" / "faq.json")
-    return Good(root, root / "docs" / "shard-000.parquet", sentences, root / "ngrams" / "marked.parquet",
+    return Good(root, dump, root / "docs" / "shard-000.parquet", sentences, root / "ngrams" / "marked.parquet",
                 root / "tokens" / "tokens.parquet", root / "tiny", root / "w2v" / "vectors.bin", data,
                 root / "metrics" / "faq.json")
 
@@ -215,7 +216,12 @@ OUTPUT_KINDS = {
     "output folder not writable": _unwritable_folder,
     "disk full (file size limit)": lambda tmp: tmp / "out",
 }
-OUTPUT_STAGES = PARQUET_STAGES
+OUTPUT_STAGES = PARQUET_STAGES + [  # and the stages that read no Parquet
+    Stage("extract", "dump", lambda g, x, out: ["extract", "--dump", x, "--lang", "en", "--shards", 2, "--out", out]),
+    Stage("evaluate", "data", lambda g, x, out: ["evaluate", "faq", "--model", "bm25", "--data", x,
+                                                 "--out", out / "m.json"]),
+    Stage("tables", "metrics", lambda g, x, out: ["tables", "--metrics", x, "--out", out]),
+]
 OUTPUT_CASES = [(stage, kind) for stage in OUTPUT_STAGES for kind in OUTPUT_KINDS]
 
 
