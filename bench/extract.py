@@ -34,6 +34,7 @@ jobs for ``slices: 2``). The outputs must
 be byte-identical; the headline is the wall-clock speed-up (goal: at least 1.8x on 2 cores).
 
     python bench/extract.py --multistream --write-md   # the "## extract, multistream" section
+    python bench/extract.py --unclosed-tags 20000 --repeat 1   # one pathological page, old pattern vs ours
 """
 
 from __future__ import annotations
@@ -374,6 +375,33 @@ def bench_multistream(args, sample_path: Path, python: str) -> str:
     ]
     print("\n".join(lines))
     return "\n".join(lines)
+# --------------------------------------------------------------------------- pathological pages
+
+def bench_unclosed_tags(tags: int, repeat: int) -> list[str]:
+    """One page with ``tags`` unclosed ``<ref>``/``<math>`` tags: the converter's pass A against the
+    pattern it replaced (a lazy ``.*?</ref>`` that rescans to the end of the page per opener)."""
+    import time
+
+    from pipeline.corpus import wikitext
+
+    old = re.compile(rf"<({wikitext._DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)",
+                     re.DOTALL | re.IGNORECASE)
+    page = "Intro [[Paris]] text. " + "<ref>n " * (tags // 2) + "<math>x " * (tags - tags // 2)
+
+    def best(step) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    ours = best(lambda: wikitext._cut(page, wikitext._dropped_ranges(page)))
+    whole = best(lambda: wikitext.to_plain_text(page, wikitext.MarkupRules()))
+    baseline = best(lambda: old.sub("", page))
+    return [f"page: {len(page) / 1000:.0f} KB, {tags} unclosed tags",
+            f"dropped-element pass: ours {ours:.3f} s, the old pattern {baseline:.2f} s, ratio {baseline / ours:.0f}x",
+            f"whole page (to_plain_text): {whole:.2f} s"]
 
 
 # --------------------------------------------------------------------------- main
@@ -388,6 +416,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--write-md", action="store_true", help="update the ## extract section of BENCHMARKS.md")
     parser.add_argument("--multistream", action="store_true",
                         help="time 2 slices of a multistream dump against 1 job instead (## extract, multistream)")
+    parser.add_argument("--unclosed-tags", type=int, metavar="N",
+                        help="only time one page with N unclosed <ref>/<math> tags against the old pattern")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.target_mb <= 0:
         parser.error("--repeat must be at least 1 and --target-mb positive")
@@ -396,6 +426,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.unclosed_tags:
+        for line in bench_unclosed_tags(args.unclosed_tags, args.repeat):
+            print(line)
+        return 0
     data_root = args.data_root if args.data_root.is_absolute() else REPO / args.data_root
     sample_path = data_root / SAMPLE
     if not sample_path.is_file():

@@ -66,3 +66,33 @@ def test_same_run_in_two_folders_gives_the_same_bytes(tmp_path, monkeypatch):
     different = [name for name in first if first[name] != second[name]]
     assert different == []
     assert str(tmp_path).encode() not in b"".join(first.values())
+
+
+def test_demo_workflow_in_two_folders_gives_the_same_bytes(tmp_path):
+    """Snakemake itself, in two working directories (one with a space in its name): the demo's
+    corpus, n-grams, sample, word2vec and tiny model, byte for byte (run times and logs aside)."""
+    import os
+    import subprocess
+    import sys
+
+    from testdata import REPO
+
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    targets = ["results/repro/sample/en/demo/shard-000.parquet", "results/repro/sample/zh/demo/shard-001.parquet",
+               "results/repro/word2vec/en/vectors.bin", "results/repro/models/tiny"]
+    produced = []
+    for name in ("first", "second place"):
+        folder = tmp_path / name
+        folder.mkdir()
+        result = subprocess.run(
+            [str(bin_dir / "snakemake"), *targets, "--snakefile", str(REPO / "Snakefile"), "--directory", str(folder),
+             "--cores", "1", "--configfile", str(REPO / "workflow/config/demo.yaml"),
+             "--config", "run=repro", f"data_root={REPO / 'workflow/demo/data'}"],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert result.returncode == 0, result.stderr[-3000:]
+        produced.append({str(p.relative_to(folder)): p.read_bytes() for p in sorted((folder / "results").rglob("*"))
+                         if p.is_file() and p.suffix != ".json" and not {"logs", "benchmarks"} & set(p.parts)})
+    first, second = produced
+    assert sorted(first) == sorted(second) and len(first) >= 20
+    assert [name for name in first if first[name] != second[name]] == []

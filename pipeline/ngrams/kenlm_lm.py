@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -174,7 +175,13 @@ def _run_lmplz(lmplz: Path, arguments: list[str], lines: Iterable[str], log_path
             raise
         status = process.wait()
     if status != 0:
-        raise RuntimeError(f"lmplz failed (exit status {status}):\n{_tail(log_path)}")
+        # lmplz fails on its input or on the storage under it (a full disk, a file size limit): one line,
+        # naming the folder it was writing in (its log goes with the temporary folder)
+        if status < 0:
+            reason = f"killed by {signal.Signals(-status).name} ({signal.strsignal(-status)})"
+        else:
+            reason = next((line.strip() for line in reversed(_tail(log_path).splitlines()) if line.strip()), "")
+        raise InputError(log_path.parent.parent, f"lmplz failed (exit status {status}): {reason}")
 
 
 def _arpa_counts(arpa: Path) -> dict[str, int]:
