@@ -1,6 +1,6 @@
 """Stage ``sample``: a seeded uniform random sample of M marked sentences over all shards.
 
-BURT §4.1 / SPEC §1 pre-train on 10M sentences drawn at random from the English Wikipedia.
+BURT §4.1 / docs/method.md §1 pre-train on 10M sentences drawn at random from the English Wikipedia.
 The sample is exact (every M-subset of the corpus equally likely) and shard-parallel:
 
 1. the number of sentences each shard contributes is one draw from the multivariate

@@ -1,4 +1,4 @@
-"""Loading a backbone: any Hugging Face masked-LM encoder by hub id or local path (SPEC §3).
+"""Loading a backbone: any Hugging Face masked-LM encoder by hub id or local path (docs/method.md §3).
 
 BERT and ALBERT checkpoints load with their MLM heads. A checkpoint saved without one (a
 plain encoder such as the packaged all-MiniLM-L6-v2, or an ELECTRA *discriminator*) gets a
@@ -7,7 +7,7 @@ learning that head. ELECTRA's MLM head lives in its *generator* checkpoint
 (``google/electra-base-generator``), which loads as-is; training the discriminator with
 replaced-token detection is not one of the objectives here.
 
-Dropout is set to ``--dropout`` (SPEC: 0.1) on every dropout field of the config, since
+Dropout is set to ``--dropout`` (docs/method.md §3: 0.1) on every dropout field of the config, since
 ALBERT's released configs ship with 0.
 """
 

@@ -1,7 +1,7 @@
 """Which tokens to mask: the units (token ranges) each masking strategy picks, within a budget.
 
 A *unit* is a half-open token range ``(start, end)`` that is masked as a whole, with one
-80/10/10 draw (SPEC §3). Every strategy receives the example, the boolean mask of eligible
+80/10/10 draw (docs/method.md §3). Every strategy receives the example, the boolean mask of eligible
 positions (not a special token, not excluded), the budget in tokens and a numpy generator,
 and returns non-overlapping units whose total length never exceeds the budget. Units that
 would overshoot the budget are skipped and sampling goes on, as in BERT's

@@ -1,6 +1,7 @@
 # Paths and config look-ups shared by every rule file. Nothing here runs a job.
 import os
 import re
+import shlex
 
 import yaml
 
@@ -104,6 +105,10 @@ def checksum_flags(spec):
     flags = [f"--{algorithm} {spec[algorithm]}" for algorithm in ("sha256", "sha1", "md5") if algorithm in spec]
     if "checksums_url" in spec:
         flags.append(f"--checksums-url {spec['checksums_url']}")
+    if "member" in spec:  # a file inside a zip / wheel archive (docs/design.md "Downloads")
+        flags.append(f"--member {shlex.quote(spec['member'])}")
+    if "archive_sha256" in spec:
+        flags.append(f"--archive-sha256 {spec['archive_sha256']}")
     return " ".join(flags)
 
 

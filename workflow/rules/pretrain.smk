@@ -1,4 +1,4 @@
-# Pre-training (SPEC §3): a tiny random BERT where the config asks for one (tiny_model), the
+# Pre-training (docs/method.md §3): a tiny random BERT where the config asks for one (tiny_model), the
 # sample's marked sentences tokenized per backbone (tokenize), and one model per
 # backbone x objective (pretrain). GPU rules declare gpu=1; the SLURM profile places them.
 

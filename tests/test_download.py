@@ -1,0 +1,69 @@
+"""The download stage: a plain file, or one member of a zip / wheel archive, checked by checksum."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+
+import pytest
+from testdata import DEMO_DATA
+
+from pipeline.cli import main
+
+DUMP = DEMO_DATA / "wiki" / "en" / "enwiki-demo-pages-articles.xml"
+MEMBER = "gensim/test/test_data/enwiki-demo-pages-articles.xml"
+
+
+def sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def wheel(tmp_path):
+    """A wheel-shaped archive holding the demo dump among other members, as gensim's wheel holds its test data."""
+    path = tmp_path / "gensim-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("gensim/__init__.py", "")
+        bundle.write(DUMP, MEMBER)
+    return path
+
+
+def test_plain_file_is_fetched_and_checked(tmp_path):
+    out = tmp_path / "data" / "dump.xml"
+    assert main(["download", "--url", DUMP.as_uri(), "--out", str(out), "--sha256", sha256(DUMP)]) == 0
+    assert out.read_bytes() == DUMP.read_bytes()
+
+
+def test_member_of_a_wheel_is_extracted(tmp_path, wheel):
+    out = tmp_path / "data" / "wiki" / "en" / "dump.xml"
+    code = main(["download", "--url", wheel.as_uri(), "--member", MEMBER, "--out", str(out),
+                 "--sha256", sha256(DUMP), "--archive-sha256", sha256(wheel)])
+    assert code == 0
+    assert out.read_bytes() == DUMP.read_bytes()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["dump.xml"]  # the archive is gone
+
+
+@pytest.mark.parametrize("change", ["member checksum", "archive checksum", "missing member", "not an archive"])
+def test_bad_archive_leaves_nothing(tmp_path, wheel, capsys, change):
+    out = tmp_path / "data" / "dump.xml"
+    args = {"--url": wheel.as_uri(), "--member": MEMBER, "--sha256": sha256(DUMP), "--archive-sha256": sha256(wheel)}
+    if change == "member checksum":
+        args["--sha256"] = "0" * 64
+    elif change == "archive checksum":
+        args["--archive-sha256"] = "0" * 64
+    elif change == "missing member":
+        args["--member"] = "gensim/test/test_data/absent.xml"
+    else:
+        args["--url"], args["--archive-sha256"] = DUMP.as_uri(), sha256(DUMP)
+    argv = ["download", "--out", str(out)] + [item for pair in args.items() for item in pair]
+    assert main(argv) == 2
+    message = capsys.readouterr().err
+    assert message.startswith("error: ") and message.count("\n") == 1
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []
+
+
+def test_refuses_without_checksum(tmp_path, capsys):
+    out = tmp_path / "dump.xml"
+    assert main(["download", "--url", DUMP.as_uri(), "--out", str(out)]) == 2
+    assert "refusing" in capsys.readouterr().err
+    assert not out.exists()
