@@ -27,7 +27,7 @@ def test_an_empty_data_root_is_built_by_downloads_alone(tmp_path):
     """With nothing under data_root, the DAG still resolves: every missing input is a download job."""
     command = [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--cores", "1",
                "--configfile", str(SAMPLE), "--config", f"data_root={tmp_path / 'data'}", "--until", "download"]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, check=False, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     counts = dict(line.split()[:2] for line in done.stdout.splitlines() if line.startswith(("download ", "total ")))
     sources = yaml.safe_load((REPO / "workflow" / "data" / "evaluation-sources.yaml").read_text())
