@@ -31,6 +31,7 @@ STAGES = {
     "tiny-model": ("pipeline.pretrain.tiny", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
     "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
+    "export": ("pipeline.export", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
 }
 
 

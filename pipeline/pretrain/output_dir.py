@@ -33,6 +33,9 @@ class AtomicDir:
         if exc_type is not None:
             shutil.rmtree(self.temp, ignore_errors=True)
             return
+        from pipeline.model_card import complete_model_dir  # model card, pooler, sentence-transformers files
+
+        complete_model_dir(self.temp)
         replace_dir(self.temp, self.target)
 
 
