@@ -90,6 +90,16 @@ def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
             row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
 
 
+def published_notes(table: Table) -> list[str]:
+    """The notes of the table's published rows (published.yaml), shown under the table: "row (paper table): note"."""
+    notes = []
+    for row in table.rows:
+        source = row.trace.get("published")
+        if source and source.get("note"):
+            notes.append(f"{row.label} ({source['paper']} {source['table']}): {source['note']}")
+    return notes
+
+
 def published_rows(rows: list[PublishedRow]) -> list[Row]:
     return [Row(row.label, row.pooling, row.facet, dict(row.cells), row.signed, trace={"published": row.source})
             for row in rows]
@@ -123,7 +133,7 @@ def flat_grid(table: Table) -> Grid:
     body = [_leading_cells(table, row) + [format_number(row.cells[c.key], c.decimals, row.signed) for c in spec.columns]
             for row in table.rows]
     return Grid(spec.title, headers, groups + [""] * len(spec.columns),
-                [False] * len(groups) + [True] * len(spec.columns), body, list(spec.notes))
+                [False] * len(groups) + [True] * len(spec.columns), body, list(spec.notes) + published_notes(table))
 
 
 def display_grid(table: Table) -> Grid:
@@ -151,4 +161,4 @@ def display_grid(table: Table) -> Grid:
             parts = [format_number(row.cells[key], spec.column(key).decimals, row.signed) for key in keys]
             cells.append(None if all(p is None for p in parts) else separator.join(p or "–" for p in parts))
         body.append(cells)
-    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes))
+    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes) + published_notes(table))
