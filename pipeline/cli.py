@@ -28,6 +28,8 @@ STAGES = {
     "evaluate": ("pipeline.evaluate.cli", "evaluate an encoder on one task → metrics JSON"),
     "figures": ("pipeline.evaluate.figures", "PCA / t-SNE figures of analogy embeddings"),
     "tables": ("pipeline.report.tables", "metrics JSONs → the papers' result tables"),
+    "corpus-stats": ("pipeline.report.corpus_stats", "stats JSONs of the corpus / n-gram stages → a report page"),
+    "training-curves": ("pipeline.report.training_curves", "a model's train_log.jsonl → its training curves"),
     "tiny-model": ("pipeline.pretrain.tiny", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
     "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),

@@ -63,9 +63,11 @@ rule figures:
         lambda wc: EVAL_MODELS[wc.label]["inputs"] + evaluation_data("analogy"),
     output:
         pca=report(f"{RESULTS}/figures/{{label}}/analogy_pca_male_female.png", caption="../report/figure_pca.rst",
-                   category="Figures", subcategory="{label}"),
+                   category="Figures", subcategory="{label}",
+                   labels={"model": "{label}", "figure": "PCA, male-female pairs"}),
         tsne=report(f"{RESULTS}/figures/{{label}}/analogy_tsne_differences.png", caption="../report/figure_tsne.rst",
-                    category="Figures", subcategory="{label}"),
+                    category="Figures", subcategory="{label}",
+                    labels={"model": "{label}", "figure": "t-SNE of analogy differences"}),
     wildcard_constraints:
         label=r"[A-Za-z0-9_.+-]+",
     params:
