@@ -107,12 +107,20 @@ def _encoder_prefix(keys) -> str | None:
 
 
 def _pooler_of_checkpoint(base: str | None) -> dict | None:
-    """The pooler tensors of the starting checkpoint (a local directory), keyed ``pooler.*``."""
-    if not base or not (Path(base) / "model.safetensors").exists():
+    """The pooler tensors of the starting checkpoint (a local directory, or a Hub id in the local cache)."""
+    if not base:
         return None
+    weights = Path(base) / "model.safetensors"
+    if not weights.exists():
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(base, "model.safetensors") if _hub_id(base) else None
+        if not isinstance(cached, str):
+            return None
+        weights = Path(cached)
     from safetensors.torch import load_file
 
-    state = load_file(Path(base) / "model.safetensors")
+    state = load_file(weights)
     prefix = _encoder_prefix(state)
     if prefix is None:
         return None

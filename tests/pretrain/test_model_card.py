@@ -89,3 +89,25 @@ def test_export_writes_the_run_results_into_the_card(trained_cls, tmp_path):
 def test_export_of_a_folder_that_is_no_model_fails_cleanly(tmp_path, capsys):
     assert main(["export", "--model", str(tmp_path), "--repo-id", "a/b", "--out", str(tmp_path / "x")]) == 2
     assert "not a model directory" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_pooler_comes_from_the_starting_checkpoint(tiny_en, tmp_path):
+    """A checkpoint with a pooler (all-MiniLM-L6-v2 ships one) passes it on unchanged."""
+    import shutil
+
+    from pipeline.model_card import save_pooler
+
+    base = tmp_path / "base"
+    shutil.copytree(tiny_en, base)
+    encoder = AutoModel.from_pretrained(base)
+    torch.nn.init.constant_(encoder.pooler.dense.bias, 0.25)
+    encoder.save_pretrained(base)  # a bare encoder with a pooler, as the packaged MiniLM is
+    trained = tmp_path / "trained"
+    shutil.copytree(tiny_en, trained)
+    state = load_file(trained / "model.safetensors")
+    from safetensors.torch import save_file
+
+    save_file({k: v for k, v in state.items() if ".pooler." not in k}, trained / "model.safetensors",
+              metadata={"format": "pt"})
+    assert save_pooler(trained, base=str(base))
+    assert torch.all(load_file(trained / "model.safetensors")["bert.pooler.dense.bias"] == 0.25)
