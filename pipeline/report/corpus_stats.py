@@ -49,7 +49,7 @@ def _language(path: Path, record: dict) -> str:
 
 def read_stats(paths: list[Path]) -> dict[str, dict[str, dict[str, float]]]:
     """stage → language → summed numeric counts (numbers only; timings left out)."""
-    totals: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(float)))
+    totals: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for path in paths:
         try:
             stats = json.loads(Path(path).read_text())
@@ -63,24 +63,24 @@ def read_stats(paths: list[Path]) -> dict[str, dict[str, dict[str, float]]]:
         counts = totals[record["stage"]][_language(Path(path), record)]
         for key, value in stats.items():
             if isinstance(value, int | float) and not isinstance(value, bool) and key not in NOT_COUNTS:
-                counts[key] += value
+                counts[key] = counts.get(key, 0) + value
     return {stage: {lang: dict(counts) for lang, counts in langs.items()} for stage, langs in totals.items()}
 
 
 def ngram_lengths(paths: list[Path]) -> dict[str, dict[int, int]]:
-    """language → n → kept n-grams of that order (all sources)."""
+    """"language source" (e.g. ``en pmi``, ``en entity``) → n → kept n-grams of that length."""
     import polars as pl
 
     lengths: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     for path in paths:
         try:
-            counts = pl.read_parquet(path, columns=["n"]).group_by("n").len()
+            counts = pl.read_parquet(path, columns=["n", "source"]).group_by("source", "n").len()
         except (OSError, pl.exceptions.PolarsError) as exc:
             raise InputError(path, f"not an ngrams Parquet file ({exc})") from None
         lang = next((part for part in Path(path).parts if part in SUPPORTED), "all")
-        for n, count in counts.iter_rows():
-            lengths[lang][int(n)] += int(count)
-    return {lang: dict(sorted(by_n.items())) for lang, by_n in sorted(lengths.items())}
+        for source, n, count in counts.iter_rows():
+            lengths[f"{lang} {source}"][int(n)] += int(count)
+    return {key: dict(sorted(by_n.items())) for key, by_n in sorted(lengths.items())}
 
 
 def _number(value: float) -> str:
@@ -109,11 +109,11 @@ def render_html(stats: dict, lengths: dict[str, dict[int, int]]) -> str:
     parts += [_stage_table(stage, stats[stage]) for stage in stages]
     if lengths:
         orders = sorted({n for by_n in lengths.values() for n in by_n})
-        head = "".join(f"<th>n = {n}</th>" for n in orders)
+        head = "".join(f"<th>n = {n}</th>" for n in orders)  # rows: language and source (pmi / entity)
         body = "".join(f"<tr><td>{html.escape(lang)}</td>"
                        + "".join(f'<td class="n">{by_n.get(n, 0):,}</td>' for n in orders) + "</tr>"
                        for lang, by_n in lengths.items())
-        parts.append(f"<h2>Kept n-grams by length</h2>\n<table><tr><th>language</th>{head}</tr>{body}</table>")
+        parts.append(f"<h2>Kept n-grams by length</h2>\n<table><tr><th>language, source</th>{head}</tr>{body}</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -127,7 +127,7 @@ def plot_lengths(lengths: dict[str, dict[int, int]], path: Path) -> None:
     figure, axes = plt.subplots(1, max(len(lengths), 1), figsize=(4.5 * max(len(lengths), 1), 3.2), squeeze=False)
     for axis, (lang, by_n) in zip(axes[0], lengths.items()):
         axis.bar(list(by_n), list(by_n.values()), color="#4c72b0")
-        axis.set_title(f"kept n-grams by length ({lang})")
+        axis.set_title(f"kept n-grams by length ({lang})", fontsize=10)
         axis.set_xlabel("n (tokens)")
         axis.set_ylabel("n-grams")
         axis.set_xticks(list(by_n))
@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> None:
     with AtomicFiles() as files:
         files.temp(args.out / "corpus_stats.html").write_text(render_html(stats, lengths))
         files.temp(args.out / "corpus_stats.json").write_text(
-            json_text({"stages": stats, "ngram_lengths": {lang: {str(n): c for n, c in by_n.items()}
-                                                           for lang, by_n in lengths.items()}}))
+            json_text({"stages": stats, "ngram_lengths": {key: [{"n": n, "count": c} for n, c in by_n.items()]
+                                                           for key, by_n in lengths.items()}}))
         plot_lengths(lengths, files.temp(args.out / "ngram_lengths.png"))
     log.info("%s: %d stages, n-gram lengths of %d language(s)", args.out, len(stats), len(lengths))

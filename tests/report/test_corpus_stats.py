@@ -36,8 +36,12 @@ def test_counts_per_stage_and_ngram_lengths(demo_stages, tmp_path):
     assert summary["stages"]["extract"]["en"]["articles_kept"] == extract["articles_kept"] > 0
     assert summary["stages"]["extract"]["en"]["redirects_skipped"] == extract["redirects_skipped"]
     assert summary["stages"]["clean"]["en"]["sentences_kept"] == json.loads(stats[1].read_text())["sentences_kept"]
-    by_n = pl.read_parquet(parquet).group_by("n").len()
-    assert summary["ngram_lengths"]["en"] == {str(n): count for n, count in by_n.sort("n").iter_rows()}
+    kept = pl.read_parquet(parquet)
+    for source in ("pmi", "entity"):
+        by_n = kept.filter(pl.col("source") == source).group_by("n").len().sort("n")
+        assert summary["ngram_lengths"][f"en {source}"] == [{"n": n, "count": c} for n, c in by_n.iter_rows()]
+    assert min(row["n"] for row in summary["ngram_lengths"]["en pmi"]) >= 2  # PMI scores orders 2..N only
+    assert isinstance(summary["stages"]["extract"]["en"]["pages_seen"], int)
     page = (tmp_path / "corpus_stats.html").read_text()
     assert "<h2>extract</h2>" in page and "<h2>Kept n-grams by length</h2>" in page and "articles_kept" in page
     assert (tmp_path / "ngram_lengths.png").read_bytes()[:4] == b"\x89PNG"
