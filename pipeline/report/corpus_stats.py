@@ -124,8 +124,13 @@ def plot_lengths(lengths: dict[str, dict[int, int]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, max(len(lengths), 1), figsize=(4.5 * max(len(lengths), 1), 3.2), squeeze=False)
-    for axis, (lang, by_n) in zip(axes[0], lengths.items()):
+    panels = max(len(lengths), 1)
+    columns = min(panels, 2)  # pmi and entity of one language side by side
+    rows = -(-panels // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(5 * columns, 3.2 * rows), squeeze=False)
+    for axis in list(axes.flat)[len(lengths):]:
+        axis.axis("off")
+    for axis, (lang, by_n) in zip(axes.flat, lengths.items()):
         axis.bar(list(by_n), list(by_n.values()), color="#4c72b0")
         axis.set_title(f"kept n-grams by length ({lang})", fontsize=10)
         axis.set_xlabel("n (tokens)")
