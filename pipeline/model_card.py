@@ -163,6 +163,19 @@ def _hub_id(name: str | None) -> str | None:
     return name
 
 
+def _language(settings: dict) -> str:
+    """The language of the pre-training data (the token dataset's provenance), English where unknown."""
+    data = settings.get("data")
+    if data and Path(data).exists():
+        from pipeline import contracts
+
+        try:
+            return contracts.read_provenance(data).get("params", {}).get("lang") or "en"
+        except (OSError, ValueError):
+            return "en"
+    return "en"
+
+
 def _metric_results(metrics: list[dict]) -> list[dict]:
     """model-index results from metrics JSONs (docs/method.md §5: every number is a percentage)."""
     results = []
@@ -196,7 +209,7 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
             "license": "other",
             "license_name": "research-only-data",
             "license_link": "LICENSE",
-            "language": [settings.get("lang", "en")] if settings else ["en"]}
+            "language": [_language(settings)]}
     if base:
         meta["base_model"] = base
     meta["datasets"] = ["wikipedia"]

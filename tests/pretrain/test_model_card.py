@@ -111,3 +111,19 @@ def test_pooler_comes_from_the_starting_checkpoint(tiny_en, tmp_path):
               metadata={"format": "pt"})
     assert save_pooler(trained, base=str(base))
     assert torch.all(load_file(trained / "model.safetensors")["bert.pooler.dense.bias"] == 0.25)
+
+
+def test_card_language_is_that_of_the_training_data(trained_cls, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline import contracts
+    from pipeline.model_card import _language
+
+    meta, _ = card_metadata(trained_cls)
+    assert meta["language"] == ["en"]
+    tokens_zh = tmp_path / "tokens.parquet"
+    table = pa.table({"doc_id": [1]}).replace_schema_metadata(
+        {contracts.PROVENANCE_KEY: json.dumps({"stage": "tokenize", "params": {"lang": "zh"}})})
+    pq.write_table(table, tokens_zh)
+    assert _language({"data": str(tokens_zh)}) == "zh"
