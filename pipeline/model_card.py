@@ -15,6 +15,11 @@ into place, and adds what the training code does not write itself:
   data, licence, evaluation results of the run where there are any), how to load it, the
   training settings and provenance, and the citation of the papers.
 
+A stage that saves a model (``finetune``, ``classify``, ...) writes its settings and provenance
+as ``<stage>_config.json`` (see :data:`SETTINGS_FILES`) and either saves through
+:class:`pipeline.pretrain.output_dir.AtomicDir`, which calls :func:`complete_model_dir`, or calls
+it itself on the finished directory.
+
 :func:`write_card` rewrites the card alone, e.g. with the run's metrics once they exist
 (``python -m pipeline export``).
 """
@@ -192,12 +197,23 @@ def _metric_results(metrics: list[dict]) -> list[dict]:
     return results
 
 
+# Where a stage that saves a model puts its resolved settings and provenance (first found wins).
+SETTINGS_FILES = ("pretrain_config.json", "finetune_config.json", "classify_config.json", "tiny_model.json")
+
+
+def read_settings(directory: Path) -> tuple[str | None, dict]:
+    """The settings file of a model directory and its content (``None, {}`` where there is none)."""
+    for name in SETTINGS_FILES:
+        path = Path(directory) / name
+        if path.exists():
+            return name, json.loads(path.read_text())
+    return None, {}
+
+
 def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str | None = None,
               base_model: str | None = None) -> str:
     directory = Path(directory)
-    settings = {}
-    if (directory / "pretrain_config.json").exists():
-        settings = json.loads((directory / "pretrain_config.json").read_text())
+    settings_file, settings = read_settings(directory)
     config = json.loads((directory / "config.json").read_text())
     objective = settings.get("objective")
     base = base_model or _hub_id(settings.get("model"))
@@ -219,15 +235,18 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
     provenance = settings.get("provenance", {})
     environment = provenance.get("environment", {})
     lines = ["---", yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip(), "---", "", f"# {name}", ""]
-    if objective:
+    if objective and settings_file == "pretrain_config.json":
         lines += [(f"Continued pre-training of `{base or settings.get('model')}` with the **{objective}** objective: "
                   f"{OBJECTIVES.get(objective, objective)}, for {settings.get('total_steps', '?')} optimizer steps "
                   f"on sentences of Wikipedia marked with their per-document PMI n-grams (docs/method.md §1–§3 of "
                   f"the ulr-pipeline repository)."), ""]
-    else:
+    elif settings_file == "tiny_model.json":
         lines += [("A small randomly initialised BERT with a WordPiece vocabulary trained on the corpus, made by the "
                   "ulr-pipeline repository for its demo and tests. It has not been trained: its embeddings are "
                   "random."), ""]
+    else:
+        lines += [f"A model trained by the ulr-pipeline repository from `{base or settings.get('model', '?')}`"
+                  + (f"; `{settings_file}` holds its settings and provenance." if settings_file else "."), ""]
     lines += ["## Usage", "", "```python", "from sentence_transformers import SentenceTransformer", "",
               f'model = SentenceTransformer("{repo_id or directory}")  # {pooling} pooling',
               'embeddings = model.encode(["a word", "a short phrase", "A whole sentence."])', "```", "",
@@ -241,14 +260,14 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
     else:
         lines += ["## Evaluation", "", ("Not evaluated yet: `python -m pipeline export --metrics ...` adds the run's "
                   "metrics to this card."), ""]
-    if settings:
+    if settings and settings_file != "tiny_model.json":
         shown = ("objective", "total_steps", "effective_batch_size", "lr", "warmup", "max_length", "pooling",
                  "seed", "precision", "world_size")
         lines += ["## Training", "", "| setting | value |", "|---|---|"]
         lines += [f"| {key} | {settings[key]} |" for key in shown if key in settings]
         lines += [f"| hidden size / layers | {config.get('hidden_size')} / {config.get('num_hidden_layers')} |", ""]
         lines += [("`train_log.jsonl` holds every loss term, the learning rate and tokens/s per step; "
-                  "`pretrain_config.json` the resolved settings and provenance."), ""]
+                  f"`{settings_file}` the resolved settings and provenance."), ""]
     if provenance:
         libraries = ", ".join(f"{k} {v}" for k, v in environment.get("libraries", {}).items() if v)
         hardware = environment.get("hardware", {})
@@ -275,9 +294,7 @@ def complete_model_dir(directory: Path) -> None:
     if not (directory / "config.json").exists():
         return
     config = json.loads((directory / "config.json").read_text())
-    settings = {}
-    if (directory / "pretrain_config.json").exists():
-        settings = json.loads((directory / "pretrain_config.json").read_text())
+    _, settings = read_settings(directory)
     max_length = int(settings.get("max_length") or config.get("max_position_embeddings", 512))
     write_sentence_transformers_files(directory, config["hidden_size"], max_length, settings.get("pooling", "mean"))
     if save_pooler(directory, base=settings.get("model"), seed=int(settings.get("seed", 0))):

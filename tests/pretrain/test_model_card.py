@@ -127,3 +127,22 @@ def test_card_language_is_that_of_the_training_data(trained_cls, tmp_path):
         {contracts.PROVENANCE_KEY: json.dumps({"stage": "tokenize", "params": {"lang": "zh"}})})
     pq.write_table(table, tokens_zh)
     assert _language({"data": str(tokens_zh)}) == "zh"
+
+
+def test_a_fine_tuned_directory_gets_its_own_description(tiny_en, tmp_path):
+    """Stages other than pretrain (finetune, classify) call complete_model_dir on their outputs too."""
+    import shutil
+
+    from pipeline.model_card import complete_model_dir
+
+    model = tmp_path / "tiny+nli"
+    shutil.copytree(tiny_en, model)
+    for generated in ("README.md", "tiny_model.json", "modules.json", "config_sentence_transformers.json"):
+        (model / generated).unlink()
+    (model / "finetune_config.json").write_text(json.dumps({"model": str(tiny_en), "provenance": {
+        "code_version": "0.1.0", "environment": {"libraries": {"torch": torch.__version__}, "hardware": {"cpu": "x"}}}}))
+    complete_model_dir(model)
+    meta, text = card_metadata(model)
+    assert meta["library_name"] == "sentence-transformers"
+    assert "`finetune_config.json` holds its settings" in text and "randomly initialised" not in text
+    assert (model / "modules.json").exists() and (model / "config_sentence_transformers.json").exists()
