@@ -51,7 +51,7 @@ def export(model: Path, repo_id: str, out: Path, metrics: list[dict], base_model
         raise InputError(model, "not a model directory (no config.json)")
     with AtomicDir(out) as tmp:
         shutil.copytree(model, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*SKIPPED))
-        complete_model_dir(tmp)  # directories written before model cards existed
+        complete_model_dir(tmp, final=out)  # directories written before model cards existed
     write_card(out, metrics, repo_id=repo_id, base_model=base_model)
     return out
 

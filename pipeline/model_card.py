@@ -211,14 +211,16 @@ def read_settings(directory: Path) -> tuple[str | None, dict]:
 
 
 def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str | None = None,
-              base_model: str | None = None) -> str:
+              base_model: str | None = None, final: Path | None = None) -> str:
+    """The card of ``directory``; ``final`` is where it will live (a model is completed under a temporary name)."""
     directory = Path(directory)
+    final = Path(final or directory)
     settings_file, settings = read_settings(directory)
     config = json.loads((directory / "config.json").read_text())
     objective = settings.get("objective")
     base = base_model or _hub_id(settings.get("model"))
     pooling = pooling_of(directory)
-    name = repo_id or directory.name
+    name = repo_id or final.name
     meta = {"library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
             "tags": ["sentence-transformers", "feature-extraction", "fill-mask", "universal-representation"]
             + ([objective] if objective else []),
@@ -248,7 +250,7 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
         lines += [f"A model trained by the ulr-pipeline repository from `{base or settings.get('model', '?')}`"
                   + (f"; `{settings_file}` holds its settings and provenance." if settings_file else "."), ""]
     lines += ["## Usage", "", "```python", "from sentence_transformers import SentenceTransformer", "",
-              f'model = SentenceTransformer("{repo_id or directory}")  # {pooling} pooling',
+              f'model = SentenceTransformer("{repo_id or final}")  # {pooling} pooling',
               'embeddings = model.encode(["a word", "a short phrase", "A whole sentence."])', "```", "",
               ("The directory also loads with `transformers.AutoModel` (encoder and pooler) and "
               "`AutoModelForMaskedLM` (encoder and MLM head)."), ""]
@@ -284,12 +286,15 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
 
 
 def write_card(directory: Path, metrics: list[dict] | None = None, repo_id: str | None = None,
-               base_model: str | None = None) -> None:
-    (Path(directory) / "README.md").write_text(card_text(directory, metrics, repo_id, base_model))
+               base_model: str | None = None, final: Path | None = None) -> None:
+    (Path(directory) / "README.md").write_text(card_text(directory, metrics, repo_id, base_model, final))
 
 
-def complete_model_dir(directory: Path) -> None:
-    """Card, pooler and sentence-transformers files for a freshly written model directory (no-op elsewhere)."""
+def complete_model_dir(directory: Path, final: Path | None = None) -> None:
+    """Card, pooler and sentence-transformers files for a freshly written model directory (no-op elsewhere).
+
+    ``final``: the path the directory is moved to afterwards (the card names it), if not ``directory``.
+    """
     directory = Path(directory)
     if not (directory / "config.json").exists():
         return
@@ -299,4 +304,4 @@ def complete_model_dir(directory: Path) -> None:
     write_sentence_transformers_files(directory, config["hidden_size"], max_length, settings.get("pooling", "mean"))
     if save_pooler(directory, base=settings.get("model"), seed=int(settings.get("seed", 0))):
         log.info("%s: pooler weights saved", directory)
-    write_card(directory)
+    write_card(directory, final=final)

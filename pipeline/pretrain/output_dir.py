@@ -35,7 +35,7 @@ class AtomicDir:
             return
         from pipeline.model_card import complete_model_dir  # model card, pooler, sentence-transformers files
 
-        complete_model_dir(self.temp)
+        complete_model_dir(self.temp, final=self.target)
         replace_dir(self.temp, self.target)
 
 
