@@ -61,7 +61,10 @@ def series(entries: list[dict]) -> dict[str, list[tuple[int, float]]]:
 def panels(found: dict[str, list]) -> list[tuple[str, list[str]]]:
     losses = [k for k in found if k in LOSS_TERMS or k.endswith("loss")]
     rest = [k for k in found if k not in losses and k not in ("lr", "tokens_per_s")]
-    chosen = [(f"loss: {term}", [term]) for term in losses]
+    terms = [k for k in losses if k != "loss"]
+    if len(terms) == 1 and "loss" in losses:  # the total is that one term: plot it once
+        losses = terms
+    chosen = [("total loss" if term == "loss" else f"{term} loss", [term]) for term in losses]
     chosen += [("learning rate", ["lr"])] if "lr" in found else []
     chosen += [("tokens/s", ["tokens_per_s"])] if "tokens_per_s" in found else []
     chosen += [(name, [name]) for name in rest]

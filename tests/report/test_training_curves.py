@@ -23,8 +23,9 @@ def test_one_panel_per_loss_term_then_lr_and_throughput(tmp_path):
     entries = read_log(write_log(tmp_path / "train_log.jsonl"))
     found = series(entries)
     assert found["misad"] == [(1, 0.0021), (2, 0.0019)] and "tokens" not in found and "step" not in found
-    assert [name for name, _ in panels(found)] == ["loss: loss", "loss: mlm", "loss: misad", "learning rate",
-                                                   "tokens/s"]
+    assert [name for name, _ in panels(found)] == ["total loss", "mlm loss", "misad loss", "learning rate", "tokens/s"]
+    mlm_only = series([{k: v for k, v in e.items() if k != "misad"} for e in entries])
+    assert [name for name, _ in panels(mlm_only)] == ["mlm loss", "learning rate", "tokens/s"]
 
 
 def test_figure_is_written(tmp_path):
