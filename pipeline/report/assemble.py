@@ -91,12 +91,12 @@ def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
 
 
 def published_notes(table: Table) -> list[str]:
-    """The notes of the table's published rows (published.yaml), shown under the table: "row (paper table): note"."""
+    """The notes of the table's published rows (published.yaml), shown under the table: "row label: note"."""
     notes = []
     for row in table.rows:
         source = row.trace.get("published")
         if source and source.get("note"):
-            notes.append(f"{row.label} ({source['paper']} {source['table']}): {source['note']}")
+            notes.append(f"{row.label}: {source['note']}")  # the label names the paper and table
     return notes
 
 
