@@ -35,6 +35,8 @@ test: install
 lint: install
 	$(BIN)/snakemake --lint
 	$(BIN)/ruff check pipeline tests bench
+	$(BIN)/ruff format --check pipeline tests bench
+	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 clean-demo:
 	rm -rf results/demo

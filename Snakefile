@@ -28,6 +28,10 @@ check(config, _schema)
 validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
 
 
+# The landing page of `snakemake --report`: what ran, with which config.
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/corpus.smk"
@@ -46,4 +50,6 @@ rule all:
         ngram_outputs(),
         rules.tables.output,
         [f"{d}/analogy_pca_male_female.png" for d in figure_dirs()],
+        rules.corpus_stats.output,
+        [f"{RESULTS}/report/training/{model}.png" for model in trained_models()],
     default_target: True

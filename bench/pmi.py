@@ -17,7 +17,7 @@ Both outputs are compared (every marked line equal) before any number is reporte
 Peak RSS of ours is measured at full size and at a quarter of it: with documents processed in
 batches it must not grow with the corpus. Scaling: the corpus split into one shard per core,
 one process per shard, all at once; efficiency = (words/s of all shards together) / (cores ×
-single-process words/s). The projection for full English Wikipedia (2,266M words, SPEC §1)
+single-process words/s). The projection for full English Wikipedia (2,266M words, docs/method.md §1)
 on a 32-core node uses the measured per-core rate and efficiency.
 
     python bench/pmi.py                  # print the table and the ratio

@@ -31,6 +31,8 @@ STAGES = {
     "evaluate": ("pipeline.evaluate.cli", "evaluate an encoder on one task → metrics JSON"),
     "figures": ("pipeline.evaluate.figures", "PCA / t-SNE figures of analogy embeddings"),
     "tables": ("pipeline.report.tables", "metrics JSONs → the papers' result tables"),
+    "corpus-stats": ("pipeline.report.corpus_stats", "stats JSONs of the corpus / n-gram stages → a report page"),
+    "training-curves": ("pipeline.report.training_curves", "a model's train_log.jsonl → its training curves"),
     "tiny-model": ("pipeline.pretrain.tiny", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
     "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pipeline.pretrain.train", "continue pre-training with one objective"),
@@ -39,6 +41,7 @@ STAGES = {
     "classify-summary": ("pipeline.classify.summary", "classify runs of one model → GLUE / CLUE metrics JSON"),
     "classify-unpack": ("pipeline.classify.unpack", "one file of a downloaded GLUE / CLUE archive → the data root"),
     "bilstm": ("pipeline.bilstm.stage", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
+    "export": ("pipeline.export", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
 }
 
 

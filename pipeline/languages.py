@@ -1,6 +1,6 @@
 """The languages the pipeline knows, and what differs between them.
 
-English works on whitespace words, Chinese on characters (SPEC §2); the per-stage rules
+English works on whitespace words, Chinese on characters (docs/method.md §2); the per-stage rules
 (markup, sentence splitting, cleaning) look their language up here.
 """
 

@@ -101,6 +101,13 @@ def test_demo_dag_runs_end_to_end(run_name):
     for rule in rules:
         assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
     assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout
+    # Model cards, corpus statistics, training curves and the report (docs/design.md "Layout")
+    card = (results / "models" / "tiny+burt" / "README.md").read_text()
+    assert card.startswith("---\n") and "burt" in card and (results / "models" / "tiny" / "README.md").exists()
+    assert "articles_kept" in (results / "report" / "corpus_stats.html").read_text()
+    assert (results / "report" / "training" / "tiny+burt.png").stat().st_size > 0
+    snakemake("--report", str(results / "report.html"), "--config", f"run={run_name}")
+    assert (results / "report.html").stat().st_size > 0
 
 
 def test_a_changed_dump_reruns_its_language_only(run_name, tmp_path):

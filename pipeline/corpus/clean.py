@@ -5,7 +5,7 @@ cleaned with the language's regex rule set (:mod:`pipeline.corpus.cleaning`), an
 shorter than ``--min-tokens`` (words in English, characters in Chinese) are dropped. Entity
 spans are remapped into the cleaned sentence; a span that crosses a sentence boundary or that
 cleaning erases is dropped, and both are counted in the stats. Case is kept: case folding
-belongs to the tokenizer of the model (SPEC §2).
+belongs to the tokenizer of the model (docs/method.md §2).
 """
 
 from __future__ import annotations

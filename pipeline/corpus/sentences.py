@@ -1,4 +1,4 @@
-"""Sentence segmentation that works offline (sentences are the unit of pre-training, SPEC §1).
+"""Sentence segmentation that works offline (sentences are the unit of pre-training, docs/method.md §1).
 
 English: Bling Fire's sentence breaker (a compiled model shipped inside the PyPI package,
 so nothing is downloaded; pysbd gives similar splits at ~25× the cost, NLTK Punkt needs a

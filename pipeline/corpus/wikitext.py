@@ -1,7 +1,7 @@
 """MediaWiki markup to plain text, keeping every internal link's surface as an entity span.
 
 The papers (BURT §3.1, ULR §4.1) pre-process Wikipedia into plain text and use the link
-surfaces as high-quality n-grams and as the "Named Entities" masking baseline (SPEC §1).
+surfaces as high-quality n-grams and as the "Named Entities" masking baseline (docs/method.md §1).
 mwparserfromhell builds a full syntax tree and runs at about a third of wikiextractor's speed
 (see BENCHMARKS.md), and wikiextractor does not report link offsets, so this module is a
 small single-pass-per-construct converter in the spirit of wikiextractor's: it drops

@@ -1,4 +1,4 @@
-"""Evaluation harness (SPEC §5): any encoder, one task at a time, metrics as JSON.
+"""Evaluation harness (docs/method.md §5): any encoder, one task at a time, metrics as JSON.
 
 Encoders (:mod:`.encoder` for transformers, :mod:`.bags` for bag-of-vectors baselines) share
 one interface, ``encode(list[str]) -> np.ndarray``; the tasks (:mod:`.analogy`, :mod:`.sts`,

@@ -1,4 +1,4 @@
-"""Universal analogy (ULR §5.1.1 and App. A; ALBURT "Evaluation", "Further Analysis"; SPEC §5).
+"""Universal analogy (ULR §5.1.1 and App. A; ALBURT "Evaluation", "Further Analysis"; docs/method.md §5).
 
 Each line of ``ulr_analogy/<semantic|syntactic>/<word|phrase|sentence>/<category>.txt`` is
 ``A, B, C`` and the candidates, gold ``D`` first (TAB-separated; surrounding spaces dropped).

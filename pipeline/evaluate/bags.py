@@ -1,4 +1,4 @@
-"""Bag-of-vectors baselines (SPEC §5 "Baselines"): a text is the mean of its tokens' vectors.
+"""Bag-of-vectors baselines (docs/method.md §5 "Baselines"): a text is the mean of its tokens' vectors.
 
 - :class:`Word2VecBag` averages word2vec vectors (trained by the ``word2vec`` stage on the
   pipeline's own clean corpus, the papers' BoW-GloVe row). English text is split into word

@@ -1,4 +1,4 @@
-"""Stage ``evaluate``: one encoder on one task → a metrics JSON (SPEC §5; ULR §5, BURT §4, ALBURT).
+"""Stage ``evaluate``: one encoder on one task → a metrics JSON (docs/method.md §5; ULR §5, BURT §4, ALBURT).
 
 Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
 ``sts`` (STS12-16, STS-B, SICK-R), ``transfer`` (SentEval's transfer tasks, logistic regression
@@ -12,7 +12,7 @@ features) and ``scws`` (SCWS word similarity, where its file is present). Every 
 word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings),
 ``bilstm:DIR`` (a BiLSTM encoder of the ``bilstm`` stage), or
 ``bm25`` / ``tfidf`` (retrieval tasks only). --data is the data root laid out as
-``shared/data/SOURCES.md`` describes; each task reads its files under it.
+``docs/data.md`` describes; each task reads its files under it.
 
 The JSON holds the task's metrics, ``task``, ``model`` {name, path, kind, pooling} and
 ``provenance`` (code version, parameters, seed, the checkpoint with the SHA-256 of its config
@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="checkpoint path or hub id, word2vec:PATH, "
                         "input-embeddings:PATH_OR_ID, bm25 or tfidf")
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
-    parser.add_argument("--data", required=True, type=Path, help="data root (layout of shared/data/SOURCES.md)")
+    parser.add_argument("--data", required=True, type=Path, help="data root (layout of docs/data.md)")
     parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
     parser.add_argument("--batch-size", type=int, default=64, help="strings per forward pass (default 64)")
     parser.add_argument("--max-length", type=int, default=128, help="truncate to this many tokens (default 128)")

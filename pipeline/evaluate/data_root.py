@@ -1,4 +1,4 @@
-"""Finding a task's files under the data root (layout of ``shared/data/SOURCES.md``).
+"""Finding a task's files under the data root (layout of ``docs/data.md``).
 
 Every file a task reads goes through :meth:`DataRoot.file`, which fails with an
 :class:`~pipeline.errors.InputError` naming the missing path and records the file, so the

@@ -1,4 +1,4 @@
-"""Sequence embeddings from a transformers checkpoint (SPEC §5, ULR §5.1: mean pooling unless stated).
+"""Sequence embeddings from a transformers checkpoint (docs/method.md §5, ULR §5.1: mean pooling unless stated).
 
 A checkpoint is a local directory or a hub id (resolved from the local cache when offline).
 Each unique string is tokenised and encoded once; strings are sorted by token length so a

@@ -4,7 +4,7 @@ BURT's insurance FAQ set is not public, so Chinese question-matching corpora sta
 the positive pairs (label 1) of a set form the FAQ. The FAQ is the distinct second questions
 (``sentence2``) of the positive pairs; every distinct first question of a positive pair is a
 query, and its gold set is the FAQ questions it is paired with. Each query ranks the whole FAQ
-(ranks pessimistic, :mod:`.retrieval`). Sets and files (SOURCES.md):
+(ranks pessimistic, :mod:`.retrieval`). Sets and files (docs/data.md):
 
 - BQ: ``chinese/bq_corpus/dev.tsv`` (q1 TAB q2 TAB label);
 - AFQMC: ``chinese/afqmc/dev.json`` (JSON lines, ``sentence1``, ``sentence2``, ``label``);

@@ -1,4 +1,4 @@
-"""What ``--model`` names: a transformers checkpoint, or one of the baselines (SPEC §5 "Baselines").
+"""What ``--model`` names: a transformers checkpoint, or one of the baselines (docs/method.md §5 "Baselines").
 
 - ``PATH_OR_ID``: a local checkpoint directory or a hub id (:class:`.encoder.TransformerEncoder`);
 - ``word2vec:PATH``: bag of word2vec vectors (:class:`.bags.Word2VecBag`);

@@ -1,7 +1,7 @@
-"""Semantic textual similarity (BURT twin §4.1, Table 2; SPEC §5): Spearman ×100 of cosine vs gold.
+"""Semantic textual similarity (BURT twin §4.1, Table 2; docs/method.md §5): Spearman ×100 of cosine vs gold.
 
 - STS12–STS16 (``sts/STS1x/``): every ``STS.input.<set>.txt`` (STS16: ``STS2016.input.<set>.txt``)
-  that has its ``gs`` file; pairs whose gold line is blank are unscored and skipped (SOURCES.md).
+  that has its ``gs`` file; pairs whose gold line is blank are unscored and skipped (docs/data.md).
   Gold files without an input file (STS12 ``ALL``, STS13 ``SMT``) are ignored. A year's score is
   the mean of its subsets' correlations (SentEval's "all" mean).
 - STS-B: ``sts/STSBenchmark/sts-test.csv`` (genre, file, year, id, score, s1, s2; trailing source

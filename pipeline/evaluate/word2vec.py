@@ -1,6 +1,6 @@
 """Stage ``word2vec``: word vectors on the pipeline's clean corpus, for the bag-of-vectors baseline.
 
-SPEC §5 "Baselines": the papers' BoW rows average pre-trained word vectors (GloVe); here the
+docs/method.md §5 "Baselines": the papers' BoW rows average pre-trained word vectors (GloVe); here the
 vectors are trained on the same corpus as the models (ULR §5.2, BURT §4), with gensim's
 Word2Vec (skip-gram by default) streamed over ``sentences`` Parquet files: the corpus is read
 again for every pass and never held in memory. Tokens are those of the n-gram statistics

@@ -1,4 +1,4 @@
-"""Word similarity (BURT twin §4.3, Table 4; SPEC §5): Spearman ×100 of cosine vs human scores.
+"""Word similarity (BURT twin §4.3, Table 4; docs/method.md §5): Spearman ×100 of cosine vs human scores.
 
 Reads every set of ``word_similarity/eval-word-vectors/`` (wordvectors.org layout: word1 TAB
 word2 TAB score). Each word is embedded as its own sequence (``[CLS] word [SEP]`` for a

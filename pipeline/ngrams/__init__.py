@@ -1,1 +1,1 @@
-"""N-gram statistics: per-document PMI n-grams, marking, sampling and the corpus-level LM (SPEC §2)."""
+"""N-gram statistics: per-document PMI n-grams, marking, sampling and the corpus-level LM (docs/method.md §2)."""

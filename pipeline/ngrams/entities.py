@@ -1,7 +1,7 @@
 """Entity spans (the surfaces of internal links) as n-gram candidates.
 
 BURT §3.1 and ULR-BERT §4.1 use the entities of Wikipedia's links as high-quality n-grams
-next to the PMI ones, and the "Named Entities" baseline masks only them (SPEC §1, §3). The
+next to the PMI ones, and the "Named Entities" baseline masks only them (docs/method.md §1, §3). The
 clean stage keeps each link's character span in its sentence; here they become token spans
 (words in English, characters in Chinese), get the document PMI of their n-gram where it has
 one (2 <= n <= N, inside one run), and are counted per document for the ``ngrams`` table.

@@ -1,6 +1,6 @@
 """Stage ``kenlm``: clean sentences → a corpus-level n-gram language model (KenLM), for corpus PMI.
 
-SPEC §2; BURT (002) §3.1 and ULR (000) §3.1: PMI from counts "in the corpus, normalised by the
+docs/method.md §2; BURT (002) §3.1 and ULR (000) §3.1: PMI from counts "in the corpus, normalised by the
 corpus size", n-grams extracted with an LM toolkit (SRILM in BURT §3.1); BURT §5.1 then counts
 *per document* instead, which is the pipeline's default. Corpus-wide statistics, for the
 corpus-level PMI ablation (``ngrams --mode corpus``) and for scales where per-shard count tables
@@ -10,7 +10,7 @@ do not fit, come from a modified Kneser-Ney LM estimated over the whole clean co
 The sentences are streamed, one line per sentence, into ``lmplz``'s standard input (the corpus
 is never held in memory or written out as text): English as whitespace words, Chinese as
 characters separated by spaces (:mod:`pipeline.ngrams.tokens`). In Chinese a whitespace gap is
-an n-gram boundary (SPEC §2), so each whitespace-free run is its own line there.
+an n-gram boundary (docs/method.md §2), so each whitespace-free run is its own line there.
 
 ``--discount_fallback`` is passed by default: the closed-form Kneser-Ney discounts need
 n-grams seen once and twice at every order, which small corpora (the demo, tests, a sample)
@@ -69,7 +69,7 @@ def _order(value: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sentences", required=True, nargs="+", type=Path, help="sentences Parquet files")
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
-    parser.add_argument("--order", type=_order, default=6, help="n-gram order of the LM (default 6, as N in SPEC §2)")
+    parser.add_argument("--order", type=_order, default=6, help="n-gram order of the LM (default 6, as N in docs/method.md §2)")
     parser.add_argument("--lowercase", action="store_true", help="lower-case tokens (uncased model's tokenizer)")
     parser.add_argument("--memory", default="25%", help="lmplz and build_binary sorting memory, GNU sort style "
                         "(25%%, 2G, 500M; default 25%%)")
@@ -256,9 +256,9 @@ def run(args: argparse.Namespace) -> None:
 # ---- queries: corpus-level PMI ---------------------------------------------------------------------
 
 class CorpusLM:
-    """A KenLM model of the whole corpus, answering corpus-level PMI queries (SPEC §2).
+    """A KenLM model of the whole corpus, answering corpus-level PMI queries (docs/method.md §2).
 
-    The papers' PMI (ULR 000 §3.1, BURT 002 §3.1 eq. 2; SPEC §2's default formula) is
+    The papers' PMI (ULR 000 §3.1, BURT 002 §3.1 eq. 2; docs/method.md §2's default formula) is
     ``PMI(w) = (1/|w|) * (ln P(w) - Σ_k ln P(x_k))``. Per document, ``P(w) = c_n(w) / T_n``.
     Here both come from the corpus LM instead: ``ln P(w)`` is the LM's chain-rule probability
     of the n-gram ``P(x_1) P(x_2 | x_1) … P(x_n | x_1..x_{n-1})`` with no sentence-begin or

@@ -1,4 +1,4 @@
-"""Marking sentences with their document's kept n-grams (BURT §3.1, SPEC §2).
+"""Marking sentences with their document's kept n-grams (BURT §3.1, docs/method.md §2).
 
 Each sentence is matched greedily from left to right, trying the longest n-gram first (N..2),
 as the released code's ``ngram_match`` does. The longest kept n-gram starting at each token is

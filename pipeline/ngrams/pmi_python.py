@@ -1,15 +1,16 @@
 """Per-document PMI n-grams in plain Python: the specification of the fast implementation.
 
 This is the algorithm of the authors' released code (``ulr_code/scripts/src/pmi.py`` in
-Liyianan/ULR: ``compute_pmi`` and ``ngram_match``), written from SPEC §2 with a dict per
+Liyianan/ULR: ``compute_pmi`` and ``ngram_match``), written from docs/method.md §2 with a dict per
 n-gram order as that code has, and extended with the paper's formula. It is deliberately
 simple and slow; :mod:`pipeline.ngrams.pmi` must give exactly the same result, and the tests
 and ``bench/pmi.py`` hold it to that (the benchmark's baseline is this module).
 
 Scores, for an n-gram ``w = x_1 .. x_n`` (n >= 2) counted in one document:
 
-* ``reference``: ``log c(w) - log c(x_1) - ... - log c(x_n)`` (natural logs; no totals, no
-  1/|w|; ``normalise`` divides by n — the released code's commented-out ``/= n`` line).
+* ``reference``: ``log c(w) - log c(x_1) - ... - log c(x_n)`` (natural logs, subtracted left
+  to right, as the released code does; no totals, no 1/|w|; ``normalise`` divides by n — the
+  code's commented-out ``/= n`` line).
 * ``paper`` (BURT §3.1 / ULR-BERT §3.1, docs/method.md §2): ``(1/|w|) (log P(w) - sum_k log P(x_k))``
   with ``P(w) = c_n(w) / T_n`` and ``P(x) = c_1(x) / T_1``, ``T_n`` the number of n-gram
   positions of order n in the document.

@@ -1,6 +1,6 @@
 """Stage ``ngrams``: clean sentences → per-document PMI n-grams and marked sentences.
 
-BURT §3.1 / ULR-BERT §3.1, pinned by SPEC §2: all n-grams of 1..N tokens (words in English,
+BURT §3.1 / ULR-BERT §3.1, pinned by docs/method.md §2: all n-grams of 1..N tokens (words in English,
 characters in Chinese) are counted per document, never across a sentence; those of orders
 2..N are scored by PMI, the top K of each document are kept, and every sentence is marked
 greedily left to right, longest n-gram first. Modes:

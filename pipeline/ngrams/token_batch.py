@@ -1,6 +1,6 @@
 """A batch of documents as flat token-id arrays: the input of the vectorised n-gram counter.
 
-Tokens (SPEC §2) are whitespace words in English, found with Arrow's whitespace split and
+Tokens (docs/method.md §2) are whitespace words in English, found with Arrow's whitespace split and
 numbered with Arrow's dictionary encoding, and characters in Chinese, numbered by their code
 point. Either way the work is done in C over the whole batch; Python never touches a token.
 

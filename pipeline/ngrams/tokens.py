@@ -1,6 +1,6 @@
 """The token unit of n-gram statistics: whitespace words (English), characters (Chinese).
 
-SPEC §2: n-grams are counted over whitespace words in English and characters in Chinese,
+docs/method.md §2: n-grams are counted over whitespace words in English and characters in Chinese,
 never across a sentence boundary. In Chinese, whitespace (left around Latin runs by some
 cleaning rule sets) is a boundary too, so a character n-gram never spans it.
 

@@ -1,4 +1,4 @@
-"""Loading a backbone: any Hugging Face masked-LM encoder by hub id or local path (SPEC §3).
+"""Loading a backbone: any Hugging Face masked-LM encoder by hub id or local path (docs/method.md §3).
 
 BERT and ALBERT checkpoints load with their MLM heads. A checkpoint saved without one (a
 plain encoder such as the packaged all-MiniLM-L6-v2, or an ELECTRA *discriminator*) gets a
@@ -11,7 +11,7 @@ it, with its generator (:mod:`pipeline.pretrain.electra`): the pair is named by
 :data:`ELECTRA_GENERATORS` (the released pairs), by ``--generator``, or by a ``generator/``
 folder inside the checkpoint (what ``pretrain`` writes, so a trained pair can be continued).
 
-Dropout is set to ``--dropout`` (SPEC: 0.1) on every dropout field of the config, since
+Dropout is set to ``--dropout`` (docs/method.md §3: 0.1) on every dropout field of the config, since
 ALBERT's released configs ship with 0.
 """
 

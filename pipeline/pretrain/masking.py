@@ -1,4 +1,4 @@
-"""Masking strategies as Hugging Face-style data collators (SPEC §3).
+"""Masking strategies as Hugging Face-style data collators (docs/method.md §3).
 
 ``collator(examples) -> {"input_ids", "attention_mask", "labels", "idx"}`` like
 ``transformers.DataCollatorForLanguageModeling``: labels are the original ids where a token is

@@ -1,4 +1,4 @@
-"""MiSAD: Minimizing Symbol-vector Algorithmic Difference (ULR-BERT §3.2–3.3, SPEC §3).
+"""MiSAD: Minimizing Symbol-vector Algorithmic Difference (ULR-BERT §3.2–3.3, docs/method.md §3).
 
 For each sentence S one marked n-gram w is chosen and R = S without w. S, w and R are encoded
 separately (each ``[CLS] … [SEP]``, the tokenizer's own template), pooled (mean by default),

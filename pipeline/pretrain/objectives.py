@@ -1,4 +1,4 @@
-"""The pre-training objectives (SPEC §3) as one ``nn.Module`` whose forward returns every loss term.
+"""The pre-training objectives (docs/method.md §3) as one ``nn.Module`` whose forward returns every loss term.
 
 One module (the masked LM plus, for NSP / SOP, a small pair classifier) with one forward per
 step keeps ``DistributedDataParallel`` simple: all encodings of a step (MiSAD's S, w and R)

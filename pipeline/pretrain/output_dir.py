@@ -43,6 +43,9 @@ class AtomicDir:
             if translated is not None:
                 raise translated from exc
             return
+        from pipeline.model_card import complete_model_dir  # model card, pooler, sentence-transformers files
+
+        complete_model_dir(self.temp, final=self.target)
         replace_dir(self.temp, self.target)
 
 

@@ -75,7 +75,7 @@ def all_sum(value: float, world: World, device: torch.device) -> float:
 
 
 def autocast(device: torch.device):
-    """bf16 autocast on CUDA (SPEC: mixed precision on GPUs); full precision on CPU."""
+    """bf16 autocast on CUDA (docs/method.md §3: mixed precision on GPUs); full precision on CPU."""
     if device.type == "cuda":
         return torch.autocast("cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()

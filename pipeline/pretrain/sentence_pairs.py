@@ -1,4 +1,4 @@
-"""NSP and SOP: the sentence-pair baselines of ULR-BERT §7.1 (SPEC §3), each trained with MLM.
+"""NSP and SOP: the sentence-pair baselines of ULR-BERT §7.1 (docs/method.md §3), each trained with MLM.
 
 Pairs are consecutive sentences of a document (``doc_id``, ``sent_id`` and ``sent_id + 1`` in
 the token dataset), one per first sentence that has a successor:

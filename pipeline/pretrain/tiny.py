@@ -1,6 +1,6 @@
 """Stage ``tiny-model``: a tiny random BERT with a WordPiece tokenizer trained on the corpus.
 
-For the demo and the tests (DESIGN "Models and compute"; SPEC §3 "a tiny random model for
+For the demo and the tests (docs/design.md "Models and compute"; docs/method.md §3 "a tiny random model for
 tests"): the WordPiece vocabulary is learned from the ``text`` column of the given sentence
 (or marked) Parquet files (:func:`learn_vocabulary`; BERT's lower-casing normaliser and
 pre-tokeniser from the ``tokenizers`` package, CJK characters one per token), and a randomly

@@ -1,8 +1,8 @@
 """Stage ``tokenize``: marked sentences → the token dataset of one backbone's tokenizer.
 
-SPEC §3: single-sentence inputs ``[CLS] sentence [SEP]`` (special tokens from the tokenizer),
+docs/method.md §3: single-sentence inputs ``[CLS] sentence [SEP]`` (special tokens from the tokenizer),
 cut at ``--max-length`` (128 for ULR, 512 for BURT). The marked n-gram and entity spans
-(word offsets in English, character offsets in Chinese, SPEC §2) are mapped to sub-word token
+(word offsets in English, character offsets in Chinese, docs/method.md §2) are mapped to sub-word token
 positions through the fast tokenizer's offsets: unit → string offsets
 (:func:`pipeline.ngrams.tokens.char_spans`) → the tokens that cover them. A span whose edges
 fall inside a sub-word token (possible in Chinese, where a Latin or digit run is one token but

@@ -1,4 +1,4 @@
-"""Stage ``pretrain``: continue pre-training a masked-LM backbone with one objective (SPEC §3).
+"""Stage ``pretrain``: continue pre-training a masked-LM backbone with one objective (docs/method.md §3).
 
 Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n-gram masking,
 BURT §3.2), ``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD +

@@ -152,6 +152,14 @@ def _add_gain_per_row(spec: TableSpec, rows: list[Row]) -> None:
         base = by_label.get((spec.gain_base(row.label), row.facet))
         if base is not None and row.cells[of_key] is not None and filled(row) == filled(base):
             row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
+def published_notes(table: Table) -> list[str]:
+    """The notes of the table's published rows (published.yaml), shown under the table: "row label: note"."""
+    notes = []
+    for row in table.rows:
+        source = row.trace.get("published")
+        if source and source.get("note"):
+            notes.append(f"{row.label}: {source['note']}")  # the label names the paper and table
+    return notes
 
 
 def published_rows(rows: list[PublishedRow]) -> list[Row]:
@@ -187,7 +195,7 @@ def flat_grid(table: Table) -> Grid:
     body = [_leading_cells(table, row) + [format_number(row.cells[c.key], c.decimals, row.signed) for c in spec.columns]
             for row in table.rows]
     return Grid(spec.title, headers, groups + [""] * len(spec.columns),
-                [False] * len(groups) + [True] * len(spec.columns), body, list(spec.notes))
+                [False] * len(groups) + [True] * len(spec.columns), body, list(spec.notes) + published_notes(table))
 
 
 def display_grid(table: Table) -> Grid:
@@ -217,4 +225,4 @@ def display_grid(table: Table) -> Grid:
                 parts = parts[:1] + [p for p in parts[1:] if p is not None]
             cells.append(None if all(p is None for p in parts) else separator.join(p or "–" for p in parts))
         body.append(cells)
-    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes))
+    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes) + published_notes(table))

@@ -1,6 +1,6 @@
 """The papers' result tables: their columns, and where each cell comes from in a metrics JSON.
 
-One :class:`TableSpec` per paper table (SPEC §5 "Tables"): the columns in the paper's order
+One :class:`TableSpec` per paper table (docs/method.md §5 "Tables"): the columns in the paper's order
 with the paper's headers and decimals, the published rows it shows (ids in
 ``published.yaml``) and a function that turns one metrics file (the pinned format written by
 ``python -m pipeline evaluate``) into its rows. Tables whose paper rows come from several
@@ -109,7 +109,7 @@ LEVELS = ("word", "phrase", "sentence")
 
 
 def analogy_cells(metrics: MetricsFile) -> Cells:
-    """SPEC §5: level sem / syn / Avg.; the last Avg. is ``overall`` (mean of the level averages)."""
+    """docs/method.md §5: level sem / syn / Avg.; the last Avg. is ``overall`` (mean of the level averages)."""
     cells: dict[str, float | None] = {"avg": metrics.number("overall"), "gain": None}
     levels = metrics.require("levels")
     for level in LEVELS:

@@ -1,4 +1,4 @@
-"""Stage ``tables``: metrics JSONs → the papers' result tables (SPEC §5 "Tables").
+"""Stage ``tables``: metrics JSONs → the papers' result tables (docs/method.md §5 "Tables").
 
 One file set per paper table: universal analogy (ULR-BERT Table 2 / BURT Table VIII /
 ALBURT Table 4) and its PPR / PNR (ALBURT Table 6), sentence similarity (BURT twin Table 2),

@@ -1,4 +1,4 @@
-"""The kenlm stage (lmplz → build_binary) and corpus-level PMI from the LM (SPEC §2).
+"""The kenlm stage (lmplz → build_binary) and corpus-level PMI from the LM (docs/method.md §2).
 
 Tests that estimate a model need KenLM's binaries (``make install`` builds them into the
 venv); they skip, saying so, where those are absent. The failure-path tests use stand-in
@@ -169,7 +169,7 @@ def test_chinese_is_modelled_by_characters(binaries, tmp_path, cli_module):
     assert cli_module("kenlm", "--sentences", sentences, "--lang", "zh", "--order", 3, "--memory", "64M",
                       "--arpa", arpa, "--out", out) == 0
     stats = json.loads(out.with_name("lm.binary.json").read_text())
-    # The whitespace runs of the third sentence are lines of their own (n-gram boundaries, SPEC §2).
+    # The whitespace runs of the third sentence are lines of their own (n-gram boundaries, docs/method.md §2).
     assert (stats["sentences"], stats["lines"]) == (4, 7)
     assert stats["tokens"] == sum(len(text.replace(" ", "")) for text in CHINESE)
     unigrams = {words[0] for words in read_arpa(arpa) if len(words) == 1} - {"<s>", "</s>", "<unk>"}

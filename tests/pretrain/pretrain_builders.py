@@ -1,7 +1,7 @@
 """Builders for the pre-training tests: marked sentences from real Wikipedia text, an ALBERT-style tokenizer.
 
 The marked files are built the way the ngrams stage builds them (greedy longest-first matching
-of each document's top-3000 PMI n-grams, SPEC §2), from the reference PMI sets of the real
+of each document's top-3000 PMI n-grams, docs/method.md §2), from the reference PMI sets of the real
 English sample (`reference_pmi/`), plus capitalised-word runs as stand-in entity spans.
 """
 

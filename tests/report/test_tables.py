@@ -411,3 +411,14 @@ def test_report_captions_exist_for_every_table():
     for name in TABLE_NAMES:
         text = (captions / f"table_{name}.rst").read_text(encoding="utf-8")
         assert text.strip()
+
+
+def test_published_row_notes_are_shown_under_the_table(make_tables):
+    """published.yaml flags the swapped BERT_CLS / BERT_MEAN averages of the STS table; readers see it."""
+    out = make_tables("sts_minilm")
+    page = (out / "sts.html").read_text()
+    markdown = (out / "sts.md").read_text()
+    for text in (page, markdown):
+        assert "the two Avg. cells look swapped" in text
+    note = next(line for line in markdown.splitlines() if "look swapped" in line)
+    assert note.startswith("- published: BERT_CLS (")

@@ -2,6 +2,7 @@
 import os
 import re
 import sys
+import shlex
 
 import yaml
 
@@ -148,6 +149,10 @@ def checksum_flags(spec):
              for arg in (f"--{algorithm}", spec[algorithm])]
     if "checksums_url" in spec:
         flags += ["--checksums-url", spec["checksums_url"]]
+    if "member" in spec:  # a file inside a zip / wheel archive (docs/design.md "Downloads")
+        flags += ["--member", spec["member"]]
+    if "archive_sha256" in spec:
+        flags += ["--archive-sha256", spec["archive_sha256"]]
     if spec.get("unverified") and not flags:  # the source publishes no checksum and the config gives none
         flags.append("--unverified")
     return flags
@@ -562,3 +567,23 @@ def electra_generator(wc):
 def token_shards(wc):
     """Every token shard of a backbone: one per sample shard."""
     return per_shard(f"{RESULTS}/tokens/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])
+
+
+# ------------------------------------------------------------------ report pages
+def corpus_stats_inputs():
+    stats, ngrams = [], []
+    for lang in LANGUAGES:
+        stats += expand(f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json", lang=lang, part=dump_parts(lang))
+        if lang_config(lang)["convert"]:
+            stats += per_shard(f"{RESULTS}/corpus/{{lang}}/simplified/{{part}}/{{shard}}.stats.json", lang)
+        stats += per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.stats.json", lang)
+        stats += per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/stats.json", lang)
+        stats += per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.stats.json", lang)
+        ngrams += per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
+    for name in PRETRAIN["backbones"] if PRETRAIN["objectives"] else []:  # one token shard per sample shard
+        stats += per_shard(f"{RESULTS}/tokens/{name}/{{part}}/{{shard}}.stats.json", PRETRAIN["language"])
+    return {"stats": stats, "ngrams": ngrams}
+
+
+def trained_models():
+    return [f"{name}+{objective}" for name in PRETRAIN["backbones"] for objective in PRETRAIN["objectives"]]

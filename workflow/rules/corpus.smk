@@ -1,4 +1,4 @@
-# Corpus stage (SPEC §1): dump part -> docs shards (extract) -> Simplified docs (convert,
+# Corpus stage (docs/method.md §1): dump part -> docs shards (extract) -> Simplified docs (convert,
 # Chinese) -> clean sentences (clean). Contracts: pipeline/contracts.py.
 
 

@@ -1,4 +1,4 @@
-# Evaluation (SPEC §5): the word2vec baseline (word2vec), every model of the config on every
+# Evaluation (docs/method.md §5): the word2vec baseline (word2vec), every model of the config on every
 # task of its language (evaluate: one metrics JSON per model, task and pooling), and the
 # analogy figures (figures). Model labels and specs: evaluated_models() in common.smk.
 
@@ -62,12 +62,14 @@ rule evaluate:
 
 rule figures:
     input:
-        lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        lambda wc: EVAL_MODELS[wc.label]["inputs"] + evaluation_data("analogy"),
     output:
         pca=report(f"{RESULTS}/figures/{{label}}/analogy_pca_male_female.png", caption="../report/figure_pca.rst",
-                   category="Figures", subcategory="{label}"),
+                   category="Figures", subcategory="{label}",
+                   labels={"model": "{label}", "figure": "PCA, male-female pairs"}),
         tsne=report(f"{RESULTS}/figures/{{label}}/analogy_tsne_differences.png", caption="../report/figure_tsne.rst",
-                    category="Figures", subcategory="{label}"),
+                    category="Figures", subcategory="{label}",
+                    labels={"model": "{label}", "figure": "t-SNE of analogy differences"}),
     wildcard_constraints:
         label=r"[A-Za-z0-9_.+-]+",
     params:

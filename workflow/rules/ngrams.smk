@@ -1,4 +1,4 @@
-# N-gram stage (SPEC §2): clean sentences -> per-document PMI n-grams + marked sentences
+# N-gram stage (docs/method.md §2): clean sentences -> per-document PMI n-grams + marked sentences
 # (ngrams), the corpus-level KenLM model (kenlm) and its PMI ablation (ngrams_corpus), and the
 # pre-training sample of marked sentences (sample). Contracts: pipeline/contracts.py.
 

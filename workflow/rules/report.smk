@@ -30,3 +30,53 @@ rule tables:
         runtime=10,
     shell:
         "python -m pipeline tables --metrics {input:q} --out $(dirname {output.index:q}) > {log:q} 2>&1"
+
+
+# Corpus statistics per stage (corpus_stats) and training curves per trained model
+# (training_curves), shown in the report beside the tables and figures. Inputs:
+# corpus_stats_inputs() and trained_models() in common.smk.
+
+
+rule corpus_stats:
+    input:
+        unpack(lambda wc: corpus_stats_inputs()),
+    output:
+        html=report(f"{RESULTS}/report/corpus_stats.html", caption="../report/corpus_stats.rst",
+                    category="Corpus", labels={"page": "counts per stage"}),
+        png=report(f"{RESULTS}/report/ngram_lengths.png", caption="../report/ngram_lengths.rst",
+                   category="Corpus", labels={"page": "n-gram lengths"}),
+        json=f"{RESULTS}/report/corpus_stats.json",
+    log:
+        f"{LOGS}/corpus_stats/corpus_stats.log",
+    benchmark:
+        f"{BENCHMARKS}/corpus_stats/corpus_stats.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    shell:
+        "python -m pipeline corpus-stats --stats {input.stats:q} --ngrams {input.ngrams:q}"
+        " --out $(dirname {output.json:q}) > {log:q} 2>&1"
+
+
+rule training_curves:
+    input:
+        f"{RESULTS}/models/{{model}}",
+    output:
+        report(f"{RESULTS}/report/training/{{model}}.png", caption="../report/training_curves.rst",
+               category="Training", labels={"model": "{model}", "figure": "training curves"}),
+    wildcard_constraints:
+        model=r"[A-Za-z0-9_.-]+\+[A-Za-z0-9_-]+",
+    log:
+        f"{LOGS}/training_curves/{{model}}.log",
+    benchmark:
+        f"{BENCHMARKS}/training_curves/{{model}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    shell:
+        "python -m pipeline training-curves --log {input:q}/train_log.jsonl --title {wildcards.model:q}"
+        " --out {output:q} > {log:q} 2>&1"

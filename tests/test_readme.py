@@ -1,0 +1,68 @@
+"""Every ``snakemake`` command of the README runs as written: each is dry-run (``-n``) here.
+
+A command is taken from the README's ``bash`` blocks (continuation lines joined, trailing
+comments dropped) and run from the repository root with ``-n`` added. Commands whose data is
+not on this machine are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+from testdata import DATA_ROOT, REPO
+
+README = REPO / "README.md"
+
+
+def readme_commands() -> list[str]:
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #", 1)[0].strip()
+            if line.startswith("snakemake "):
+                commands.append(line)
+    return commands
+
+
+COMMANDS = readme_commands()
+
+
+def test_readme_has_the_commands_a_user_needs():
+    assert len(COMMANDS) >= 10
+    assert any("--unlock" in c for c in COMMANDS) and any("--report" in c for c in COMMANDS)
+    assert any("--until download" in c for c in COMMANDS)
+
+
+def skip_reason(argv: list[str]) -> str | None:
+    if "--profile" in argv and "workflow/profiles/slurm" in argv:
+        import importlib.util
+
+        if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+            return "the SLURM executor plugin is not installed"
+        if shutil.which("conda") is None:
+            return "the SLURM profile deploys the rules' conda environments, and conda is not installed"
+    configfile = argv[argv.index("--configfile") + 1] if "--configfile" in argv else ""
+    overrides = " ".join(argv[argv.index("--config") + 1:]) if "--config" in argv else ""
+    if configfile.endswith("sample.yaml") and "data_root=" not in overrides and not (DATA_ROOT / "SOURCES.md").exists():
+        return f"the sample data root ({DATA_ROOT}) is absent"
+    return None
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_command_dry_runs(command, tmp_path):
+    argv = shlex.split(command)
+    assert "--cores" in argv or "--workflow-profile" in argv or "--profile" in argv, \
+        f"needs --cores or a profile to run: {command}"
+    if reason := skip_reason(argv):
+        pytest.skip(reason)
+    if "--report" in argv:
+        # A report is built from a finished run; -n checks that the DAG and its report items resolve.
+        argv = argv[: argv.index("--report")] + argv[argv.index("--report") + 2:]
+    done = subprocess.run([sys.executable, "-m", "snakemake", *argv[1:], "-n", "--quiet", "rules"],
+                          check=False, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-1500:]}\n{done.stderr[-3000:]}"

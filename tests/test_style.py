@@ -1,0 +1,53 @@
+"""Code style, run by `make test` (and so by CI): ruff check, and the formatters' checks.
+
+The ``formatting`` tests (snakefmt --check on the Snakefile and workflow/rules/*.smk, ruff
+format --check on the Python) become hard failures once the code base has been formatted
+once: INTEGRATOR, after running `snakefmt Snakefile workflow/rules` and `ruff format pipeline
+tests bench`, remove the ``xfail`` marks below. Until then they report as xfail / xpass.
+(`snakemake --lint` runs in tests/test_workflow.py.)
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testdata import REPO
+
+PYTHON_DIRS = ["pipeline", "tests", "bench"]
+SNAKE_FILES = ["Snakefile", *sorted(str(p.relative_to(REPO)) for p in (REPO / "workflow" / "rules").glob("*.smk"))]
+PENDING_FORMAT = pytest.mark.xfail(reason="INTEGRATOR: formatting pass pending; remove this mark after it",
+                                   strict=False)
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed (pip install -e '.[test]')")
+    return found
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_ruff_check_is_clean():
+    done = run(tool("ruff"), "check", *PYTHON_DIRS)
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+@pytest.mark.formatting
+@PENDING_FORMAT
+def test_python_is_ruff_formatted():
+    done = run(tool("ruff"), "format", "--check", *PYTHON_DIRS)
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+@pytest.mark.formatting
+@PENDING_FORMAT
+def test_workflow_is_snakefmt_formatted():
+    done = run(tool("snakefmt"), "--check", *SNAKE_FILES)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
