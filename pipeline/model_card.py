@@ -171,7 +171,9 @@ def _hub_id(name: str | None) -> str | None:
 def _language(settings: dict) -> str:
     """The language of the pre-training data (the token dataset's provenance), English where unknown."""
     data = settings.get("data")
-    if data and Path(data).exists():
+    if isinstance(data, list):  # the token shards of one dataset: they share their provenance
+        data = next((path for path in data if isinstance(path, str) and Path(path).exists()), None)
+    if isinstance(data, str) and data.endswith(".parquet") and Path(data).exists():
         from pipeline import contracts
 
         try:

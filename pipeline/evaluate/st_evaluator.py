@@ -17,13 +17,16 @@ Transformer + mean / cls / max Pooling is encoded with ``model.encode`` instead.
 
 from __future__ import annotations
 
-import math
-
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
-from sentence_transformers.evaluation import SentenceEvaluator
+
+try:  # sentence-transformers 6 moved it; 5 has only the old path
+    from sentence_transformers.sentence_transformer.evaluation import SentenceEvaluator
+except ImportError:
+    from sentence_transformers.evaluation import SentenceEvaluator
 
 from pipeline.evaluate import analogy, sts
 from pipeline.evaluate.data_root import DataRoot
