@@ -252,7 +252,8 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
         lines += [f"A model trained by the ulr-pipeline repository from `{base or settings.get('model', '?')}`"
                   + (f"; `{settings_file}` holds its settings and provenance." if settings_file else "."), ""]
     lines += ["## Usage", "", "```python", "from sentence_transformers import SentenceTransformer", "",
-              f'model = SentenceTransformer("{repo_id or final}")  # {pooling} pooling',
+              # the folder's name, not its path: the card's bytes do not depend on where the run was made
+              f'model = SentenceTransformer("{repo_id or final.name}")  # {pooling} pooling',
               'embeddings = model.encode(["a word", "a short phrase", "A whole sentence."])', "```", "",
               ("The directory also loads with `transformers.AutoModel` (encoder and pooler) and "
               "`AutoModelForMaskedLM` (encoder and MLM head)."), ""]

@@ -35,7 +35,7 @@ def test_trained_model_has_a_card_with_hub_metadata(trained_cls):
     assert meta["license"] and meta["datasets"] == ["wikipedia"]
     assert "base_model" not in meta  # the run started from a local directory, not a Hub id
     assert "MiSAD" in text and "| total_steps | 2 |" in text and "@inproceedings{li-zhao-2021-pre" in text
-    assert "# tiny+misad\n" in text and f'SentenceTransformer("{trained_cls}")' in text and ".tmp-" not in text
+    assert "# tiny+misad\n" in text and f'SentenceTransformer("{trained_cls.name}")' in text and ".tmp-" not in text
     provenance = json.loads((trained_cls / "pretrain_config.json").read_text())["provenance"]
     libraries = provenance["environment"]["libraries"]
     assert libraries["torch"] == torch.__version__ and libraries["polars"] and libraries["pyarrow"]
