@@ -31,7 +31,7 @@ from pipeline.evaluate.numbered_lines import numbered_lines
 FOLDER = "phrase_similarity/semeval2013_task5a"
 SPLITS = {"train": f"{FOLDER}/en.trainSet", "test": f"{FOLDER}/en.testSet"}
 LABELS = ("0", "1")
-C_GRID = tuple(2.0 ** t for t in range(-6, 3, 2))  # 1/64 ... 4
+C_GRID = tuple(2.0 ** t for t in range(-16, 3, 2))  # 2^-16 ... 4: strong regularisation wins on 1,536 features
 FOLDS = 5
 FOLD_SEED = 0
 DATA = "SemEval-2013 Task 5(a), Yu & Dredze POS-tagged subset"
