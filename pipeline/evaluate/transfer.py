@@ -25,11 +25,14 @@ encoded per task).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sys
 import time
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
+from threadpoolctl import threadpool_limits
 
 from pipeline.evaluate import transfer_classifier as classifier
 from pipeline.evaluate import transfer_regression as regression
@@ -125,6 +128,22 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int) -> di
     raise ValueError(f"unknown transfer task {task!r}")
 
 
+@contextlib.contextmanager
+def single_threaded():
+    """One BLAS / OpenMP / torch thread for the fits: their matrices are small, and on a loaded
+    machine a second thread made a 10-fold selection of C six times slower, not faster."""
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch else None
+    with threadpool_limits(limits=1):
+        if torch:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch:
+                torch.set_num_threads(threads)
+
+
 def headline(task: str, details: dict) -> float:
     """The task's number in the contract: accuracy, or Pearson for SICK-R, STS-B and STS14."""
     return details["acc"] if task in ACCURACY_TASKS else details["pearson"]
@@ -162,7 +181,8 @@ def evaluate(encoder, sets: TransferData, tasks=TASKS, kfold: int = 10, seed: in
         before = embed.seconds
         timing["encoded"][task] = embed.add(_texts(data))
         started = time.monotonic()
-        details[task] = run_task(task, data, embed, kfold, seed)
+        with single_threaded():
+            details[task] = run_task(task, data, embed, kfold, seed)
         fit = time.monotonic() - started
         timing["fit_seconds"] += fit
         log.info("%s: %.2f (%d new sentences encoded in %.1f s, fitted in %.1f s)", task,
