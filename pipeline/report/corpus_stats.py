@@ -32,6 +32,8 @@ HEADLINE = {"extract": ("pages_seen", "articles_kept", "redirects_skipped", "pag
             "clean": ("docs", "sentences_kept", "sentences_too_short", "entities_kept"),
             "ngrams": ("documents", "sentences", "tokens", "kept_ngrams", "pmi_spans", "entity_spans")}
 NOT_COUNTS = ("seconds", "words_per_second", "pages_per_second", "seed")
+# Figures that every shard's stats repeat for the whole corpus (the sample's): taken once, not summed.
+WHOLE_CORPUS = ("corpus_sentences", "sample_size")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +65,7 @@ def read_stats(paths: list[Path]) -> dict[str, dict[str, dict[str, float]]]:
         counts = totals[record["stage"]][_language(Path(path), record)]
         for key, value in stats.items():
             if isinstance(value, int | float) and not isinstance(value, bool) and key not in NOT_COUNTS:
-                counts[key] = counts.get(key, 0) + value
+                counts[key] = max(counts.get(key, 0), value) if key in WHOLE_CORPUS else counts.get(key, 0) + value
     return {stage: {lang: dict(counts) for lang, counts in langs.items()} for stage, langs in totals.items()}
 
 

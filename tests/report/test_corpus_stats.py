@@ -52,3 +52,17 @@ def test_a_file_that_is_no_stats_file_is_refused(tmp_path, capsys):
     bad.write_text('{"pages": 3}')
     assert main(["corpus-stats", "--stats", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert "provenance.stage" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_whole_corpus_figures_of_the_sample_are_not_summed_over_shards(tmp_path):
+    from pipeline.report.corpus_stats import read_stats
+
+    paths = []
+    for shard, kept in (("shard-000", 140), ("shard-001", 141)):
+        path = tmp_path / "sample" / "en" / "demo" / f"{shard}.stats.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"sentences_in": kept, "sentences_out": kept, "corpus_sentences": 281,
+                                    "sample_size": 281, "provenance": {"stage": "sample", "params": {}}}))
+        paths.append(path)
+    assert read_stats(paths)["sample"]["en"] == {"sentences_in": 281, "sentences_out": 281, "corpus_sentences": 281,
+                                                 "sample_size": 281}
