@@ -31,5 +31,7 @@ def test_an_empty_data_root_is_built_by_downloads_alone(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     counts = dict(line.split()[:2] for line in done.stdout.splitlines() if line.startswith(("download ", "total ")))
     sources = yaml.safe_load((REPO / "workflow" / "data" / "evaluation-sources.yaml").read_text())
-    expected = 3 + sum(len(files) for files in sources.values())
+    dumps = yaml.safe_load(SAMPLE.read_text())["corpus"]
+    expected = (sum(len(dumps[lang]["dumps"]) for lang in dumps["languages"])
+                + len({path for files in sources.values() for path in files}))
     assert counts == {"download": str(expected), "total": str(expected)}

@@ -44,6 +44,7 @@ rule bilstm:
 rule evaluate_transfer:
     input:
         model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        data=evaluation_data("transfer") + evaluation_data("sts"),  # STS14, STS-B and SICK are under sts
     output:
         f"{RESULTS}/metrics/transfer/{{label}}.{{pooling}}.json",
     wildcard_constraints:

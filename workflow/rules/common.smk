@@ -282,6 +282,9 @@ def finetune_inputs(wildcards):
     files = [f for spec in FINETUNE["nli"] for f in finetune_data_files(spec)]
     if run["recipe"] == "twin" and FINETUNE["ppdb"]:
         files.append(os.path.join(DATA_ROOT, FINETUNE["ppdb"]))
+    if FINETUNE["eval_steps"]:  # the in-training evaluation reads STS-B dev, STS and analogy sets
+        files += dict.fromkeys(path for task in FINETUNE["eval_tasks"]
+                               for path in evaluation_data("analogy" if task == "analogy" else "sts"))
     return {"start": finetune_start(run["start"])[1], "data": files}
 
 
@@ -552,9 +555,17 @@ if CLASSIFY["download"]:
 
 
 def classify_data(task):
-    """The downloaded files a task reads (none unless classify.download is on)."""
+    """The downloaded files a task reads: its benchmark's releases (with classify.download on) and the
+    copies in workflow/data/evaluation-sources.yaml among its candidate files (with evaluate.download on)."""
+    from pipeline.classify.tasks import TASKS
+
     folder = CLASSIFY_FOLDERS.get(task)
-    return [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
+    files = [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
+    spec = TASKS[task]
+    candidates = {os.path.join(DATA_ROOT, name) for paths in (*spec.splits.values(), *spec.extra_dev.values())
+                  for group in paths for name in group.split("+")}
+    listed = [path for group in EVAL_DATA for path in evaluation_data(group) if path in candidates]
+    return list(dict.fromkeys(files + listed))
 
 
 def electra_generator(wc):
