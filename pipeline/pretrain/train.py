@@ -356,8 +356,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 if world.is_main:
                     log_file.write(json.dumps(entry) + "\n")
                     log_file.flush()
-                meter.what = f"steps (loss {losses['loss']:.4f})"
-                meter.update(1, position=step)
+                meter.update(1, position=step, info={"loss": float(losses["loss"])})
                 sums, tokens, started, step_stats = {}, 0, time.monotonic(), MaskingStats()
                 if args.save_every and step % args.save_every == 0 and step < total_steps:
                     checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler,

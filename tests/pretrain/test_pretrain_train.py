@@ -54,8 +54,8 @@ def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_
     stats = json.loads((out / "stats.json").read_text())["masking"]
     assert stats["counts"]["rows"] == 24 and stats["counts"]["misad_rows"] == 24
     assert 0.05 < stats["mask_rate"] < 0.25 and stats["masked_share"] == {"token": 1.0}
-    progress = [r.message for r in caplog.records if r.message.startswith("done: 3 steps (loss ")]
-    assert progress and "/s)" in progress[0]  # the progress line: steps, last loss, rate
+    progress = [r.message for r in caplog.records if r.message.startswith("done: 3 steps in ")]
+    assert progress and "/s)" in progress[0] and ", loss " in progress[0]  # the progress line: steps, rate, last loss
     assert any(r.message.startswith("masking: mask rate") for r in caplog.records)
     config = json.loads((out / "pretrain_config.json").read_text())
     assert config["objective"] == "misad" and config["total_steps"] == 3 and config["warmup_steps"] == 1
