@@ -311,9 +311,13 @@ def finetune_settings(metrics: MetricsFile) -> dict | None:
     return json.loads(config.read_text(encoding="utf-8"))
 
 
+PHRASE_AND_WORD_CELLS = {"ppdb": ppdb_cells, "semeval5a": semeval_cells, "scws": scws_cells}
+
+
 def ablation_cells(metrics: MetricsFile) -> Cells:
-    """BURT twin Table 4: STS* (mean of STS12-16), STS-B, SICK-R from an ``sts`` file; the phrase and word
-    columns (and their Avg., the mean of the five word sets) from a ``wordsim`` file. Twin runs only."""
+    """BURT twin Table 4: STS* (mean of STS12-16), STS-B, SICK-R from an ``sts`` file; the phrase columns from
+    the ``ppdb`` and ``semeval5a`` files, the word columns (and their Avg., the mean of the five word sets) from
+    the ``wordsim`` and ``scws`` files, as Table 3 takes them. Twin runs only."""
     settings = finetune_settings(metrics)
     if settings is None or settings.get("recipe") != "twin":
         return []
@@ -322,8 +326,10 @@ def ablation_cells(metrics: MetricsFile) -> Cells:
         years = [scores[key] for key in ("sts12", "sts13", "sts14", "sts15", "sts16")]
         cells = {"sts_star": sum(years) / len(years) if None not in years else None,
                  "stsb": scores["stsb"], "sickr": scores["sickr"]}
+    elif metrics.task in PHRASE_AND_WORD_CELLS:
+        cells = PHRASE_AND_WORD_CELLS[metrics.task](metrics)
     else:
-        cells = wordsim_cells(metrics)[0][1]
+        cells = {key: value for key, value in wordsim_cells(metrics)[0][1].items() if value is not None}
     return [(facet, cells) for facet in ablation_facets(settings)]
 def snli_cells(metrics: MetricsFile) -> Cells:
     """Paper 004 Table 2: sentence vector size, encoder parameters (millions), SNLI dev / test accuracy."""
@@ -468,7 +474,7 @@ TABLES: tuple[TableSpec, ...] = (
         name="ablation",
         title="Ablation of the twin structure: objectives, pooling, concatenation, k (BURT twin Table 4)",
         task="sts",
-        extra_tasks=("wordsim",),
+        extra_tasks=("wordsim", "ppdb", "semeval5a", "scws"),
         columns=(Column("sts_star", "STS*", "Sentences"), Column("stsb", "STS-B", "Sentences"),
                  Column("sickr", "SICK-R", "Sentences"), Column("ppdb", "PPDB", "Phrases"),
                  Column("semeval", "SemEval", "Phrases"), Column("simlex", "SimLex", "Words"),
