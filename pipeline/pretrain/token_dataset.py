@@ -68,7 +68,11 @@ class _Chunk:
 
 class TokenDataset:
     """Rows of a token dataset by index: ``{"idx", "doc_id", "sent_id", "input_ids", "word_ids",
-    "ngram_spans" (k×2), "entity_spans" (k×2)}`` as numpy views of the mapped file."""
+    "ngram_spans" (k×2), "entity_spans" (k×2)}`` as numpy views of the mapped file.
+
+    Indices run over the rows sorted by ``(doc_id, sent_id)``, not in file order, so that the same
+    sample cut into a different number of shards is the same dataset: same order, same per-example
+    masks, same training run."""
 
     def __init__(self, cache_path):
         self.path = Path(cache_path)
@@ -77,6 +81,7 @@ class TokenDataset:
         self.metadata = reader.schema.metadata or {}
         self._chunks = [_Chunk(reader.get_batch(i)) for i in range(reader.num_record_batches)]
         self._starts = np.cumsum([0] + [c.rows for c in self._chunks])
+        self._order = np.lexsort((self._stored("sent_id"), self._stored("doc_id")))
 
     def __len__(self) -> int:
         return int(self._starts[-1])
@@ -84,16 +89,21 @@ class TokenDataset:
     def __getitem__(self, idx: int) -> dict:
         if not 0 <= idx < len(self):
             raise IndexError(idx)
-        c = bisect_right(self._starts, idx) - 1
-        item = self._chunks[c].row(idx - int(self._starts[c]))
+        stored = int(self._order[idx])
+        c = bisect_right(self._starts, stored) - 1
+        item = self._chunks[c].row(stored - int(self._starts[c]))
         item["idx"] = idx
         return item
 
-    def column(self, name: str) -> np.ndarray:
-        """A per-row scalar column (``doc_id``, ``sent_id``) over the whole dataset."""
+    def _stored(self, name: str) -> np.ndarray:
         return np.concatenate([getattr(c, name) for c in self._chunks]) if self._chunks else np.zeros(0, np.int64)
 
+    def column(self, name: str) -> np.ndarray:
+        """A per-row scalar column (``doc_id``, ``sent_id``) over the whole dataset, in index order."""
+        return self._stored(name)[self._order]
+
     def lengths(self) -> np.ndarray:
-        """Tokens per row (special tokens included)."""
-        return np.concatenate([np.diff(c.lists["input_ids"][0]) for c in self._chunks]) \
+        """Tokens per row (special tokens included), in index order."""
+        stored = np.concatenate([np.diff(c.lists["input_ids"][0]) for c in self._chunks]) \
             if self._chunks else np.zeros(0, np.int64)
+        return stored[self._order]
