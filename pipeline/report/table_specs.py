@@ -188,8 +188,8 @@ def senteval_sts_cells(metrics: MetricsFile) -> Cells:
     return [(None, cells)]
 
 
-# the transfer harness's task names of SentEval's trained STS-B / SICK-R regression
-TRANSFER_REGRESSION = {"stsb": "stsb-regression", "sickr": "sickr-regression"}
+# the transfer harness's (``evaluate transfer``) names of its trained STS-B / SICK-R regression tasks
+TRANSFER_REGRESSION = {"stsb": "STS-B", "sickr": "SICK-R"}
 
 
 def transfer_regression_cells(metrics: MetricsFile) -> dict[str, float | None]:
@@ -500,7 +500,7 @@ TABLES: tuple[TableSpec, ...] = (
         cells=senteval_sts_cells,
         notes=(("SentEval's protocol, as the paper's section 4.1: STS12-16 (mean over each year's subsets) by cosine "
                 "similarity without training; STS-B and SICK-R by a regression on frozen features trained on their "
-                "train splits (the transfer harness's stsb-regression / sickr-regression), empty for a run "
+                "train splits (the transfer harness's STS-B / SICK-R regression, its Spearman), empty for a run "
                 "without it. The sts table gives the cosine scores of all seven."),),
         merged=(("transfer", transfer_regression_cells),),
         finish=seven_set_average,

@@ -3,7 +3,8 @@ SCWS, and the trained STS-B / SICK-R regression of the transfer harness merged i
 model; cells stay empty where a task's file is absent.
 
 ``fixtures/transfer_minilm.json`` is the contract the Table 2 reader relies on: a ``transfer``
-metrics file whose ``tasks`` map ``stsb-regression`` / ``sickr-regression`` to ``{"spearman": ...}``.
+metrics file (``python -m pipeline evaluate transfer``) whose ``tasks`` map ``STS-B`` / ``SICK-R`` to
+``{"pearson": ..., "spearman": ...}``; the table reads the Spearman.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def test_table_2_without_the_regression_leaves_its_cells_empty(make_tables, tmp_
     out = make_tables("sts_minilm")
     assert md_rows(out / "sts_senteval.md", LABEL) == [f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | – | – | – |"]
     other = json.loads(fixture("transfer_minilm").read_text())
-    other["tasks"] = {"MR": {"accuracy": 77.0}}  # a transfer run without the regression tasks
+    other["tasks"] = {"MR": {"acc": 77.0}}  # a transfer run without the regression tasks
     path = tmp_path / "transfer_other.json"
     path.write_text(json.dumps(other))
     out = make_tables("sts_minilm", path, out="other")
