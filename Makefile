@@ -11,7 +11,7 @@ CORES ?= 2
 # Rules call `python -m pipeline ...`, so the venv's python must come first on PATH.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install demo test lint clean-demo
+.PHONY: install demo test lint format clean-demo
 
 $(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ lint: install
 	$(BIN)/ruff check pipeline tests bench
 	$(BIN)/ruff format --check pipeline tests bench
 	$(BIN)/snakefmt --check Snakefile workflow/rules
+
+format: install
+	$(BIN)/ruff format pipeline tests bench
+	$(BIN)/snakefmt Snakefile workflow/rules
 
 clean-demo:
 	rm -rf results/demo

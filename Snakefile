@@ -45,6 +45,7 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         corpus_outputs(),
         ngram_outputs(),
@@ -52,4 +53,3 @@ rule all:
         [f"{d}/analogy_pca_male_female.png" for d in figure_dirs()],
         rules.corpus_stats.output,
         [f"{RESULTS}/report/training/{model}.png" for model in trained_models()],
-    default_target: True

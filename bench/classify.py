@@ -49,27 +49,50 @@ def bench_task(name: str, args, path: str, tokenizer) -> tuple[list[str], float]
     """Best bare and stage times on one task: the table row and stage / bare."""
     task = tasks.get(name)
     defaults = hyperparameters.defaults(task)
-    examples = task.read(task.split_files(args.data, "train"))[:args.steps * args.batch_size]
+    examples = task.read(task.split_files(args.data, "train"))[: args.steps * args.batch_size]
     features = encoding.encode(task, tokenizer, examples, defaults["max_length"])
-    settings = training.Settings(batch_size=args.batch_size, lr=defaults["lr"], epochs=1.0, max_steps=args.steps,
-                                 max_length=defaults["max_length"], warmup_ratio=defaults["warmup_ratio"],
-                                 weight_decay=defaults["weight_decay"], doc_stride=defaults["doc_stride"],
-                                 max_answer_tokens=defaults["max_answer_tokens"], bf16=args.bf16)
+    settings = training.Settings(
+        batch_size=args.batch_size,
+        lr=defaults["lr"],
+        epochs=1.0,
+        max_steps=args.steps,
+        max_length=defaults["max_length"],
+        warmup_ratio=defaults["warmup_ratio"],
+        weight_decay=defaults["weight_decay"],
+        doc_stride=defaults["doc_stride"],
+        max_answer_tokens=defaults["max_answer_tokens"],
+        bf16=args.bf16,
+    )
     pairs = examples[0].text_b is not None
-    encoded = tokenizer([e.text_a for e in examples], [e.text_b for e in examples] if pairs else None,
-                        truncation=True, max_length=defaults["max_length"])
-    dataset = [{**{key: values[i] for key, values in encoded.items()}, "labels": task.labels.index(e.label)}
-               for i, e in enumerate(examples)]  # a list of dicts: all Trainer needs
+    encoded = tokenizer(
+        [e.text_a for e in examples],
+        [e.text_b for e in examples] if pairs else None,
+        truncation=True,
+        max_length=defaults["max_length"],
+    )
+    dataset = [
+        {**{key: values[i] for key, values in encoded.items()}, "labels": task.labels.index(e.label)}
+        for i, e in enumerate(examples)
+    ]  # a list of dicts: all Trainer needs
 
     def bare():
         model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=task.num_labels)
         with tempfile.TemporaryDirectory() as scratch:
-            arguments = TrainingArguments(output_dir=scratch, per_device_train_batch_size=args.batch_size,
-                                          learning_rate=defaults["lr"], max_steps=args.steps, seed=0,
-                                          save_strategy="no", report_to="none", disable_tqdm=True,
-                                          bf16=args.bf16, dataloader_pin_memory=torch.cuda.is_available())
-            Trainer(model=model, args=arguments, train_dataset=dataset,
-                    data_collator=DataCollatorWithPadding(tokenizer)).train()
+            arguments = TrainingArguments(
+                output_dir=scratch,
+                per_device_train_batch_size=args.batch_size,
+                learning_rate=defaults["lr"],
+                max_steps=args.steps,
+                seed=0,
+                save_strategy="no",
+                report_to="none",
+                disable_tqdm=True,
+                bf16=args.bf16,
+                dataloader_pin_memory=torch.cuda.is_available(),
+            )
+            Trainer(
+                model=model, args=arguments, train_dataset=dataset, data_collator=DataCollatorWithPadding(tokenizer)
+            ).train()
 
     def stage():
         training.run_seed(task, path, tokenizer, (examples, features), {}, settings, seed=0)
@@ -83,8 +106,12 @@ def bench_task(name: str, args, path: str, tokenizer) -> tuple[list[str], float]
     best = {label: min(values) for label, values in times.items()}
     trained = args.steps * args.batch_size
     ratio = best["stage"] / best["bare"]
-    return [task.title, f"{trained / best['bare']:.1f}", f"{trained / best['stage']:.1f}",
-            f"{100 * (ratio - 1):+.1f} %"], ratio
+    return [
+        task.title,
+        f"{trained / best['bare']:.1f}",
+        f"{trained / best['stage']:.1f}",
+        f"{100 * (ratio - 1):+.1f} %",
+    ], ratio
 
 
 def main() -> None:
@@ -108,18 +135,27 @@ def main() -> None:
         ratios.append(ratio)
     table = markdown_table(["task", "bare Trainer ex/s", "classify stage ex/s", "overhead"], rows)
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU"
-    summary = (f"- model {args.model}, batch {args.batch_size}, {args.steps} steps, model load + training, best of "
-               f"{args.repeat} interleaved runs, {device}{' bf16' if args.bf16 else ''}, torch "
-               f"{torch.__version__} ({torch.get_num_threads()} threads)\n"
-               f"- worst overhead: {100 * (max(ratios) - 1):+.1f} % (goal <= 5 %)")
+    summary = (
+        f"- model {args.model}, batch {args.batch_size}, {args.steps} steps, model load + training, best of "
+        f"{args.repeat} interleaved runs, {device}{' bf16' if args.bf16 else ''}, torch "
+        f"{torch.__version__} ({torch.get_num_threads()} threads)\n"
+        f"- worst overhead: {100 * (max(ratios) - 1):+.1f} % (goal <= 5 %)"
+    )
     if not torch.cuda.is_available():
-        summary += ("\n- no GPU on this machine: the bf16 figure for a BERT-base model on SST-2 is not measured "
-                    "(`python bench/classify.py --model bert-base-uncased --tasks sst2 --bf16` on a GPU)")
+        summary += (
+            "\n- no GPU on this machine: the bf16 figure for a BERT-base model on SST-2 is not measured "
+            "(`python bench/classify.py --model bert-base-uncased --tasks sst2 --bf16` on a GPU)"
+        )
     print(table + "\n\n" + summary)
     if args.write_md:
-        command = "python bench/classify.py " + " ".join(sys.argv[1:]).replace(" --write-md", "").replace("--write-md", "")
-        write_section("classify", f"## classify\n\nRun {time.strftime('%Y-%m-%d')} on {machine(sys.executable)}.\n\n"
-                      f"Command (repo root): `{command.strip()}`\n\n{table}\n\n{summary}\n")
+        command = "python bench/classify.py " + " ".join(sys.argv[1:]).replace(" --write-md", "").replace(
+            "--write-md", ""
+        )
+        write_section(
+            "classify",
+            f"## classify\n\nRun {time.strftime('%Y-%m-%d')} on {machine(sys.executable)}.\n\n"
+            f"Command (repo root): `{command.strip()}`\n\n{table}\n\n{summary}\n",
+        )
 
 
 if __name__ == "__main__":

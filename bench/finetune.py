@@ -63,9 +63,23 @@ class StepTimes(TrainerCallback):
 
 
 def stage_args(model: str, recipe: str, data: Path, steps: int, batch_size: int, out: Path, max_length: int):
-    argv = ["finetune", "--model", model, "--recipe", recipe, "--nli", f"{data}/nli/snli_dev_test:dev",
-            "--max-steps", str(steps), "--batch-size", str(batch_size), "--max-length", str(max_length),
-            "--out", str(out)]
+    argv = [
+        "finetune",
+        "--model",
+        model,
+        "--recipe",
+        recipe,
+        "--nli",
+        f"{data}/nli/snli_dev_test:dev",
+        "--max-steps",
+        str(steps),
+        "--batch-size",
+        str(batch_size),
+        "--max-length",
+        str(max_length),
+        "--out",
+        str(out),
+    ]
     if recipe == "twin":
         argv += ["--ppdb", str(PPDB_FIXTURE)]
     return build_parser(argv).parse_args(argv)
@@ -94,8 +108,12 @@ def bare(args, columns, work: Path):
     datasets = {task: Dataset.from_dict(cols) for task, cols in columns.items()}
     training = training_arguments(args, work, math.ceil(args.warmup * args.max_steps), twin=False)
     training.logging_steps = 500
-    trainer = SentenceTransformerTrainer(model=model, args=training, train_dataset=datasets if len(datasets) > 1
-                                         else datasets["nli"], loss=losses if len(losses) > 1 else losses["nli"])
+    trainer = SentenceTransformerTrainer(
+        model=model,
+        args=training,
+        train_dataset=datasets if len(datasets) > 1 else datasets["nli"],
+        loss=losses if len(losses) > 1 else losses["nli"],
+    )
     timer = StepTimes()
     trainer.add_callback(timer)
     return trainer, timer
@@ -133,10 +151,16 @@ def measure(recipe: str, cli, work: Path) -> dict:
             if variant == "ours" and share is None:
                 share = loading_time(trainer, min(cli.steps, 20))
             trainer.train()
-            times[variant] += timer.times[cli.warmup:]
+            times[variant] += timer.times[cli.warmup :]
     step_ours, step_bare = statistics.median(times["ours"]), statistics.median(times["bare"])
-    return {"recipe": recipe, "ours": step_ours, "bare": step_bare, "overhead": step_ours / step_bare - 1,
-            "loading": share, "loading_share": share / step_ours}
+    return {
+        "recipe": recipe,
+        "ours": step_ours,
+        "bare": step_bare,
+        "overhead": step_ours / step_bare - 1,
+        "loading": share,
+        "loading_share": share / step_ours,
+    }
 
 
 def main() -> None:
@@ -156,25 +180,49 @@ def main() -> None:
         for recipe in cli.recipes:
             result = measure(recipe, cli, Path(tmp))
             results.append(result)
-            print(f"{recipe}: ours {result['ours'] * 1000:.0f} ms/step, bare {result['bare'] * 1000:.0f} ms/step, "
-                  f"overhead {result['overhead'] * 100:+.1f}% (goal <= 5%), data loading {result['loading'] * 1000:.1f}"
-                  f" ms = {result['loading_share'] * 100:.1f}% of the step", flush=True)
-    rows = [[r["recipe"], f"{r['bare'] * 1000:.0f}", f"{r['ours'] * 1000:.0f}", f"{r['overhead'] * 100:+.1f}%",
-             f"{r['loading'] * 1000:.1f}", f"{r['loading_share'] * 100:.1f}%"] for r in results]
-    table = markdown_table(["recipe", "bare ST step (ms)", "our step (ms)", "overhead", "data loading (ms)",
-                            "loading share"], rows)
+            print(
+                f"{recipe}: ours {result['ours'] * 1000:.0f} ms/step, bare {result['bare'] * 1000:.0f} ms/step, "
+                f"overhead {result['overhead'] * 100:+.1f}% (goal <= 5%), data loading {result['loading'] * 1000:.1f}"
+                f" ms = {result['loading_share'] * 100:.1f}% of the step",
+                flush=True,
+            )
+    rows = [
+        [
+            r["recipe"],
+            f"{r['bare'] * 1000:.0f}",
+            f"{r['ours'] * 1000:.0f}",
+            f"{r['overhead'] * 100:+.1f}%",
+            f"{r['loading'] * 1000:.1f}",
+            f"{r['loading_share'] * 100:.1f}%",
+        ]
+        for r in results
+    ]
+    table = markdown_table(
+        ["recipe", "bare ST step (ms)", "our step (ms)", "overhead", "data loading (ms)", "loading share"], rows
+    )
     print(table)
     if cli.write_md:
         device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU only (no GPU lent)"
-        section = "\n".join([
-            "## finetune", "",
-            (f"`python bench/finetune.py --steps {cli.steps} --rounds {cli.rounds} --write-md` on "
-            f"{machine(sys.executable, device)}: all-MiniLM-L6-v2, batch {cli.batch_size}, SNLI dev pairs (twin: and "
-            "the demo PPDB fixture); median wall time between optimizer steps after "
-            f"{cli.warmup} warm-up steps, ours and a bare SentenceTransformerTrainer interleaved {cli.rounds} times. "
-            "Goal: overhead <= 5%."), "", table, "",
-            "No GPU was available for this run, so there is no bf16 tokens/s figure for a BERT-base-size model."
-            if not torch.cuda.is_available() else "", ""])
+        section = "\n".join(
+            [
+                "## finetune",
+                "",
+                (
+                    f"`python bench/finetune.py --steps {cli.steps} --rounds {cli.rounds} --write-md` on "
+                    f"{machine(sys.executable, device)}: all-MiniLM-L6-v2, batch {cli.batch_size}, SNLI dev pairs (twin: and "
+                    "the demo PPDB fixture); median wall time between optimizer steps after "
+                    f"{cli.warmup} warm-up steps, ours and a bare SentenceTransformerTrainer interleaved {cli.rounds} times. "
+                    "Goal: overhead <= 5%."
+                ),
+                "",
+                table,
+                "",
+                "No GPU was available for this run, so there is no bf16 tokens/s figure for a BERT-base-size model."
+                if not torch.cuda.is_available()
+                else "",
+                "",
+            ]
+        )
         write_section("finetune", section)
 
 

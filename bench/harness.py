@@ -38,8 +38,7 @@ def measure(cmd: list[str], log: Path, env: dict | None = None) -> Run:
     """Run ``cmd`` from the repo root; exit with its log tail if it fails."""
     with log.open("wb") as sink:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT,
-                                env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -63,7 +62,11 @@ def markdown_table(head: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
 
     def line(cells):
-        return "| " + " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+        return (
+            "| "
+            + " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+            + " |"
+        )
 
     rule = "|" + "|".join("-" * (w + 1) + (":" if i else "-") for i, w in enumerate(widths)) + "|"
     return "\n".join([line(head), rule, *(line(row) for row in rows)])
@@ -77,8 +80,10 @@ def machine(python: str, extra: str = "") -> str:
             if text.startswith("model name"):
                 model = text.split(":", 1)[1].strip()
                 break
-    return (f"`nproc` {len(os.sched_getaffinity(0))}, {model}, Python {platform.python_version()} ({python})"
-            f"{', ' + extra if extra else ''}, {platform.system()} {platform.release()}")
+    return (
+        f"`nproc` {len(os.sched_getaffinity(0))}, {model}, Python {platform.python_version()} ({python})"
+        f"{', ' + extra if extra else ''}, {platform.system()} {platform.release()}"
+    )
 
 
 def write_section(name: str, section: str) -> None:
@@ -86,7 +91,7 @@ def write_section(name: str, section: str) -> None:
     text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else MD_INTRO
     match = re.search(rf"^## {re.escape(name)}\n.*?(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
     if match:
-        text = text[:match.start()] + section + ("\n" if text[match.end():] else "") + text[match.end():]
+        text = text[: match.start()] + section + ("\n" if text[match.end() :] else "") + text[match.end() :]
     else:
         text = text.rstrip("\n") + "\n\n" + section
     BENCHMARKS_MD.write_text(text)

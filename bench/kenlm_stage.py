@@ -58,27 +58,52 @@ def build_corpus(data_root: Path, words: int, work: Path) -> tuple[Path, Path, i
         entities = pa.array([[] for _ in texts], contracts.SENTENCES.field("entities").type)
         with contracts.open_writer(parquet, contracts.SENTENCES) as writer, text.open("w") as sink:
             for copy in range(copies):
-                writer.write_table(pa.table({
-                    "doc_id": pa.array([copy] * len(texts), pa.int64()),
-                    "sent_id": pa.array(range(len(texts)), pa.int32()),
-                    "text": pa.array(texts, pa.string()), "entities": entities}, schema=contracts.SENTENCES))
+                writer.write_table(
+                    pa.table(
+                        {
+                            "doc_id": pa.array([copy] * len(texts), pa.int64()),
+                            "sent_id": pa.array(range(len(texts)), pa.int32()),
+                            "text": pa.array(texts, pa.string()),
+                            "entities": entities,
+                        },
+                        schema=contracts.SENTENCES,
+                    )
+                )
                 sink.writelines(" ".join(t.split()) + "\n" for t in texts if t.split())
     return parquet, text, per_copy * copies
 
 
 def run_ours(python: str, sentences: Path, out: Path, memory: str) -> Run:
     out.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [python, "-m", "pipeline", "kenlm", "--sentences", str(sentences), "--lang", "en", "--order", "6",
-           "--memory", memory, "--arpa", str(out.with_suffix(".arpa")), "--out", str(out)]
+    cmd = [
+        python,
+        "-m",
+        "pipeline",
+        "kenlm",
+        "--sentences",
+        str(sentences),
+        "--lang",
+        "en",
+        "--order",
+        "6",
+        "--memory",
+        memory,
+        "--arpa",
+        str(out.with_suffix(".arpa")),
+        "--out",
+        str(out),
+    ]
     return measure(cmd, out.with_suffix(".log"), env={"OMP_NUM_THREADS": "1"})
 
 
 def run_baseline(text: Path, out: Path, memory: str) -> Run:
     lmplz, build_binary = find_binaries()
     out.parent.mkdir(parents=True, exist_ok=True)
-    script = (f"{lmplz} --order 6 --memory {memory} --skip_symbols --discount_fallback --temp_prefix {out.parent}/ "
-              f"--text {text} --arpa {out.with_suffix('.arpa')} && "
-              f"{build_binary} -S {memory} -T {out.parent}/ trie {out.with_suffix('.arpa')} {out}")
+    script = (
+        f"{lmplz} --order 6 --memory {memory} --skip_symbols --discount_fallback --temp_prefix {out.parent}/ "
+        f"--text {text} --arpa {out.with_suffix('.arpa')} && "
+        f"{build_binary} -S {memory} -T {out.parent}/ trie {out.with_suffix('.arpa')} {out}"
+    )
     return measure(["bash", "-c", script], out.with_suffix(".log"))
 
 
@@ -91,7 +116,7 @@ def candidates(text: Path, count: int, seed: int = 0) -> list[tuple[str, ...]]:
         n = rng.randint(2, 6)
         if len(words) >= n:
             start = rng.randrange(len(words) - n + 1)
-            picked.append(tuple(words[start:start + n]))
+            picked.append(tuple(words[start : start + n]))
     return picked
 
 
@@ -123,7 +148,7 @@ def main() -> None:
     ours_runs = [run_ours(python, sentences, args.work / "ours" / "lm.binary", args.memory) for _ in range(args.repeat)]
     base_runs = [run_baseline(text, args.work / "baseline" / "lm.binary", args.memory) for _ in range(args.repeat)]
     quarter_run = run_ours(python, quarter, args.work / "quarter" / "lm.binary", args.memory)
-    same = ((args.work / "ours" / "lm.arpa").read_bytes() == (args.work / "baseline" / "lm.arpa").read_bytes())
+    same = (args.work / "ours" / "lm.arpa").read_bytes() == (args.work / "baseline" / "lm.arpa").read_bytes()
     if not same:
         raise SystemExit("error: the stage's ARPA differs from lmplz's on the text file")
     ours = min(ours_runs, key=lambda r: r.wall)
@@ -140,16 +165,36 @@ def main() -> None:
     np.testing.assert_allclose(fast, slow, atol=1e-9)
 
     rows = [
-        ["ours: pipeline kenlm (Parquet → stdin)", f"{words:,}", f"{ours.wall:.2f}", f"{ours.cpu:.2f}",
-         f"{words / ours.wall / 1e6:.2f}", f"{ours.peak_rss_mb:,.0f}"],
-        ["ours, quarter size", f"{quarter_words:,}", f"{quarter_run.wall:.2f}", f"{quarter_run.cpu:.2f}",
-         f"{quarter_words / quarter_run.wall / 1e6:.2f}", f"{quarter_run.peak_rss_mb:,.0f}"],
-        ["baseline: lmplz --text + build_binary", f"{words:,}", f"{base.wall:.2f}", f"{base.cpu:.2f}",
-         f"{words / base.wall / 1e6:.2f}", f"{base.peak_rss_mb:,.0f}"],
+        [
+            "ours: pipeline kenlm (Parquet → stdin)",
+            f"{words:,}",
+            f"{ours.wall:.2f}",
+            f"{ours.cpu:.2f}",
+            f"{words / ours.wall / 1e6:.2f}",
+            f"{ours.peak_rss_mb:,.0f}",
+        ],
+        [
+            "ours, quarter size",
+            f"{quarter_words:,}",
+            f"{quarter_run.wall:.2f}",
+            f"{quarter_run.cpu:.2f}",
+            f"{quarter_words / quarter_run.wall / 1e6:.2f}",
+            f"{quarter_run.peak_rss_mb:,.0f}",
+        ],
+        [
+            "baseline: lmplz --text + build_binary",
+            f"{words:,}",
+            f"{base.wall:.2f}",
+            f"{base.cpu:.2f}",
+            f"{words / base.wall / 1e6:.2f}",
+            f"{base.peak_rss_mb:,.0f}",
+        ],
     ]
     table = markdown_table(["run", "words", "wall s", "CPU s", "M words/s", "peak RSS MB"], rows)
-    query_rows = [["CorpusLM.pmi_many", f"{len(grams):,}", f"{fast_s:.2f}", f"{len(grams) / fast_s:,.0f}"],
-                  ["direct formula, no cache", f"{len(grams):,}", f"{slow_s:.2f}", f"{len(grams) / slow_s:,.0f}"]]
+    query_rows = [
+        ["CorpusLM.pmi_many", f"{len(grams):,}", f"{fast_s:.2f}", f"{len(grams) / fast_s:,.0f}"],
+        ["direct formula, no cache", f"{len(grams):,}", f"{slow_s:.2f}", f"{len(grams) / slow_s:,.0f}"],
+    ]
     query_table = markdown_table(["PMI queries (order-6 trie)", "n-grams", "s", "n-grams/s"], query_rows)
     ratio = base.wall / ours.wall
     query_ratio = slow_s / fast_s

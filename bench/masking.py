@@ -55,9 +55,14 @@ from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 
 EN_DUMP = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 # (label, collator strategy, n-gram pool)
-STRATEGIES = [("mlm", "token", "uniform"), ("wwm", "whole-word", "uniform"), ("burt", "ngram", "uniform"),
-              ("burt ngrams-first", "ngram", "ngrams-first"), ("entity", "entity", "uniform"),
-              ("spanbert", "span", "uniform")]
+STRATEGIES = [
+    ("mlm", "token", "uniform"),
+    ("wwm", "whole-word", "uniform"),
+    ("burt", "ngram", "uniform"),
+    ("burt ngrams-first", "ngram", "ngrams-first"),
+    ("entity", "entity", "uniform"),
+    ("spanbert", "span", "uniform"),
+]
 NGRAM_RUNS = [("paper", 1), ("paper", 2), ("paper", 3), ("reference", 1), ("reference", 2)]
 
 
@@ -77,11 +82,32 @@ def build_sample(data_root: Path, work: Path, rows: int, model: Path) -> tuple[P
     """The token dataset of ``rows`` sampled sentences, made by the pipeline's stages; and the ngrams stats."""
     run_stage("extract", "--dump", data_root / EN_DUMP, "--lang", "en", "--out", work / "docs")
     run_stage("clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences")
-    run_stage("ngrams", "--sentences", work / "sentences" / "shard-000.parquet", "--lang", "en", "--lowercase",
-              "--out", work / "ngrams")
-    run_stage("sample", "--marked", work / "ngrams" / "marked.parquet", "--size", rows, "--out", work / "sample.parquet")
-    run_stage("tokenize", "--marked", work / "sample.parquet", "--model", model, "--lang", "en", "--max-length", 128,
-              "--out", work / "tokens.parquet")
+    run_stage(
+        "ngrams",
+        "--sentences",
+        work / "sentences" / "shard-000.parquet",
+        "--lang",
+        "en",
+        "--lowercase",
+        "--out",
+        work / "ngrams",
+    )
+    run_stage(
+        "sample", "--marked", work / "ngrams" / "marked.parquet", "--size", rows, "--out", work / "sample.parquet"
+    )
+    run_stage(
+        "tokenize",
+        "--marked",
+        work / "sample.parquet",
+        "--model",
+        model,
+        "--lang",
+        "en",
+        "--max-length",
+        128,
+        "--out",
+        work / "tokens.parquet",
+    )
     import json
 
     return work / "tokens.parquet", json.loads((work / "ngrams" / "stats.json").read_text())
@@ -96,8 +122,10 @@ def partial_units(row: dict, labels: np.ndarray, strategy: str, eligible: np.nda
     else:
         units = span_sampling.word_units(np.asarray(row["word_ids"]), eligible)
     hits = [int(masked[s:e].sum()) for s, e in units]
-    return (sum(1 for (s, e), h in zip(units, hits) if 0 < h < e - s),
-            sum(1 for (s, e), h in zip(units, hits) if h == e - s))
+    return (
+        sum(1 for (s, e), h in zip(units, hits) if 0 < h < e - s),
+        sum(1 for (s, e), h in zip(units, hits) if h == e - s),
+    )
 
 
 def measure_strategy(tokenizer, dataset, strategy: str, pool: str, epochs: int) -> tuple[MaskingStats, int, int]:
@@ -121,8 +149,9 @@ def measure_batches(examples, collator, epochs: int, batch_size: int = 64) -> Ma
         if hasattr(examples, "set_epoch"):
             examples.set_epoch(epoch)
         for start in range(0, len(examples), batch_size):
-            stats.add(collator([examples[i] for i in range(start, min(start + batch_size, len(examples)))])
-                      ["masking_stats"])
+            stats.add(
+                collator([examples[i] for i in range(start, min(start + batch_size, len(examples)))])["masking_stats"]
+            )
     return stats
 
 
@@ -131,8 +160,19 @@ def pct(value) -> str:
 
 
 def masking_table(results: dict) -> str:
-    head = ["strategy", "mask rate %", "pmi %", "entity %", "token %", "word %", "span %", "coverage ratio",
-            "units masked in part", "masked units of 1/2/3/4/5/6+ words %", "pool units of 1/2/3/4/5/6+ words %"]
+    head = [
+        "strategy",
+        "mask rate %",
+        "pmi %",
+        "entity %",
+        "token %",
+        "word %",
+        "span %",
+        "coverage ratio",
+        "units masked in part",
+        "masked units of 1/2/3/4/5/6+ words %",
+        "pool units of 1/2/3/4/5/6+ words %",
+    ]
     rows = []
     for label, (stats, partial, whole) in results.items():
         s = stats.summary()
@@ -143,11 +183,17 @@ def masking_table(results: dict) -> str:
             cells = [h.get(k, 0) / total for k in range(1, 6)] + [sum(v for k, v in h.items() if k >= 6) / total]
             return " / ".join(f"{100 * c:.1f}" for c in cells)
 
-        rows.append([label, f"{100 * s['mask_rate']:.2f}", *(pct(share.get(k, 0.0)) for k in
-                                                             ("pmi", "entity", "token", "word", "span")),
-                     "–" if s["coverage_ratio"] is None else f"{s['coverage_ratio']:.3f}",
-                     f"{partial} of {partial + whole}" if whole + partial else "–",
-                     hist(stats.masked_unit_words), hist(stats.pool_unit_words) if stats.pool_unit_words else "–"])
+        rows.append(
+            [
+                label,
+                f"{100 * s['mask_rate']:.2f}",
+                *(pct(share.get(k, 0.0)) for k in ("pmi", "entity", "token", "word", "span")),
+                "–" if s["coverage_ratio"] is None else f"{s['coverage_ratio']:.3f}",
+                f"{partial} of {partial + whole}" if whole + partial else "–",
+                hist(stats.masked_unit_words),
+                hist(stats.pool_unit_words) if stats.pool_unit_words else "–",
+            ]
+        )
     return markdown_table(head, rows)
 
 
@@ -155,8 +201,9 @@ def span_table(stats: MaskingStats) -> tuple[str, float]:
     law = span_sampling.truncated_geometric(0.2, 1, 6)
     total = sum(stats.masked_unit_words.values())
     got = [stats.masked_unit_words.get(k, 0) / total for k in range(1, 7)]
-    rows = [[str(k + 1), f"{100 * law[k]:.1f}", f"{100 * got[k]:.1f}", f"{100 * (got[k] - law[k]):+.1f}"]
-            for k in range(6)]
+    rows = [
+        [str(k + 1), f"{100 * law[k]:.1f}", f"{100 * got[k]:.1f}", f"{100 * (got[k] - law[k]):+.1f}"] for k in range(6)
+    ]
     worst = max(abs(g - w) for g, w in zip(got, law))
     return markdown_table(["span words", "Geometric(0.2) on 1..6 %", "masked %", "difference (points)"], rows), worst
 
@@ -165,25 +212,61 @@ def ngram_lengths(data_root: Path, work: Path) -> str:
     rows = []
     for mode, min_count in NGRAM_RUNS:
         out = work / f"ngrams-{mode}-{min_count}"
-        run_stage("ngrams", "--sentences", data_root / "reference_pmi" / "sentences.parquet", "--lang", "en",
-                  "--mode", mode, "--min-count", min_count, *(["--lowercase"] if mode == "paper" else []),
-                  "--out", out)
+        run_stage(
+            "ngrams",
+            "--sentences",
+            data_root / "reference_pmi" / "sentences.parquet",
+            "--lang",
+            "en",
+            "--mode",
+            mode,
+            "--min-count",
+            min_count,
+            *(["--lowercase"] if mode == "paper" else []),
+            "--out",
+            out,
+        )
         top = pl.read_parquet(out / "ngrams.parquet").filter((pl.col("source") != "entity") & (pl.col("rank") <= 2000))
-        per_doc = top.group_by("doc_id").agg((pl.col("n") <= 3).mean().alias("short"),
-                                             (pl.col("n") > 4).mean().alias("long"))
+        per_doc = top.group_by("doc_id").agg(
+            (pl.col("n") <= 3).mean().alias("short"), (pl.col("n") > 4).mean().alias("long")
+        )
         shares = [top.filter(pl.col("n") == n).height / top.height for n in range(2, 7)]
-        rows.append([f"{mode}, min_count {min_count}", f"{top.height:,}", *(f"{100 * s:.1f}" for s in shares),
-                     f"{100 * (shares[0] + shares[1]):.1f}", f"{100 * (shares[3] + shares[4]):.1f}",
-                     f"{100 * (per_doc['short'] > 0.5).mean():.0f}", f"{100 * (per_doc['long'] < 0.03).mean():.0f}"])
-    head = ["mode", "top-2000 n-grams", "n=2 %", "3 %", "4 %", "5 %", "6 %", "2–3 words % (paper: > 50)",
-            "> 4 words % (paper: < 3)", "docs with > 50% of 2–3 words %", "docs with < 3% over 4 words %"]
+        rows.append(
+            [
+                f"{mode}, min_count {min_count}",
+                f"{top.height:,}",
+                *(f"{100 * s:.1f}" for s in shares),
+                f"{100 * (shares[0] + shares[1]):.1f}",
+                f"{100 * (shares[3] + shares[4]):.1f}",
+                f"{100 * (per_doc['short'] > 0.5).mean():.0f}",
+                f"{100 * (per_doc['long'] < 0.03).mean():.0f}",
+            ]
+        )
+    head = [
+        "mode",
+        "top-2000 n-grams",
+        "n=2 %",
+        "3 %",
+        "4 %",
+        "5 %",
+        "6 %",
+        "2–3 words % (paper: > 50)",
+        "> 4 words % (paper: < 3)",
+        "docs with > 50% of 2–3 words %",
+        "docs with < 3% over 4 words %",
+    ]
     return markdown_table(head, rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=os.environ.get("ULR_DATA_ROOT"),
-                        required="ULR_DATA_ROOT" not in os.environ, help="the public data root ($ULR_DATA_ROOT)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=os.environ.get("ULR_DATA_ROOT"),
+        required="ULR_DATA_ROOT" not in os.environ,
+        help="the public data root ($ULR_DATA_ROOT)",
+    )
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--write-md", action="store_true", help="replace the masking section of BENCHMARKS.md")
@@ -196,8 +279,10 @@ def main() -> None:
         tokens, ngram_stats = build_sample(data_root, work, args.rows, model)
         tokenizer = load_tokenizer(str(model))
         dataset = TokenDataset(build_arrow_cache(tokens, work / "tokens.arrow"))
-        results = {label: measure_strategy(tokenizer, dataset, strategy, pool, args.epochs)
-                   for label, strategy, pool in STRATEGIES}
+        results = {
+            label: measure_strategy(tokenizer, dataset, strategy, pool, args.epochs)
+            for label, strategy, pool in STRATEGIES
+        }
         misad = measure_batches(dataset, MisadCollator(tokenizer, "random", seed=0), args.epochs)
         nsp = measure_batches(SentencePairs(dataset, "nsp", seed=0), PairCollator(tokenizer, 128, seed=0), args.epochs)
         results["misad (MLM of S)"] = (misad, 0, 0)
@@ -205,31 +290,42 @@ def main() -> None:
         lengths = ngram_lengths(data_root, work)
     spans, worst = span_table(results["spanbert"][0])
     m, n = misad.counts, nsp.counts
-    fallbacks = (f"MiSAD: {m['misad_fallbacks']:,} of {m['misad_rows']:,} sentence draws "
-                 f"({100 * m['misad_fallbacks'] / max(m['misad_rows'], 1):.1f}%) had no marked n-gram and fell back "
-                 f"to a random word; {m['misad_none']:,} had no w at all. NSP: {n['nsp_relabelled']:,} of "
-                 f"{n['pairs']:,} pairs relabelled as the true next sentence.")
+    fallbacks = (
+        f"MiSAD: {m['misad_fallbacks']:,} of {m['misad_rows']:,} sentence draws "
+        f"({100 * m['misad_fallbacks'] / max(m['misad_rows'], 1):.1f}%) had no marked n-gram and fell back "
+        f"to a random word; {m['misad_none']:,} had no w at all. NSP: {n['nsp_relabelled']:,} of "
+        f"{n['pairs']:,} pairs relabelled as the true next sentence."
+    )
     kept = ngram_stats["length_distribution"]["kept"]
-    section = "\n\n".join([
-        "## masking",
-        ("`bench/masking.py`: what each masking strategy masks on the real English sample "
-        f"({len(dataset):,} sentences sampled from the English dump after extract → clean → ngrams `--lowercase` "
-        f"(kept n-grams by length: {', '.join(f'{k}: {100 * v:.1f}%' for k, v in kept.items())}), "
-        f"tokenized for all-MiniLM-L6-v2 at max length 128; every row masked {args.epochs} times). Units are "
-        "measured in words; `pool` is what the strategy samples from (kept n-grams + uncovered tokens; words). "
-        "The coverage ratio is the share of masked tokens from whole kept n-grams divided by the share of "
-        "eligible tokens those n-grams cover (target 0.85–1.15 for BURT's default pool)."),
-        masking_table(results),
-        f"SpanBERT span lengths against the target law (largest difference {100 * worst:.1f} points; target ≤ 2):",
-        spans,
-        fallbacks,
-        ("Length distribution of each document's top-2000 n-grams on `reference_pmi/sentences.parquet` "
-        "(105 real articles), per ngrams mode and `--min-count` (paper mode with `--lowercase`), against ULR-BERT "
-        "§4: \"more than 50% of the top 2000 n-grams contain 2 ∼ 3 words, and only less than 3% n-grams are "
-        "longer than 4\":"),
-        lengths,
-        f"Machine: {machine(sys.executable)}; {time.monotonic() - started:.0f} s.",
-    ]) + "\n"
+    section = (
+        "\n\n".join(
+            [
+                "## masking",
+                (
+                    "`bench/masking.py`: what each masking strategy masks on the real English sample "
+                    f"({len(dataset):,} sentences sampled from the English dump after extract → clean → ngrams `--lowercase` "
+                    f"(kept n-grams by length: {', '.join(f'{k}: {100 * v:.1f}%' for k, v in kept.items())}), "
+                    f"tokenized for all-MiniLM-L6-v2 at max length 128; every row masked {args.epochs} times). Units are "
+                    "measured in words; `pool` is what the strategy samples from (kept n-grams + uncovered tokens; words). "
+                    "The coverage ratio is the share of masked tokens from whole kept n-grams divided by the share of "
+                    "eligible tokens those n-grams cover (target 0.85–1.15 for BURT's default pool)."
+                ),
+                masking_table(results),
+                f"SpanBERT span lengths against the target law (largest difference {100 * worst:.1f} points; target ≤ 2):",
+                spans,
+                fallbacks,
+                (
+                    "Length distribution of each document's top-2000 n-grams on `reference_pmi/sentences.parquet` "
+                    "(105 real articles), per ngrams mode and `--min-count` (paper mode with `--lowercase`), against ULR-BERT "
+                    '§4: "more than 50% of the top 2000 n-grams contain 2 ∼ 3 words, and only less than 3% n-grams are '
+                    'longer than 4":'
+                ),
+                lengths,
+                f"Machine: {machine(sys.executable)}; {time.monotonic() - started:.0f} s.",
+            ]
+        )
+        + "\n"
+    )
     print(section)
     if args.write_md:
         write_section("masking", section)

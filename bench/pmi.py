@@ -56,12 +56,19 @@ def build_corpus(data_root: Path, words: int, work: Path, shards: int = 1) -> li
     if all(p.exists() for p in paths):
         return paths
     stride = int(pa.compute.max(table.column("doc_id")).as_py()) + 1
-    writers = [pq.ParquetWriter(p, pa.schema([("doc_id", pa.int64()), ("sent_id", pa.int32()), ("text", pa.string())]))
-               for p in paths]
+    writers = [
+        pq.ParquetWriter(p, pa.schema([("doc_id", pa.int64()), ("sent_id", pa.int32()), ("text", pa.string())]))
+        for p in paths
+    ]
     for copy in range(copies):
         doc = table.column("doc_id").to_numpy() + copy * stride
-        part = pa.table({"doc_id": doc, "sent_id": table.column("sent_id").cast(pa.int32()),
-                         "text": table.column("text").cast(pa.string())})
+        part = pa.table(
+            {
+                "doc_id": doc,
+                "sent_id": table.column("sent_id").cast(pa.int32()),
+                "text": table.column("text").cast(pa.string()),
+            }
+        )
         writers[copy % shards].write_table(part)
     for writer in writers:
         writer.close()
@@ -93,8 +100,10 @@ def ours_lines(marked: Path) -> list[str]:
     from pipeline.ngrams import pmi_python
 
     table = pq.read_table(marked, columns=["text", "spans"])
-    return [pmi_python.render(text.split(), [(s["start"], s["end"]) for s in spans])
-            for text, spans in zip(table.column("text").to_pylist(), table.column("spans").to_pylist())]
+    return [
+        pmi_python.render(text.split(), [(s["start"], s["end"]) for s in spans])
+        for text, spans in zip(table.column("text").to_pylist(), table.column("spans").to_pylist())
+    ]
 
 
 def pinned(cmd: list[str], core: int) -> list[str]:
@@ -116,10 +125,15 @@ def run_parallel(python: str, shards: list[Path], work: Path) -> float:
     for core, shard in enumerate(shards):
         out = work / f"out-parallel-{core}"
         out.mkdir(parents=True, exist_ok=True)
-        cmd = pinned([python, "-m", "pipeline", "ngrams", "--sentences", str(shard), "--out", str(out),
-                      "--mode", "reference"], core)
-        procs.append(subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      env={**os.environ, **ONE_THREAD}))
+        cmd = pinned(
+            [python, "-m", "pipeline", "ngrams", "--sentences", str(shard), "--out", str(out), "--mode", "reference"],
+            core,
+        )
+        procs.append(
+            subprocess.Popen(
+                cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **ONE_THREAD}
+            )
+        )
     if any(p.wait() for p in procs):
         raise SystemExit("error: a parallel shard run failed")
     return time.perf_counter() - started
@@ -146,8 +160,8 @@ def main(argv=None) -> int:
         return 0
     args.work.mkdir(parents=True, exist_ok=True)
     cores = len(os.sched_getaffinity(0))
-    full, = build_corpus(args.data_root, args.words, args.work)
-    quarter, = build_corpus(args.data_root, args.words // 4, args.work)
+    (full,) = build_corpus(args.data_root, args.words, args.work)
+    (quarter,) = build_corpus(args.data_root, args.words // 4, args.work)
     shards = build_corpus(args.data_root, args.words, args.work, shards=cores)
     words, docs = corpus_words(full)
     quarter_words, _ = corpus_words(quarter)
@@ -157,8 +171,22 @@ def main(argv=None) -> int:
     print(f"ours: {ours}", flush=True)
     ours_quarter = run_ours(args.python, quarter, args.work / "out-quarter")
     baseline_out = args.work / "baseline-marked.txt"
-    baseline = measure(pinned([args.python, str(Path(__file__).resolve()), "--worker", "baseline", "--input", str(full),
-                               "--output", str(baseline_out)], 0), args.work / "baseline-log.txt")
+    baseline = measure(
+        pinned(
+            [
+                args.python,
+                str(Path(__file__).resolve()),
+                "--worker",
+                "baseline",
+                "--input",
+                str(full),
+                "--output",
+                str(baseline_out),
+            ],
+            0,
+        ),
+        args.work / "baseline-log.txt",
+    )
     print(f"baseline: {baseline}", flush=True)
     expected = baseline_out.read_text(encoding="utf-8").split("\n")[:-1]
     got = ours_lines(args.work / "out-ours" / "marked.parquet")
@@ -172,38 +200,83 @@ def main(argv=None) -> int:
     efficiency = (words / parallel_wall) / (cores * words / ours.wall)
     projection_h = WIKIPEDIA_WORDS / (rate * 32 * efficiency) / 3600
     rows = [
-        ["ours (1 core)", f"{words:,}", f"{ours.wall:.1f}", f"{ours.cpu:.1f}", f"{rate:,.0f}", f"{docs / ours.cpu:,.1f}",
-         f"{ours.peak_rss_mb:.0f}"],
-        ["ours, quarter size", f"{quarter_words:,}", f"{ours_quarter.wall:.1f}", f"{ours_quarter.cpu:.1f}",
-         f"{quarter_words / ours_quarter.cpu:,.0f}", "", f"{ours_quarter.peak_rss_mb:.0f}"],
-        ["plain-Python baseline (1 core)", f"{words:,}", f"{baseline.wall:.1f}", f"{baseline.cpu:.1f}",
-         f"{base_rate:,.0f}", f"{docs / baseline.cpu:,.1f}", f"{baseline.peak_rss_mb:.0f}"],
-        [f"ours, {cores} shards on {cores} cores", f"{words:,}", f"{parallel_wall:.1f}", "", f"{words / parallel_wall:,.0f} (wall)",
-         "", ""],
+        [
+            "ours (1 core)",
+            f"{words:,}",
+            f"{ours.wall:.1f}",
+            f"{ours.cpu:.1f}",
+            f"{rate:,.0f}",
+            f"{docs / ours.cpu:,.1f}",
+            f"{ours.peak_rss_mb:.0f}",
+        ],
+        [
+            "ours, quarter size",
+            f"{quarter_words:,}",
+            f"{ours_quarter.wall:.1f}",
+            f"{ours_quarter.cpu:.1f}",
+            f"{quarter_words / ours_quarter.cpu:,.0f}",
+            "",
+            f"{ours_quarter.peak_rss_mb:.0f}",
+        ],
+        [
+            "plain-Python baseline (1 core)",
+            f"{words:,}",
+            f"{baseline.wall:.1f}",
+            f"{baseline.cpu:.1f}",
+            f"{base_rate:,.0f}",
+            f"{docs / baseline.cpu:,.1f}",
+            f"{baseline.peak_rss_mb:.0f}",
+        ],
+        [
+            f"ours, {cores} shards on {cores} cores",
+            f"{words:,}",
+            f"{parallel_wall:.1f}",
+            "",
+            f"{words / parallel_wall:,.0f} (wall)",
+            "",
+            "",
+        ],
     ]
-    table = markdown_table(["run", "words", "wall s", "CPU s", "words per CPU-s", "docs per CPU-s", "peak RSS MB"], rows)
+    table = markdown_table(
+        ["run", "words", "wall s", "CPU s", "words per CPU-s", "docs per CPU-s", "peak RSS MB"], rows
+    )
     summary = [
         f"- ratio (ours / baseline, words per CPU-second): **{ratio:.1f}x** (goal: at least 25x)",
-        (f"- peak RSS, ours at {words:,} vs {quarter_words:,} words: {ours.peak_rss_mb:.0f} / "
-        f"{ours_quarter.peak_rss_mb:.0f} MB (goal: at most 1.5 GiB per worker, flat)"),
+        (
+            f"- peak RSS, ours at {words:,} vs {quarter_words:,} words: {ours.peak_rss_mb:.0f} / "
+            f"{ours_quarter.peak_rss_mb:.0f} MB (goal: at most 1.5 GiB per worker, flat)"
+        ),
         f"- scaling over {cores} cores: efficiency {efficiency:.2f}",
-        (f"- projection, full English Wikipedia ({WIKIPEDIA_WORDS / 1e6:,.0f}M words) on a 32-core node: "
-        f"{projection_h:.2f} h ({rate:,.0f} words per core-second x 32 x {efficiency:.2f})"),
+        (
+            f"- projection, full English Wikipedia ({WIKIPEDIA_WORDS / 1e6:,.0f}M words) on a 32-core node: "
+            f"{projection_h:.2f} h ({rate:,.0f} words per core-second x 32 x {efficiency:.2f})"
+        ),
         "- outputs checked: every marked line of ours equals the baseline's",
     ]
     print(table)
     print("\n".join(summary))
     if args.write_md:
-        section = "\n".join([
-            "## ngrams", "",
-            f"Run {datetime.date.today()} on {machine(args.python)}.", "",
-            "Command (from the repo root): `python bench/pmi.py --write-md`", "",
-            (f"Input: `{REFERENCE}` replicated with fresh doc_ids to {words:,} words in {docs:,} documents; "
-            "`--mode reference` (the algorithm the baseline implements); count + PMI + top-3000 + marking, "
-            "reading Parquet and writing the outputs; every process pinned to one core (`taskset`) with one "
-            "Arrow / Polars thread."), "",
-            table, "", *summary, "",
-        ])
+        section = "\n".join(
+            [
+                "## ngrams",
+                "",
+                f"Run {datetime.date.today()} on {machine(args.python)}.",
+                "",
+                "Command (from the repo root): `python bench/pmi.py --write-md`",
+                "",
+                (
+                    f"Input: `{REFERENCE}` replicated with fresh doc_ids to {words:,} words in {docs:,} documents; "
+                    "`--mode reference` (the algorithm the baseline implements); count + PMI + top-3000 + marking, "
+                    "reading Parquet and writing the outputs; every process pinned to one core (`taskset`) with one "
+                    "Arrow / Polars thread."
+                ),
+                "",
+                table,
+                "",
+                *summary,
+                "",
+            ]
+        )
         write_section("ngrams", section)
         print(json.dumps({"ratio": ratio, "efficiency": efficiency, "projection_h": projection_h}))
     return 0

@@ -52,17 +52,27 @@ from pipeline.pretrain.train import epoch_batches, forward_backward, optimizer_f
 
 PUNCT = re.compile(r"[().,?;'!:]+")
 # (objective, MiSAD's choice of w, MiSAD's cap on scored candidates)
-RUNS = [("mlm", "random", 0), ("burt", "random", 0), ("wwm", "random", 0), ("spanbert", "random", 0),
-        ("entity", "random", 0), ("misad", "random", 0), ("misad", "mlm-score", 0), ("misad", "mlm-score", 4),
-        ("nsp", "random", 0), ("sop", "random", 0)]
+RUNS = [
+    ("mlm", "random", 0),
+    ("burt", "random", 0),
+    ("wwm", "random", 0),
+    ("spanbert", "random", 0),
+    ("entity", "random", 0),
+    ("misad", "random", 0),
+    ("misad", "mlm-score", 0),
+    ("misad", "mlm-score", 4),
+    ("nsp", "random", 0),
+    ("sop", "random", 0),
+]
 PEAK_BF16_TFLOPS = {"H100": 989.4, "H200": 989.4, "A100": 312.0}  # dense tensor-core bf16
 
 
 def marked_sentences(data_root: Path, out: Path) -> Path:
     sentences = pq.read_table(data_root / "reference_pmi" / "sentences.parquet").to_pylist()
     by_doc: dict[int, set] = {}
-    for row in pq.read_table(data_root / "reference_pmi" / "topk_reference.parquet", columns=["doc_id", "ngram"]) \
-            .to_pylist():
+    for row in pq.read_table(
+        data_root / "reference_pmi" / "topk_reference.parquet", columns=["doc_id", "ngram"]
+    ).to_pylist():
         by_doc.setdefault(row["doc_id"], set()).add(tuple(row["ngram"].split()))
     rows = []
     for s in sentences:
@@ -70,8 +80,14 @@ def marked_sentences(data_root: Path, out: Path) -> Path:
         keys = [PUNCT.sub("", w) for w in words]
         spans, i = [], 0
         while i < len(words):
-            n = next((n for n in range(6, 1, -1)
-                      if i + n <= len(words) and tuple(keys[i:i + n]) in by_doc.get(s["doc_id"], ())), 1)
+            n = next(
+                (
+                    n
+                    for n in range(6, 1, -1)
+                    if i + n <= len(words) and tuple(keys[i : i + n]) in by_doc.get(s["doc_id"], ())
+                ),
+                1,
+            )
             if n > 1:
                 spans.append({"start": i, "end": i + n, "n": n, "pmi": 0.0, "source": "pmi"})
             i += n
@@ -98,8 +114,7 @@ class Objective:
     """One objective's model, optimizer and data, stepping through fixed batches."""
 
     def __init__(self, objective, choice, cap, base_state, model_path, dataset, tokenizer, batch_size, device):
-        self.name = objective if objective != "misad" else \
-            f"misad ({choice}{f', <= {cap} candidates' if cap else ''})"
+        self.name = objective if objective != "misad" else f"misad ({choice}{f', <= {cap} candidates' if cap else ''})"
         mlm, _ = load_masked_lm(model_path, 0.1)
         mlm.load_state_dict(base_state)
         torch.manual_seed(0)
@@ -127,16 +142,37 @@ class Objective:
         if timed:
             self.step_times.append(done - started)
             self.collate_times.append(collated - started)
-            self.tokens.append(int(sum(batch[k].sum() for k in ("attention_mask", "w_attention_mask",
-                                                                 "r_attention_mask") if k in batch)))
+            self.tokens.append(
+                int(
+                    sum(
+                        batch[k].sum() for k in ("attention_mask", "w_attention_mask", "r_attention_mask") if k in batch
+                    )
+                )
+            )
 
 
 def cpu_table(args, work: Path) -> tuple[list[dict], dict]:
     model_path = minilm_path()
     marked = marked_sentences(args.data / "", work / "marked.parquet")
     tokens = work / "tokens.parquet"
-    assert cli(["tokenize", "--marked", str(marked), "--model", model_path, "--lang", "en", "--max-length", "128",
-                "--out", str(tokens)]) == 0
+    assert (
+        cli(
+            [
+                "tokenize",
+                "--marked",
+                str(marked),
+                "--model",
+                model_path,
+                "--lang",
+                "en",
+                "--max-length",
+                "128",
+                "--out",
+                str(tokens),
+            ]
+        )
+        == 0
+    )
     dataset = TokenDataset(build_arrow_cache(tokens, work / "tokens.arrow"))
     tokenizer = load_tokenizer(model_path)
     device = runtime.pick_device()
@@ -155,8 +191,16 @@ def cpu_table(args, work: Path) -> tuple[list[dict], dict]:
     for run in runs:
         step = statistics.median(run.step_times)
         collate = statistics.median(run.collate_times)
-        rows.append({"objective": run.name, "step_s": step, "ratio": step / mlm_step, "collate_ms": collate * 1e3,
-                     "collate_share": collate / step, "tokens_per_s": sum(run.tokens) / sum(run.step_times)})
+        rows.append(
+            {
+                "objective": run.name,
+                "step_s": step,
+                "ratio": step / mlm_step,
+                "collate_ms": collate * 1e3,
+                "collate_share": collate / step,
+                "tokens_per_s": sum(run.tokens) / sum(run.step_times),
+            }
+        )
     info = {"sentences": len(dataset), "device": device.type, "threads": torch.get_num_threads()}
     return rows, info
 
@@ -174,8 +218,11 @@ def gpu_mfu(batch_size: int, length: int = 128, steps: int = 10) -> dict | None:
     generator = torch.Generator().manual_seed(0)
     ids = torch.randint(1000, config.vocab_size, (batch_size, length), generator=generator)
     labels = torch.where(torch.rand(batch_size, length, generator=generator) < 0.15, ids, -100)
-    batch = {"input_ids": ids.to(device), "attention_mask": torch.ones_like(ids).to(device),
-             "labels": labels.to(device)}
+    batch = {
+        "input_ids": ids.to(device),
+        "attention_mask": torch.ones_like(ids).to(device),
+        "labels": labels.to(device),
+    }
     for _ in range(3):
         forward_backward(module, batch, 1, device)
         optimizer_step(module, optimizer, scheduler, 1.0)
@@ -192,40 +239,62 @@ def gpu_mfu(batch_size: int, length: int = 128, steps: int = 10) -> dict | None:
     tokens_per_s = batch_size * length / seconds
     name = torch.cuda.get_device_name()
     peak = next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
-    return {"gpu": name, "tokens_per_s": tokens_per_s, "step_s": seconds,
-            "mfu": flops_per_token * tokens_per_s / (peak * 1e12) if peak else None, "batch": batch_size}
+    return {
+        "gpu": name,
+        "tokens_per_s": tokens_per_s,
+        "step_s": seconds,
+        "mfu": flops_per_token * tokens_per_s / (peak * 1e12) if peak else None,
+        "batch": batch_size,
+    }
 
 
 def markdown(rows, info, gpu, args) -> str:
     machine = platform.processor() or platform.machine()
     lines = [
-        "## pretrain", "",
-        (f"Run {time.strftime('%Y-%m-%d')} on `nproc` {os.cpu_count()}, {machine}, Python "
-         f"{platform.python_version()}, torch {torch.__version__} ({info['threads']} threads)."), "",
-        (f"Command (from the repo root): `python bench/pretrain.py --batch-size {args.batch_size} "
-         f"--steps {args.steps} --rounds {args.rounds} --write-md`"), "",
-        (f"Model: the packaged all-MiniLM-L6-v2 (6 layers, 384 hidden) with a new MLM head; data: "
-         f"{info['sentences']:,} real Wikipedia sentences (max length 128); batch {args.batch_size}; median of "
-         f"{args.steps * args.rounds} steps per objective, objectives interleaved; {info['device']}."), "",
+        "## pretrain",
+        "",
+        (
+            f"Run {time.strftime('%Y-%m-%d')} on `nproc` {os.cpu_count()}, {machine}, Python "
+            f"{platform.python_version()}, torch {torch.__version__} ({info['threads']} threads)."
+        ),
+        "",
+        (
+            f"Command (from the repo root): `python bench/pretrain.py --batch-size {args.batch_size} "
+            f"--steps {args.steps} --rounds {args.rounds} --write-md`"
+        ),
+        "",
+        (
+            f"Model: the packaged all-MiniLM-L6-v2 (6 layers, 384 hidden) with a new MLM head; data: "
+            f"{info['sentences']:,} real Wikipedia sentences (max length 128); batch {args.batch_size}; median of "
+            f"{args.steps * args.rounds} steps per objective, objectives interleaved; {info['device']}."
+        ),
+        "",
         "| objective | step s | step / MLM step | collator ms | collator share of step | tokens/s |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        lines.append(f"| {r['objective']} | {r['step_s']:.3f} | {r['ratio']:.2f} | {r['collate_ms']:.1f} | "
-                     f"{100 * r['collate_share']:.1f}% | {r['tokens_per_s']:,.0f} |")
+        lines.append(
+            f"| {r['objective']} | {r['step_s']:.3f} | {r['ratio']:.2f} | {r['collate_ms']:.1f} | "
+            f"{100 * r['collate_share']:.1f}% | {r['tokens_per_s']:,.0f} |"
+        )
     by = {r["objective"]: r for r in rows}
     lines += [
-        "", f"- BURT / MLM step: {by['burt']['ratio']:.2f} (target <= 1.05)",
-        (f"- MiSAD / MLM step: {by['misad (random)']['ratio']:.2f} with w at random, "
-         f"{by['misad (mlm-score)']['ratio']:.2f} with w by MLM-head score over all candidates, "
-         f"{by['misad (mlm-score, <= 4 candidates)']['ratio']:.2f} scoring at most 4 (target <= 2.5)"),
+        "",
+        f"- BURT / MLM step: {by['burt']['ratio']:.2f} (target <= 1.05)",
+        (
+            f"- MiSAD / MLM step: {by['misad (random)']['ratio']:.2f} with w at random, "
+            f"{by['misad (mlm-score)']['ratio']:.2f} with w by MLM-head score over all candidates, "
+            f"{by['misad (mlm-score, <= 4 candidates)']['ratio']:.2f} scoring at most 4 (target <= 2.5)"
+        ),
         f"- largest collator share: {100 * max(r['collate_share'] for r in rows):.1f}% (target <= 5%)",
         f"- 1-minute load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs",
     ]
     if gpu:
         mfu = f"{100 * gpu['mfu']:.1f}%" if gpu["mfu"] is not None else "n/a (unknown peak)"
-        lines.append(f"- GPU ({gpu['gpu']}), BERT-base MLM in bf16, batch {gpu['batch']} x 128: "
-                     f"{gpu['tokens_per_s']:,.0f} tokens/s, MFU {mfu}")
+        lines.append(
+            f"- GPU ({gpu['gpu']}), BERT-base MLM in bf16, batch {gpu['batch']} x 128: "
+            f"{gpu['tokens_per_s']:,.0f} tokens/s, MFU {mfu}"
+        )
     else:
         lines.append("- GPU: none available in this run, so no tokens/s or MFU for BERT-base in bf16")
     return "\n".join(lines) + "\n"

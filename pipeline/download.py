@@ -38,9 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checksums-url", help="a published '<digest>  <filename>' list to check against")
     parser.add_argument("--member", help="path of the wanted file inside the zip / wheel archive at --url")
     parser.add_argument("--archive-sha256", help="expected sha256 of the archive itself (with --member)")
-    parser.add_argument("--unverified", action="store_true",
-                        help="fetch a file whose source publishes no checksum (its sha256 is logged); only "
-                             "where a config marks the source so (e.g. the PPDB 2.0 packs)")
+    parser.add_argument(
+        "--unverified",
+        action="store_true",
+        help="fetch a file whose source publishes no checksum (its sha256 is logged); only "
+        "where a config marks the source so (e.g. the PPDB 2.0 packs)",
+    )
 
 
 def _expected_from_list(url: str, filename: str) -> tuple[str, str]:
@@ -78,8 +81,11 @@ def _fetch(url: str, path: Path, expected: dict[str, str], log_sha256: bool = Fa
     if expected:
         _verify(url, digests, expected)
     elif log_sha256:
-        log.warning("%s: no published checksum; fetched it with sha256 %s (put it in the config to pin it)",
-                    url, digests["sha256"].hexdigest())
+        log.warning(
+            "%s: no published checksum; fetched it with sha256 %s (put it in the config to pin it)",
+            url,
+            digests["sha256"].hexdigest(),
+        )
     meter.done()
 
 
@@ -99,8 +105,15 @@ def _extract_member(archive: Path, url: str, member: str, path: Path, expected: 
     _verify(f"{url}!{member}", digests, expected)
 
 
-def download(url: str, out: Path, expected: dict[str, str], checksums_url: str | None = None,
-             member: str | None = None, archive_sha256: str | None = None, unverified: bool = False) -> None:
+def download(
+    url: str,
+    out: Path,
+    expected: dict[str, str],
+    checksums_url: str | None = None,
+    member: str | None = None,
+    archive_sha256: str | None = None,
+    unverified: bool = False,
+) -> None:
     """Fetch ``url`` (or its archive ``member``) to ``out``, refusing it unless it matches ``expected``."""
     if checksums_url:
         algorithm, digest = _expected_from_list(checksums_url, url.rsplit("/", 1)[-1])
@@ -123,5 +136,4 @@ def download(url: str, out: Path, expected: dict[str, str], checksums_url: str |
 
 def run(args: argparse.Namespace) -> None:
     expected = {a: getattr(args, a) for a in ALGORITHMS if getattr(args, a)}
-    download(args.url, args.out, expected, args.checksums_url, args.member, args.archive_sha256,
-             args.unverified)
+    download(args.url, args.out, expected, args.checksums_url, args.member, args.archive_sha256, args.unverified)

@@ -82,8 +82,11 @@ def translate(exc: BaseException, path=None) -> InputError | None:
     if isinstance(exc, InputError):
         return exc
     if isinstance(exc, UnicodeDecodeError):
-        return InputError(path or "input", "invalid UTF-8 (the file must be UTF-8 text)",
-                          where=_unicode_where(exc, path) if path else None)
+        return InputError(
+            path or "input",
+            "invalid UTF-8 (the file must be UTF-8 text)",
+            where=_unicode_where(exc, path) if path else None,
+        )
     arrow = _arrow_error_types()
     if arrow and isinstance(exc, arrow) and not _is_plain_os_error(exc):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -12,10 +12,37 @@ SUPPORTED = ("en", "zh")
 
 # Sections at the end of an article that hold citations and link lists, not prose.
 TRAILING_SECTIONS = {
-    "en": ("references", "external links", "see also", "further reading", "notes", "sources",
-           "bibliography", "citations", "footnotes", "notes and references"),
-    "zh": ("参考文献", "參考文獻", "参考资料", "參考資料", "外部链接", "外部連結", "外部連接", "参见", "參見",
-           "注释", "註釋", "脚注", "腳註", "延伸阅读", "延伸閱讀", "相关条目", "相關條目"),
+    "en": (
+        "references",
+        "external links",
+        "see also",
+        "further reading",
+        "notes",
+        "sources",
+        "bibliography",
+        "citations",
+        "footnotes",
+        "notes and references",
+    ),
+    "zh": (
+        "参考文献",
+        "參考文獻",
+        "参考资料",
+        "參考資料",
+        "外部链接",
+        "外部連結",
+        "外部連接",
+        "参见",
+        "參見",
+        "注释",
+        "註釋",
+        "脚注",
+        "腳註",
+        "延伸阅读",
+        "延伸閱讀",
+        "相关条目",
+        "相關條目",
+    ),
 }
 
 # MediaWiki's $linkTrail: letters after "]]" that join the link text. Chinese wikis have none.

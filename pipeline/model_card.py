@@ -46,9 +46,13 @@ OBJECTIVES = {
     "sop": "sentence-order prediction + MLM",
 }
 # Metric keys shown in the card's results, per task (percentages, docs/method.md §5).
-CARD_METRICS = {"analogy": ("overall", "universal analogy accuracy"), "sts": ("avg", "STS Spearman"),
-                "wordsim": ("avg", "word similarity Spearman"), "geogranno": ("top1", "GEOGRANNO Top-1"),
-                "faq": ("avg", "FAQ Acc@1")}
+CARD_METRICS = {
+    "analogy": ("overall", "universal analogy accuracy"),
+    "sts": ("avg", "STS Spearman"),
+    "wordsim": ("avg", "word similarity Spearman"),
+    "geogranno": ("top1", "GEOGRANNO Top-1"),
+    "faq": ("avg", "FAQ Acc@1"),
+}
 CITATION = """@inproceedings{li-zhao-2021-pre,
   title = {Pre-training Universal Language Representation},
   author = {Li, Yian and Zhao, Hai},
@@ -77,13 +81,21 @@ def write_sentence_transformers_files(directory: Path, hidden_size: int, max_len
             {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
         ],
         "sentence_bert_config.json": {"max_seq_length": max_length, "do_lower_case": False},
-        "1_Pooling/config.json": {"word_embedding_dimension": hidden_size,
-                                  **{flag: flag == POOLING_FLAGS[pooling] for flag in POOLING_FLAGS.values()}},
+        "1_Pooling/config.json": {
+            "word_embedding_dimension": hidden_size,
+            **{flag: flag == POOLING_FLAGS[pooling] for flag in POOLING_FLAGS.values()},
+        },
         "config_sentence_transformers.json": {
-            "__version__": {"sentence_transformers": sentence_transformers.__version__,
-                            "transformers": transformers.__version__, "pytorch": torch.__version__},
-            "model_type": "SentenceTransformer", "prompts": {}, "default_prompt_name": None,
-            "similarity_fn_name": "cosine"},
+            "__version__": {
+                "sentence_transformers": sentence_transformers.__version__,
+                "transformers": transformers.__version__,
+                "pytorch": torch.__version__,
+            },
+            "model_type": "SentenceTransformer",
+            "prompts": {},
+            "default_prompt_name": None,
+            "similarity_fn_name": "cosine",
+        },
     }
     for name, content in files.items():
         path = directory / name
@@ -148,8 +160,11 @@ def save_pooler(directory: Path, base: str | None = None, seed: int = 0) -> bool
         return False
     with torch.random.fork_rng():  # a seeded initialisation that leaves the caller's RNG alone
         torch.manual_seed(seed)
-        fresh = {key: value for key, value in AutoModel.from_config(AutoConfig.from_pretrained(directory))
-                 .state_dict().items() if key.startswith("pooler.")}
+        fresh = {
+            key: value
+            for key, value in AutoModel.from_config(AutoConfig.from_pretrained(directory)).state_dict().items()
+            if key.startswith("pooler.")
+        }
     if not fresh:
         return False  # an architecture without a pooler
     pooler = _pooler_of_checkpoint(base)
@@ -193,9 +208,13 @@ def _metric_results(metrics: list[dict]) -> list[dict]:
         key, label = CARD_METRICS[task]
         value = record.get("metrics", record)[key]
         pooling = record.get("model", {}).get("pooling", "mean")
-        results.append({"task": {"type": "sentence-similarity", "name": label},
-                        "dataset": {"name": task, "type": task},
-                        "metrics": [{"type": key, "value": round(float(value), 2), "name": f"{label} ({pooling})"}]})
+        results.append(
+            {
+                "task": {"type": "sentence-similarity", "name": label},
+                "dataset": {"name": task, "type": task},
+                "metrics": [{"type": key, "value": round(float(value), 2), "name": f"{label} ({pooling})"}],
+            }
+        )
     return results
 
 
@@ -212,8 +231,13 @@ def read_settings(directory: Path) -> tuple[str | None, dict]:
     return None, {}
 
 
-def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str | None = None,
-              base_model: str | None = None, final: Path | None = None) -> str:
+def card_text(
+    directory: Path,
+    metrics: list[dict] | None = None,
+    repo_id: str | None = None,
+    base_model: str | None = None,
+    final: Path | None = None,
+) -> str:
     """The card of ``directory``; ``final`` is where it will live (a model is completed under a temporary name)."""
     directory = Path(directory)
     final = Path(final or directory)
@@ -223,13 +247,16 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
     base = base_model or _hub_id(settings.get("model"))
     pooling = pooling_of(directory)
     name = repo_id or final.name
-    meta = {"library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
-            "tags": ["sentence-transformers", "feature-extraction", "fill-mask", "universal-representation"]
-            + ([objective] if objective else []),
-            "license": "other",
-            "license_name": "research-only-data",
-            "license_link": "LICENSE",
-            "language": [_language(settings)]}
+    meta = {
+        "library_name": "sentence-transformers",
+        "pipeline_tag": "sentence-similarity",
+        "tags": ["sentence-transformers", "feature-extraction", "fill-mask", "universal-representation"]
+        + ([objective] if objective else []),
+        "license": "other",
+        "license_name": "research-only-data",
+        "license_link": "LICENSE",
+        "language": [_language(settings)],
+    }
     if base:
         meta["base_model"] = base
     meta["datasets"] = ["wikipedia"]
@@ -240,56 +267,121 @@ def card_text(directory: Path, metrics: list[dict] | None = None, repo_id: str |
     environment = provenance.get("environment", {})
     lines = ["---", yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip(), "---", "", f"# {name}", ""]
     if objective and settings_file == "pretrain_config.json":
-        lines += [(f"Continued pre-training of `{base or settings.get('model')}` with the **{objective}** objective: "
-                  f"{OBJECTIVES.get(objective, objective)}, for {settings.get('total_steps', '?')} optimizer steps "
-                  f"on sentences of Wikipedia marked with their per-document PMI n-grams (docs/method.md §1–§3 of "
-                  f"the ulr-pipeline repository)."), ""]
+        lines += [
+            (
+                f"Continued pre-training of `{base or settings.get('model')}` with the **{objective}** objective: "
+                f"{OBJECTIVES.get(objective, objective)}, for {settings.get('total_steps', '?')} optimizer steps "
+                f"on sentences of Wikipedia marked with their per-document PMI n-grams (docs/method.md §1–§3 of "
+                f"the ulr-pipeline repository)."
+            ),
+            "",
+        ]
     elif settings_file == "tiny_model.json":
-        lines += [("A small randomly initialised BERT with a WordPiece vocabulary trained on the corpus, made by the "
-                  "ulr-pipeline repository for its demo and tests. It has not been trained: its embeddings are "
-                  "random."), ""]
+        lines += [
+            (
+                "A small randomly initialised BERT with a WordPiece vocabulary trained on the corpus, made by the "
+                "ulr-pipeline repository for its demo and tests. It has not been trained: its embeddings are "
+                "random."
+            ),
+            "",
+        ]
     else:
-        lines += [f"A model trained by the ulr-pipeline repository from `{base or settings.get('model', '?')}`"
-                  + (f"; `{settings_file}` holds its settings and provenance." if settings_file else "."), ""]
-    lines += ["## Usage", "", "```python", "from sentence_transformers import SentenceTransformer", "",
-              # the folder's name, not its path: the card's bytes do not depend on where the run was made
-              f'model = SentenceTransformer("{repo_id or final.name}")  # {pooling} pooling',
-              'embeddings = model.encode(["a word", "a short phrase", "A whole sentence."])', "```", "",
-              ("The directory also loads with `transformers.AutoModel` (encoder and pooler) and "
-              "`AutoModelForMaskedLM` (encoder and MLM head)."), ""]
+        lines += [
+            f"A model trained by the ulr-pipeline repository from `{base or settings.get('model', '?')}`"
+            + (f"; `{settings_file}` holds its settings and provenance." if settings_file else "."),
+            "",
+        ]
+    lines += [
+        "## Usage",
+        "",
+        "```python",
+        "from sentence_transformers import SentenceTransformer",
+        "",
+        # the folder's name, not its path: the card's bytes do not depend on where the run was made
+        f'model = SentenceTransformer("{repo_id or final.name}")  # {pooling} pooling',
+        'embeddings = model.encode(["a word", "a short phrase", "A whole sentence."])',
+        "```",
+        "",
+        (
+            "The directory also loads with `transformers.AutoModel` (encoder and pooler) and "
+            "`AutoModelForMaskedLM` (encoder and MLM head)."
+        ),
+        "",
+    ]
     if results:
         lines += ["## Evaluation (this run)", "", "| task | metric | value |", "|---|---|---|"]
-        lines += [f"| {r['dataset']['name']} | {r['metrics'][0]['name']} | {r['metrics'][0]['value']} |"
-                  for r in results]
+        lines += [
+            f"| {r['dataset']['name']} | {r['metrics'][0]['name']} | {r['metrics'][0]['value']} |" for r in results
+        ]
         lines += [""]
     else:
-        lines += ["## Evaluation", "", ("Not evaluated yet: `python -m pipeline export --metrics ...` adds the run's "
-                  "metrics to this card."), ""]
+        lines += [
+            "## Evaluation",
+            "",
+            ("Not evaluated yet: `python -m pipeline export --metrics ...` adds the run's metrics to this card."),
+            "",
+        ]
     if settings and settings_file != "tiny_model.json":
-        shown = ("objective", "total_steps", "effective_batch_size", "lr", "warmup", "max_length", "pooling",
-                 "seed", "precision", "world_size")
+        shown = (
+            "objective",
+            "total_steps",
+            "effective_batch_size",
+            "lr",
+            "warmup",
+            "max_length",
+            "pooling",
+            "seed",
+            "precision",
+            "world_size",
+        )
         lines += ["## Training", "", "| setting | value |", "|---|---|"]
         lines += [f"| {key} | {settings[key]} |" for key in shown if key in settings]
         lines += [f"| hidden size / layers | {config.get('hidden_size')} / {config.get('num_hidden_layers')} |", ""]
-        lines += [("`train_log.jsonl` holds every loss term, the learning rate and tokens/s per step; "
-                  f"`{settings_file}` the resolved settings and provenance."), ""]
+        lines += [
+            (
+                "`train_log.jsonl` holds every loss term, the learning rate and tokens/s per step; "
+                f"`{settings_file}` the resolved settings and provenance."
+            ),
+            "",
+        ]
     if provenance:
         libraries = ", ".join(f"{k} {v}" for k, v in environment.get("libraries", {}).items() if v)
         hardware = environment.get("hardware", {})
-        lines += ["## Provenance", "", f"- code version: `{provenance.get('code_version')}`",
-                  f"- libraries: {libraries}" if libraries else "- libraries: not recorded",
-                  f"- hardware: {hardware.get('cpu', '?')} ({hardware.get('cpus', '?')} CPUs)"
-                  + (f", GPUs: {', '.join(hardware['gpus'])}" if hardware.get("gpus") else ", no GPU"), ""]
-    lines += ["## Licence", "",
-              ("The code that made this model is MIT-licensed. The weights derive from the base model (see its "
-              "licence) and Wikipedia text (CC BY-SA); the evaluation sets, several of them for research or "
-              "non-commercial use only, are listed in the repository's `docs/data.md`. Use the model for research."),
-              "", "## Citation", "", "```bibtex", CITATION, "```", ""]
+        lines += [
+            "## Provenance",
+            "",
+            f"- code version: `{provenance.get('code_version')}`",
+            f"- libraries: {libraries}" if libraries else "- libraries: not recorded",
+            f"- hardware: {hardware.get('cpu', '?')} ({hardware.get('cpus', '?')} CPUs)"
+            + (f", GPUs: {', '.join(hardware['gpus'])}" if hardware.get("gpus") else ", no GPU"),
+            "",
+        ]
+    lines += [
+        "## Licence",
+        "",
+        (
+            "The code that made this model is MIT-licensed. The weights derive from the base model (see its "
+            "licence) and Wikipedia text (CC BY-SA); the evaluation sets, several of them for research or "
+            "non-commercial use only, are listed in the repository's `docs/data.md`. Use the model for research."
+        ),
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        CITATION,
+        "```",
+        "",
+    ]
     return "\n".join(lines)
 
 
-def write_card(directory: Path, metrics: list[dict] | None = None, repo_id: str | None = None,
-               base_model: str | None = None, final: Path | None = None) -> None:
+def write_card(
+    directory: Path,
+    metrics: list[dict] | None = None,
+    repo_id: str | None = None,
+    base_model: str | None = None,
+    final: Path | None = None,
+) -> None:
     (Path(directory) / "README.md").write_text(card_text(directory, metrics, repo_id, base_model, final))
 
 

@@ -77,8 +77,10 @@ class Progress:
             if 0 < fraction < 1:
                 text += f", ETA {_duration(elapsed * (1 - fraction) / fraction)}"
         if self.info:
-            text += ", " + ", ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
-                                     for key, value in self.info.items())
+            text += ", " + ", ".join(
+                f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
+                for key, value in self.info.items()
+            )
         return text
 
     def done(self) -> None:

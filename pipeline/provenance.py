@@ -26,11 +26,17 @@ def code_version() -> str:
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
-            capture_output=True, text=True, check=True, timeout=10,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", "pipeline"],
-            capture_output=True, text=True, check=True, timeout=10,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return pipeline.__version__
@@ -61,7 +67,16 @@ def file_fingerprint(path) -> dict:
 
 
 # The libraries whose versions can change a number in an output (distribution names).
-LIBRARIES = ("torch", "transformers", "sentence-transformers", "tokenizers", "polars", "pyarrow", "numpy", "scikit-learn")
+LIBRARIES = (
+    "torch",
+    "transformers",
+    "sentence-transformers",
+    "tokenizers",
+    "polars",
+    "pyarrow",
+    "numpy",
+    "scikit-learn",
+)
 
 
 def library_versions() -> dict[str, str | None]:

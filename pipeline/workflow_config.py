@@ -98,8 +98,10 @@ def _message(error) -> str:
     if error.validator == "enum":
         return f"{where}: {error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
     if error.validator == "pattern":
-        return f"{where}: {error.instance!r} does not match {error.validator_value} (characters that a shell " \
-               "or a path would misread are not allowed)"
+        return (
+            f"{where}: {error.instance!r} does not match {error.validator_value} (characters that a shell "
+            "or a path would misread are not allowed)"
+        )
     message = error.message if len(error.message) < 200 else error.message[:200] + " ..."
     return f"{where}: {message}"
 

@@ -23,8 +23,16 @@ def data_root() -> Path:
 def small_dump(tmp_path) -> Path:
     """A three-article dump with a redirect and a page in another namespace, bz2-compressed."""
     pages = [
-        page_xml(1, "Paris", "'''Paris''' is the capital of [[France]].<ref>A source.</ref> It lies on the [[Seine|river Seine]].\n\n== History ==\nThe city grew along the [[river]]s."),
-        page_xml(2, "France", "{{Infobox country|capital=[[Paris]]}}\n[[France]] is a country in [[Europe]]. Its capital is [[Paris]]."),
+        page_xml(
+            1,
+            "Paris",
+            "'''Paris''' is the capital of [[France]].<ref>A source.</ref> It lies on the [[Seine|river Seine]].\n\n== History ==\nThe city grew along the [[river]]s.",
+        ),
+        page_xml(
+            2,
+            "France",
+            "{{Infobox country|capital=[[Paris]]}}\n[[France]] is a country in [[Europe]]. Its capital is [[Paris]].",
+        ),
         page_xml(3, "Capital of France", "#REDIRECT [[Paris]]", redirect="Paris"),
         page_xml(4, "Category:Capitals", "Capital cities.", ns=14),
         page_xml(5, "Seine", "The [[Seine]] is a river. It flows through [[Paris]] to the [[English Channel]]."),

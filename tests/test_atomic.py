@@ -28,8 +28,12 @@ SECOND_WRITER = textwrap.dedent("""
 
 def test_two_writers_of_one_target_both_finish(tmp_path):
     target, ready, go = tmp_path / "out.json", tmp_path / "ready", tmp_path / "go"
-    other = subprocess.Popen([sys.executable, "-c", SECOND_WRITER, str(target), str(ready), str(go)],
-                             env={**os.environ, "PYTHONPATH": str(REPO)}, stderr=subprocess.PIPE, text=True)
+    other = subprocess.Popen(
+        [sys.executable, "-c", SECOND_WRITER, str(target), str(ready), str(go)],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not ready.exists():
@@ -51,8 +55,9 @@ def test_two_writers_of_one_target_both_finish(tmp_path):
 
 def test_a_dead_writers_temporary_is_removed_a_live_ones_kept(tmp_path):
     target = tmp_path / "out.parquet"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     own = temp_path(target)
     stale = own.with_name(own.name.rsplit("-", 1)[0] + f"-{dead.stdout.strip()}")
     live = own.with_name(own.name.rsplit("-", 1)[0] + f"-{os.getppid()}")

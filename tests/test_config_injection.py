@@ -95,22 +95,34 @@ def _dotted(path: tuple) -> str:
 
 
 def payload(marker_dir: Path) -> str:
-    return (f"x; touch {marker_dir}/semicolon $(touch {marker_dir}/dollar) `touch {marker_dir}/backquote`"
-            f" | touch {marker_dir}/pipe")
+    return (
+        f"x; touch {marker_dir}/semicolon $(touch {marker_dir}/dollar) `touch {marker_dir}/backquote`"
+        f" | touch {marker_dir}/pipe"
+    )
 
 
 def plan(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-n", "-p", "--cores", "1", "--forceall",
-                           *args], check=False, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "snakemake"), "-n", "-p", "--cores", "1", "--forceall", *args],
+        check=False,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def unquoted(output: str, value: str) -> list[str]:
     """Printed shell commands in which ``value`` is not one shell word."""
     bad = []
     for line in output.splitlines():
-        if (line.startswith("Shell command:") and value.split()[0] in line
-                and not any(value in word for word in shlex.split(line.removeprefix("Shell command:")))):
+        if (
+            line.startswith("Shell command:")
+            and value.split()[0] in line
+            and not any(value in word for word in shlex.split(line.removeprefix("Shell command:")))
+        ):
             bad.append(line)
     return bad
 
@@ -123,9 +135,20 @@ def poisoned(path: tuple, case: Path) -> dict:
 
 def test_every_string_key_is_found():
     dotted = {_dotted(k) for k in KEYS}
-    for key in ("run", "data_root", "corpus.en.dumps.demo.url", "corpus.en.dumps.demo.checksums_url",
-                "corpus.en.clean.rules", "corpus.zh.opencc", "corpus.en.variants", "kenlm.memory",
-                "models.backbones.tiny", "evaluate.models.extra.path", "ngrams.mode", "pretrain.backbones"):
+    for key in (
+        "run",
+        "data_root",
+        "corpus.en.dumps.demo.url",
+        "corpus.en.dumps.demo.checksums_url",
+        "corpus.en.clean.rules",
+        "corpus.zh.opencc",
+        "corpus.en.variants",
+        "kenlm.memory",
+        "models.backbones.tiny",
+        "evaluate.models.extra.path",
+        "ngrams.mode",
+        "pretrain.backbones",
+    ):
         assert key in dotted, key
     assert len(KEYS) >= 25
 
@@ -155,8 +178,11 @@ def test_no_config_value_reaches_a_shell_as_code(tmp_path):
 
 
 def test_the_issue_reproduction_is_refused_with_one_line_per_key(tmp_path):
-    result = plan("--config", f"corpus={{languages: [en, zh], en: {{clean: {{rules: 'en; touch {tmp_path}/pwned1'}}}}, "
-                  f"zh: {{opencc: 't2s $(touch {tmp_path}/pwned2)'}}}}")
+    result = plan(
+        "--config",
+        f"corpus={{languages: [en, zh], en: {{clean: {{rules: 'en; touch {tmp_path}/pwned1'}}}}, "
+        f"zh: {{opencc: 't2s $(touch {tmp_path}/pwned2)'}}}}",
+    )
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "corpus.en.clean.rules: 'en; touch" in output and "corpus.zh.opencc: 't2s $(touch" in output

@@ -39,8 +39,21 @@ def test_plain_file_is_fetched_and_checked(tmp_path):
 
 def test_member_of_a_wheel_is_extracted(tmp_path, wheel):
     out = tmp_path / "data" / "wiki" / "en" / "dump.xml"
-    code = main(["download", "--url", wheel.as_uri(), "--member", MEMBER, "--out", str(out),
-                 "--sha256", sha256(DUMP), "--archive-sha256", sha256(wheel)])
+    code = main(
+        [
+            "download",
+            "--url",
+            wheel.as_uri(),
+            "--member",
+            MEMBER,
+            "--out",
+            str(out),
+            "--sha256",
+            sha256(DUMP),
+            "--archive-sha256",
+            sha256(wheel),
+        ]
+    )
     assert code == 0
     assert out.read_bytes() == DUMP.read_bytes()
     assert sorted(p.name for p in out.parent.iterdir()) == ["dump.xml"]  # the archive is gone

@@ -32,8 +32,15 @@ from testdata import DEMO_DATA, dump_xml, page_xml
 
 from pipeline.cli import main
 
-GOOD_PAGES = [page_xml(i, f"Page {i}", f"Text of page {i} is about [[Paris]] and the river [[Seine]]. "
-                       f"Page {i} has a second sentence with more words in it.") for i in range(1, 40)]
+GOOD_PAGES = [
+    page_xml(
+        i,
+        f"Page {i}",
+        f"Text of page {i} is about [[Paris]] and the river [[Seine]]. "
+        f"Page {i} has a second sentence with more words in it.",
+    )
+    for i in range(1, 40)
+]
 
 
 # ---------------------------------------------------------------------------- good inputs
@@ -67,18 +74,68 @@ def good(tmp_path_factory) -> Good:
     _run("clean", "--input", root / "docs" / "shard-000.parquet", "--lang", "en", "--out", root / "sentences")
     sentences = root / "sentences" / "shard-000.parquet"
     _run("ngrams", "--sentences", sentences, "--lang", "en", "--out", root / "ngrams")
-    _run("tiny-model", "--sentences", sentences, "--lang", "en", "--out", root / "tiny", "--vocab-size", 200,
-         "--hidden", 16, "--layers", 1, "--heads", 2, "--max-length", 32)
-    _run("tokenize", "--marked", root / "ngrams" / "marked.parquet", "--model", root / "tiny", "--lang", "en",
-         "--max-length", 32, "--out", root / "tokens" / "tokens.parquet")
-    _run("word2vec", "--sentences", sentences, "--lang", "en", "--out", root / "w2v" / "vectors.bin", "--dim", 8,
-         "--min-count", 1, "--epochs", 1)
+    _run(
+        "tiny-model",
+        "--sentences",
+        sentences,
+        "--lang",
+        "en",
+        "--out",
+        root / "tiny",
+        "--vocab-size",
+        200,
+        "--hidden",
+        16,
+        "--layers",
+        1,
+        "--heads",
+        2,
+        "--max-length",
+        32,
+    )
+    _run(
+        "tokenize",
+        "--marked",
+        root / "ngrams" / "marked.parquet",
+        "--model",
+        root / "tiny",
+        "--lang",
+        "en",
+        "--max-length",
+        32,
+        "--out",
+        root / "tokens" / "tokens.parquet",
+    )
+    _run(
+        "word2vec",
+        "--sentences",
+        sentences,
+        "--lang",
+        "en",
+        "--out",
+        root / "w2v" / "vectors.bin",
+        "--dim",
+        8,
+        "--min-count",
+        1,
+        "--epochs",
+        1,
+    )
     data = root / "data"
     shutil.copytree(DEMO_DATA, data, ignore=shutil.ignore_patterns("wiki"))
     _run("evaluate", "faq", "--model", "bm25", "--data", data, "--out", root / "metrics" / "faq.json")
-    return Good(root, dump, root / "docs" / "shard-000.parquet", sentences, root / "ngrams" / "marked.parquet",
-                root / "tokens" / "tokens.parquet", root / "tiny", root / "w2v" / "vectors.bin", data,
-                root / "metrics" / "faq.json")
+    return Good(
+        root,
+        dump,
+        root / "docs" / "shard-000.parquet",
+        sentences,
+        root / "ngrams" / "marked.parquet",
+        root / "tokens" / "tokens.parquet",
+        root / "tiny",
+        root / "w2v" / "vectors.bin",
+        data,
+        root / "metrics" / "faq.json",
+    )
 
 
 # ---------------------------------------------------------------------------- the stages
@@ -98,18 +155,102 @@ PARQUET_STAGES = [
     Stage("convert", "docs", lambda g, x, out: ["convert", "--input", x, "--out", out]),
     Stage("clean", "docs", lambda g, x, out: ["clean", "--input", x, "--lang", "en", "--out", out]),
     Stage("ngrams", "sentences", lambda g, x, out: ["ngrams", "--sentences", x, "--lang", "en", "--out", out]),
-    Stage("kenlm", "sentences", lambda g, x, out: ["kenlm", "--sentences", x, "--lang", "en", "--order", 3,
-                                                    "--memory", "10M", "--out", out / "lm.binary"]),
-    Stage("word2vec", "sentences", lambda g, x, out: ["word2vec", "--sentences", x, "--lang", "en", "--dim", 4,
-                                                       "--min-count", 1, "--epochs", 1, "--out", out / "v.bin"]),
-    Stage("tiny-model", "sentences", lambda g, x, out: ["tiny-model", "--sentences", x, "--lang", "en",
-                                                         "--vocab-size", 120, "--hidden", 8, "--layers", 1,
-                                                         "--heads", 1, "--max-length", 16, "--out", out / "m"]),
+    Stage(
+        "kenlm",
+        "sentences",
+        lambda g, x, out: [
+            "kenlm",
+            "--sentences",
+            x,
+            "--lang",
+            "en",
+            "--order",
+            3,
+            "--memory",
+            "10M",
+            "--out",
+            out / "lm.binary",
+        ],
+    ),
+    Stage(
+        "word2vec",
+        "sentences",
+        lambda g, x, out: [
+            "word2vec",
+            "--sentences",
+            x,
+            "--lang",
+            "en",
+            "--dim",
+            4,
+            "--min-count",
+            1,
+            "--epochs",
+            1,
+            "--out",
+            out / "v.bin",
+        ],
+    ),
+    Stage(
+        "tiny-model",
+        "sentences",
+        lambda g, x, out: [
+            "tiny-model",
+            "--sentences",
+            x,
+            "--lang",
+            "en",
+            "--vocab-size",
+            120,
+            "--hidden",
+            8,
+            "--layers",
+            1,
+            "--heads",
+            1,
+            "--max-length",
+            16,
+            "--out",
+            out / "m",
+        ],
+    ),
     Stage("sample", "marked", lambda g, x, out: ["sample", "--marked", x, "--size", 5, "--out", out / "s.parquet"]),
-    Stage("tokenize", "marked", lambda g, x, out: ["tokenize", "--marked", x, "--model", g.model, "--lang", "en",
-                                                    "--max-length", 32, "--out", out / "t.parquet"]),
-    Stage("pretrain", "tokens", lambda g, x, out: ["pretrain", "--data", x, "--model", g.model, "--objective",
-                                                    "mlm", "--max-steps", 1, "--batch-size", 2, "--out", out / "m"]),
+    Stage(
+        "tokenize",
+        "marked",
+        lambda g, x, out: [
+            "tokenize",
+            "--marked",
+            x,
+            "--model",
+            g.model,
+            "--lang",
+            "en",
+            "--max-length",
+            32,
+            "--out",
+            out / "t.parquet",
+        ],
+    ),
+    Stage(
+        "pretrain",
+        "tokens",
+        lambda g, x, out: [
+            "pretrain",
+            "--data",
+            x,
+            "--model",
+            g.model,
+            "--objective",
+            "mlm",
+            "--max-steps",
+            1,
+            "--batch-size",
+            2,
+            "--out",
+            out / "m",
+        ],
+    ),
 ]
 
 
@@ -137,7 +278,7 @@ def _corrupt_pages(good: Path, bad: Path) -> Path:
     data = bytearray(good.read_bytes())
     footer = int.from_bytes(data[-8:-4], "little") + 8
     start, end = 4, len(data) - footer
-    data[start + 8:end - 8] = bytes((i * 97 + 13) % 256 for i in range(end - 16 - start))
+    data[start + 8 : end - 8] = bytes((i * 97 + 13) % 256 for i in range(end - 16 - start))
     bad.write_bytes(bytes(data))
     return bad
 
@@ -150,15 +291,29 @@ PARQUET_KINDS = {
     "directory given": (lambda good, bad, contract: (bad.mkdir(), bad)[1], "director"),
     "empty file": (lambda good, bad, contract: (bad.write_bytes(b""), bad)[1], "Parquet"),
     "not Parquet": (lambda good, bad, contract: (bad.write_text("doc_id,text\n1,hello\n"), bad)[1], "Parquet"),
-    "truncated Parquet": (lambda good, bad, contract: (bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2]),
-                                                        bad)[1], "Parquet"),
+    "truncated Parquet": (
+        lambda good, bad, contract: (bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2]), bad)[1],
+        "Parquet",
+    ),
     "corrupt data pages": (lambda good, bad, contract: _corrupt_pages(good, bad), "Parquet"),
-    "nulls in a required column": (lambda good, bad, contract: _rewrite(good, bad, lambda t: _null_in(
-        t, MAIN_COLUMN[contract])), "null"),
-    "wrong column type": (lambda good, bad, contract: _rewrite(good, bad, lambda t: t.set_column(
-        t.schema.get_field_index(MAIN_COLUMN[contract]), MAIN_COLUMN[contract], pa.array(range(len(t))))), "type"),
-    "missing column": (lambda good, bad, contract: _rewrite(good, bad, lambda t: t.drop_columns(
-        [MAIN_COLUMN[contract]])), "column"),
+    "nulls in a required column": (
+        lambda good, bad, contract: _rewrite(good, bad, lambda t: _null_in(t, MAIN_COLUMN[contract])),
+        "null",
+    ),
+    "wrong column type": (
+        lambda good, bad, contract: _rewrite(
+            good,
+            bad,
+            lambda t: t.set_column(
+                t.schema.get_field_index(MAIN_COLUMN[contract]), MAIN_COLUMN[contract], pa.array(range(len(t)))
+            ),
+        ),
+        "type",
+    ),
+    "missing column": (
+        lambda good, bad, contract: _rewrite(good, bad, lambda t: t.drop_columns([MAIN_COLUMN[contract]])),
+        "column",
+    ),
 }
 
 
@@ -171,8 +326,11 @@ def assert_clean_failure(status: int, err: str, named: Path | str, out: Path, fr
     assert fragment.lower() in errors[0].lower(), errors[0]
     if out.exists():
         # pretrain keeps its resume state in a hidden .NAME.work folder beside the model (README)
-        left = [p for p in out.rglob("*") if not any(part.endswith(".work") for part in p.parts)] \
-            if out.is_dir() else [out]
+        left = (
+            [p for p in out.rglob("*") if not any(part.endswith(".work") for part in p.parts)]
+            if out.is_dir()
+            else [out]
+        )
         assert left == [], f"output left behind: {left}"
 
 
@@ -218,8 +376,11 @@ OUTPUT_KINDS = {
 }
 OUTPUT_STAGES = PARQUET_STAGES + [  # and the stages that read no Parquet
     Stage("extract", "dump", lambda g, x, out: ["extract", "--dump", x, "--lang", "en", "--shards", 2, "--out", out]),
-    Stage("evaluate", "data", lambda g, x, out: ["evaluate", "faq", "--model", "bm25", "--data", x,
-                                                 "--out", out / "m.json"]),
+    Stage(
+        "evaluate",
+        "data",
+        lambda g, x, out: ["evaluate", "faq", "--model", "bm25", "--data", x, "--out", out / "m.json"],
+    ),
     Stage("tables", "metrics", lambda g, x, out: ["tables", "--metrics", x, "--out", out]),
 ]
 OUTPUT_CASES = [(stage, kind) for stage in OUTPUT_STAGES for kind in OUTPUT_KINDS]
@@ -239,8 +400,11 @@ def test_bad_output_location(good, tmp_path, capsys, stage, kind):
     errors = [line for line in err.splitlines() if line.startswith("error: ")]
     assert status == 2 and "Traceback" not in err and len(errors) == 1, err
     assert str(out) in errors[0] or str(out.parent) in errors[0], errors[0]
-    expected = {"output path under a file": "not a directory", "output folder not writable": "not writable",
-                "disk full (file size limit)": "file too large" if stage.name != "kenlm" else "file size limit"}[kind]
+    expected = {
+        "output path under a file": "not a directory",
+        "output folder not writable": "not writable",
+        "disk full (file size limit)": "file too large" if stage.name != "kenlm" else "file size limit",
+    }[kind]
     assert expected in errors[0].lower(), errors[0]
     if out.is_dir():
         left = {p for p in set(out.rglob("*")) - before if not any(part.endswith(".work") for part in p.parts)}
@@ -262,19 +426,31 @@ def _bz2_corrupt(path: Path) -> None:
 EXTRACT_KINDS = {  # name -> (file name, writer, message fragment)
     "truncated bz2": ("d.xml.bz2", _bz2_truncated, "compressed stream"),
     "corrupt bz2": ("d.xml.bz2", _bz2_corrupt, "compressed stream"),
-    "malformed XML": ("d.xml", lambda p: p.write_text(dump_xml(GOOD_PAGES).replace("</title>", "</titel>", 1)),
-                      "malformed XML"),
+    "malformed XML": (
+        "d.xml",
+        lambda p: p.write_text(dump_xml(GOOD_PAGES).replace("</title>", "</titel>", 1)),
+        "malformed XML",
+    ),
     "truncated XML": ("d.xml", lambda p: p.write_bytes(dump_xml(GOOD_PAGES).encode()[:-500]), "malformed XML"),
-    "invalid UTF-8": ("d.xml", lambda p: p.write_bytes(dump_xml(GOOD_PAGES).encode().replace(b"page 7", b"p\xffge")),
-                      "UTF-8"),
+    "invalid UTF-8": (
+        "d.xml",
+        lambda p: p.write_bytes(dump_xml(GOOD_PAGES).encode().replace(b"page 7", b"p\xffge")),
+        "UTF-8",
+    ),
     "empty dump": ("d.xml", lambda p: p.write_bytes(b""), "empty dump"),
     "no pages": ("d.xml", lambda p: p.write_text(dump_xml([])), "no <page> elements"),
     "not a dump": ("d.xml", lambda p: p.write_text("<html><body>no</body></html>"), "expected <mediawiki>"),
     "missing dump": ("d.xml", lambda p: None, "not found"),
-    "truncated gzip": ("d.xml.gz", lambda p: p.write_bytes(gzip.compress(dump_xml(GOOD_PAGES).encode())[:300]),
-                       "compressed stream"),
-    "corrupt gzip": ("d.xml.gz", lambda p: p.write_bytes(gzip.compress(dump_xml(GOOD_PAGES).encode())[:20]
-                                                         + b"\xff" * 400), "compressed stream"),
+    "truncated gzip": (
+        "d.xml.gz",
+        lambda p: p.write_bytes(gzip.compress(dump_xml(GOOD_PAGES).encode())[:300]),
+        "compressed stream",
+    ),
+    "corrupt gzip": (
+        "d.xml.gz",
+        lambda p: p.write_bytes(gzip.compress(dump_xml(GOOD_PAGES).encode())[:20] + b"\xff" * 400),
+        "compressed stream",
+    ),
     "directory given": ("d.xml", lambda p: p.mkdir(), "director"),
 }
 
@@ -382,8 +558,13 @@ def test_analogy_without_its_syntactic_half(good, tmp_path, capsys):
     shutil.rmtree(data / "ulr_analogy" / "syntactic")
     out = tmp_path / "out" / "m.json"
     status = _evaluate(good, "analogy", data, out)
-    assert_clean_failure(status, capsys.readouterr().err, data / "ulr_analogy" / "syntactic", out.parent,
-                         "missing part of the analogy set")
+    assert_clean_failure(
+        status,
+        capsys.readouterr().err,
+        data / "ulr_analogy" / "syntactic",
+        out.parent,
+        "missing part of the analogy set",
+    )
 
 
 def test_data_root_missing(good, tmp_path, capsys):
@@ -404,8 +585,9 @@ def test_word2vec_model_that_is_a_pickle(good, tmp_path, capsys):
     crafted = tmp_path / "vectors.kv"
     crafted.write_bytes(pickle.dumps(_Payload(tmp_path / "pwned")))
     out = tmp_path / "out" / "m.json"
-    status = main(["evaluate", "wordsim", "--model", f"word2vec:{crafted}", "--data", str(good.data),
-                   "--out", str(out)])
+    status = main(
+        ["evaluate", "wordsim", "--model", f"word2vec:{crafted}", "--data", str(good.data), "--out", str(out)]
+    )
     assert_clean_failure(status, capsys.readouterr().err, crafted, out.parent, "pickle")
     assert not (tmp_path / "pwned").exists()
 
@@ -414,8 +596,9 @@ def test_word2vec_model_that_is_garbage(good, tmp_path, capsys):
     garbage = tmp_path / "vectors.bin"
     garbage.write_bytes(b"3 4\n" + b"\x00" * 7)
     out = tmp_path / "out" / "m.json"
-    status = main(["evaluate", "wordsim", "--model", f"word2vec:{garbage}", "--data", str(good.data),
-                   "--out", str(out)])
+    status = main(
+        ["evaluate", "wordsim", "--model", f"word2vec:{garbage}", "--data", str(good.data), "--out", str(out)]
+    )
     assert_clean_failure(status, capsys.readouterr().err, garbage, out.parent, "word2vec")
 
 
@@ -467,15 +650,27 @@ def test_ngrams_on_a_document_split_across_the_file(good, tmp_path, capsys):
 def test_sample_only_not_among_the_inputs(good, tmp_path, capsys):
     stray = tmp_path / "stray.parquet"
     out = tmp_path / "out"
-    status = main(["sample", "--marked", str(good.marked), "--only", str(stray), "--size", "3",
-                   "--out", str(out / "s.parquet")])
+    status = main(
+        ["sample", "--marked", str(good.marked), "--only", str(stray), "--size", "3", "--out", str(out / "s.parquet")]
+    )
     assert_clean_failure(status, capsys.readouterr().err, stray, out, "--only")
 
 
 def test_tokenize_with_a_missing_model(good, tmp_path, capsys):
     out = tmp_path / "out"
-    status = main(["tokenize", "--marked", str(good.marked), "--model", str(tmp_path / "no-model"), "--lang", "en",
-                   "--out", str(out / "t.parquet")])
+    status = main(
+        [
+            "tokenize",
+            "--marked",
+            str(good.marked),
+            "--model",
+            str(tmp_path / "no-model"),
+            "--lang",
+            "en",
+            "--out",
+            str(out / "t.parquet"),
+        ]
+    )
     assert_clean_failure(status, capsys.readouterr().err, tmp_path / "no-model", out)
 
 

@@ -35,8 +35,9 @@ def _alive(pid: int) -> bool:
 def test_jobs_stop_when_snakemake_is_killed(tmp_path):
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     snakemake = str(Path(sys.executable).parent / "snakemake")
-    run = subprocess.Popen([snakemake, "--cores", "1", "-q"], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [snakemake, "--cores", "1", "-q"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     pid_file = tmp_path / "sleep.pid"
     deadline = time.monotonic() + 60
     while not (pid_file.exists() and pid_file.read_text().strip()):
@@ -54,8 +55,9 @@ def test_jobs_stop_when_snakemake_is_killed(tmp_path):
         assert not (tmp_path / "done").exists(), "the job shell ran on after its stage was stopped"
         # the killed run left its lock: a plain rerun refuses, --unlock clears it
         assert list((tmp_path / ".snakemake" / "locks").iterdir())
-        unlocked = subprocess.run([snakemake, "--cores", "1", "--unlock"], cwd=tmp_path, capture_output=True,
-                                  text=True, check=False)
+        unlocked = subprocess.run(
+            [snakemake, "--cores", "1", "--unlock"], cwd=tmp_path, capture_output=True, text=True, check=False
+        )
         assert unlocked.returncode == 0, unlocked.stderr
         locks = tmp_path / ".snakemake" / "locks"
         assert not locks.exists() or not list(locks.iterdir())

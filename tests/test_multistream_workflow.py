@@ -22,8 +22,13 @@ def _config(tmp_path: Path, data_root: Path, run: str, slices: int) -> Path:
     config["corpus"]["languages"] = ["en"]
     config["corpus"]["shards"] = 3
     del config["corpus"]["zh"]
-    config["corpus"]["en"]["dumps"] = {"voyage": {"path": f"{MULTISTREAM}.xml.bz2", "slices": slices,
-                                                  "index": {"path": f"{MULTISTREAM}-index.xml.bz2"}}}
+    config["corpus"]["en"]["dumps"] = {
+        "voyage": {
+            "path": f"{MULTISTREAM}.xml.bz2",
+            "slices": slices,
+            "index": {"path": f"{MULTISTREAM}-index.xml.bz2"},
+        }
+    }
     config["evaluate"]["tasks"] = {"en": []}
     path = tmp_path / f"{run}.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -32,8 +37,9 @@ def _config(tmp_path: Path, data_root: Path, run: str, slices: int) -> Path:
 
 def _snakemake(*args: str) -> str:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    result = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=REPO, capture_output=True, text=True,
-                            env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", *args], cwd=REPO, capture_output=True, text=True, env=env, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout + result.stderr
 
@@ -53,8 +59,9 @@ def test_sliced_extraction_jobs_write_the_shards_of_one_job(data_root, tmp_path)
                 assert "extract_slice" not in plan
             _snakemake(*targets, "--cores", "2", "--configfile", str(config))
         for shard in ("shard-000", "shard-001", "shard-002"):
-            one, three = (REPO / "results" / run / "corpus/en/docs/voyage" / f"{shard}.parquet"
-                          for run in runs.values())
+            one, three = (
+                REPO / "results" / run / "corpus/en/docs/voyage" / f"{shard}.parquet" for run in runs.values()
+            )
             assert one.read_bytes() == three.read_bytes(), shard
     finally:
         for run in runs.values():
@@ -67,6 +74,12 @@ def test_slices_without_an_index_are_refused(data_root, tmp_path):
     path = tmp_path / "noindex.yaml"
     path.write_text(yaml.safe_dump(config))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(path)], cwd=REPO,
-                            capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert result.returncode != 0 and "no multistream index" in result.stdout + result.stderr

@@ -47,7 +47,7 @@ def skip_reason(argv: list[str]) -> str | None:
         if shutil.which("conda") is None:
             return "the SLURM profile deploys the rules' conda environments, and conda is not installed"
     configfile = argv[argv.index("--configfile") + 1] if "--configfile" in argv else ""
-    overrides = " ".join(argv[argv.index("--config") + 1:]) if "--config" in argv else ""
+    overrides = " ".join(argv[argv.index("--config") + 1 :]) if "--config" in argv else ""
     if configfile.endswith("sample.yaml") and "data_root=" not in overrides and not (DATA_ROOT / "SOURCES.md").exists():
         return f"the sample data root ({DATA_ROOT}) is absent"
     return None
@@ -56,13 +56,20 @@ def skip_reason(argv: list[str]) -> str | None:
 @pytest.mark.parametrize("command", COMMANDS)
 def test_readme_command_dry_runs(command, tmp_path):
     argv = shlex.split(command)
-    assert "--cores" in argv or "--workflow-profile" in argv or "--profile" in argv, \
+    assert "--cores" in argv or "--workflow-profile" in argv or "--profile" in argv, (
         f"needs --cores or a profile to run: {command}"
+    )
     if reason := skip_reason(argv):
         pytest.skip(reason)
     if "--report" in argv:
         # A report is built from a finished run; -n checks that the DAG and its report items resolve.
-        argv = argv[: argv.index("--report")] + argv[argv.index("--report") + 2:]
-    done = subprocess.run([sys.executable, "-m", "snakemake", *argv[1:], "-n", "--quiet", "rules"],
-                          check=False, cwd=REPO, capture_output=True, text=True, timeout=600)
+        argv = argv[: argv.index("--report")] + argv[argv.index("--report") + 2 :]
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", *argv[1:], "-n", "--quiet", "rules"],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, f"{command}\n{done.stdout[-1500:]}\n{done.stderr[-3000:]}"

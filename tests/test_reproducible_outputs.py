@@ -26,29 +26,89 @@ def run_pipeline(folder: Path, absolute: bool) -> None:
     def stage(*args) -> None:
         assert main([str(a) for a in args]) == 0, args
 
-    stage("extract", "--dump", p("data/wiki/en/enwiki-demo-pages-articles.xml"), "--lang", "en", "--shards", 2,
-          "--out", p("results/corpus/en/docs"))
-    stage("extract", "--dump", p("data/wiki/zh/zhwiki-demo-pages-articles.xml"), "--lang", "zh", "--out",
-          p("results/corpus/zh/docs"))
+    stage(
+        "extract",
+        "--dump",
+        p("data/wiki/en/enwiki-demo-pages-articles.xml"),
+        "--lang",
+        "en",
+        "--shards",
+        2,
+        "--out",
+        p("results/corpus/en/docs"),
+    )
+    stage(
+        "extract",
+        "--dump",
+        p("data/wiki/zh/zhwiki-demo-pages-articles.xml"),
+        "--lang",
+        "zh",
+        "--out",
+        p("results/corpus/zh/docs"),
+    )
     stage("convert", "--input", p("results/corpus/zh/docs"), "--out", p("results/corpus/zh/simplified"))
     stage("clean", "--input", p("results/corpus/en/docs"), "--lang", "en", "--out", p("results/corpus/en/sentences"))
     for shard in ("shard-000", "shard-001"):
-        stage("ngrams", "--sentences", p(f"results/corpus/en/sentences/{shard}.parquet"), "--lang", "en",
-              "--top-k", 300, "--out", p(f"results/ngrams/en/{shard}"))
+        stage(
+            "ngrams",
+            "--sentences",
+            p(f"results/corpus/en/sentences/{shard}.parquet"),
+            "--lang",
+            "en",
+            "--top-k",
+            300,
+            "--out",
+            p(f"results/ngrams/en/{shard}"),
+        )
     marked = [p(f"results/ngrams/en/{shard}/marked.parquet") for shard in ("shard-000", "shard-001")]
     for shard, only in zip(("shard-000", "shard-001"), marked, strict=True):
-        stage("sample", "--marked", *marked, "--only", only, "--size", 100, "--out", p(f"results/sample/{shard}.parquet"))
+        stage(
+            "sample", "--marked", *marked, "--only", only, "--size", 100, "--out", p(f"results/sample/{shard}.parquet")
+        )
     sentences = [p(f"results/corpus/en/sentences/{shard}.parquet") for shard in ("shard-000", "shard-001")]
-    stage("word2vec", "--sentences", *sentences, "--lang", "en", "--dim", 8, "--min-count", 1, "--epochs", 1,
-          "--out", p("results/word2vec/en/vectors.bin"))
-    stage("tiny-model", "--sentences", *sentences, "--lang", "en", "--vocab-size", 300, "--hidden", 16,
-          "--layers", 1, "--heads", 2, "--max-length", 32, "--out", p("results/models/tiny"))
+    stage(
+        "word2vec",
+        "--sentences",
+        *sentences,
+        "--lang",
+        "en",
+        "--dim",
+        8,
+        "--min-count",
+        1,
+        "--epochs",
+        1,
+        "--out",
+        p("results/word2vec/en/vectors.bin"),
+    )
+    stage(
+        "tiny-model",
+        "--sentences",
+        *sentences,
+        "--lang",
+        "en",
+        "--vocab-size",
+        300,
+        "--hidden",
+        16,
+        "--layers",
+        1,
+        "--heads",
+        2,
+        "--max-length",
+        32,
+        "--out",
+        p("results/models/tiny"),
+    )
 
 
 def outputs(folder: Path) -> dict[str, bytes]:
     """Every output but the stats JSONs, which hold run times."""
-    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted((folder / "results").rglob("*"))
-            if path.is_file() and not path.name.endswith(".json") or path.name in ("config.json", "tokenizer.json")}
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted((folder / "results").rglob("*"))
+        if path.is_file() and not path.name.endswith(".json") or path.name in ("config.json", "tokenizer.json")
+    }
 
 
 def test_same_run_in_two_folders_gives_the_same_bytes(tmp_path, monkeypatch):
@@ -79,20 +139,47 @@ def test_demo_workflow_in_two_folders_gives_the_same_bytes(tmp_path):
 
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    targets = ["results/repro/sample/en/demo/shard-000.parquet", "results/repro/sample/zh/demo/shard-001.parquet",
-               "results/repro/word2vec/en/vectors.bin", "results/repro/models/tiny"]
+    targets = [
+        "results/repro/sample/en/demo/shard-000.parquet",
+        "results/repro/sample/zh/demo/shard-001.parquet",
+        "results/repro/word2vec/en/vectors.bin",
+        "results/repro/models/tiny",
+    ]
     produced = []
     for name in ("first", "second place"):
         folder = tmp_path / name
         folder.mkdir()
         result = subprocess.run(
-            [str(bin_dir / "snakemake"), *targets, "--snakefile", str(REPO / "Snakefile"), "--directory", str(folder),
-             "--cores", "1", "--configfile", str(REPO / "workflow/config/demo.yaml"),
-             "--config", "run=repro", f"data_root={REPO / 'workflow/demo/data'}"],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
+            [
+                str(bin_dir / "snakemake"),
+                *targets,
+                "--snakefile",
+                str(REPO / "Snakefile"),
+                "--directory",
+                str(folder),
+                "--cores",
+                "1",
+                "--configfile",
+                str(REPO / "workflow/config/demo.yaml"),
+                "--config",
+                "run=repro",
+                f"data_root={REPO / 'workflow/demo/data'}",
+            ],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr[-3000:]
-        produced.append({str(p.relative_to(folder)): p.read_bytes() for p in sorted((folder / "results").rglob("*"))
-                         if p.is_file() and p.suffix != ".json" and not {"logs", "benchmarks"} & set(p.parts)})
+        produced.append(
+            {
+                str(p.relative_to(folder)): p.read_bytes()
+                for p in sorted((folder / "results").rglob("*"))
+                if p.is_file() and p.suffix != ".json" and not {"logs", "benchmarks"} & set(p.parts)
+            }
+        )
     first, second = produced
     assert sorted(first) == sorted(second) and len(first) >= 20
     assert [name for name in first if first[name] != second[name]] == []

@@ -25,13 +25,28 @@ def test_every_sample_dump_names_its_source_and_checksum(data_root):
 
 def test_an_empty_data_root_is_built_by_downloads_alone(tmp_path):
     """With nothing under data_root, the DAG still resolves: every missing input is a download job."""
-    command = [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--cores", "1",
-               "--configfile", str(SAMPLE), "--config", f"data_root={tmp_path / 'data'}", "--until", "download"]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-n",
+        "--quiet",
+        "rules",
+        "--cores",
+        "1",
+        "--configfile",
+        str(SAMPLE),
+        "--config",
+        f"data_root={tmp_path / 'data'}",
+        "--until",
+        "download",
+    ]
     done = subprocess.run(command, check=False, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     counts = dict(line.split()[:2] for line in done.stdout.splitlines() if line.startswith(("download ", "total ")))
     sources = yaml.safe_load((REPO / "workflow" / "data" / "evaluation-sources.yaml").read_text())
     dumps = yaml.safe_load(SAMPLE.read_text())["corpus"]
-    expected = (sum(len(dumps[lang]["dumps"]) for lang in dumps["languages"])
-                + len({path for files in sources.values() for path in files}))
+    expected = sum(len(dumps[lang]["dumps"]) for lang in dumps["languages"]) + len(
+        {path for files in sources.values() for path in files}
+    )
     assert counts == {"download": str(expected), "total": str(expected)}

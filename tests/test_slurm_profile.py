@@ -55,8 +55,9 @@ class PlannedJob:
 
 def _snakemake(*args: str) -> str:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", *args], cwd=REPO, capture_output=True,
-                            text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", *args], cwd=REPO, capture_output=True, text=True, env=env, check=False
+    )
     if result.returncode != 0:
         raise AssertionError(f"snakemake -n {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout + result.stderr
@@ -94,8 +95,12 @@ def local_rules() -> frozenset[str]:
     os.chdir(REPO)
     try:
         with SnakemakeApi(OutputSettings()) as api:
-            workflow = api.workflow(resource_settings=ResourceSettings(cores=1), config_settings=ConfigSettings(),
-                                    snakefile=REPO / "Snakefile", workdir=REPO)
+            workflow = api.workflow(
+                resource_settings=ResourceSettings(cores=1),
+                config_settings=ConfigSettings(),
+                snakefile=REPO / "Snakefile",
+                workdir=REPO,
+            )
             return frozenset(workflow._workflow._localrules)
     finally:
         os.chdir(cwd)
@@ -108,8 +113,14 @@ def profile() -> dict:
 def sbatch_line(job: PlannedJob) -> str:
     partitions = read_partition_file(REPO / profile()["slurm-partition-config"])
     partition = get_best_partition(partitions, job, logging.getLogger("slurm-plugin"))
-    params = {"run_uuid": "run", "slurm_logfile": "slurm.log", "comment_str": f"rule_{job.name}",
-              "account": "", "partition": f"-p {partition}" if partition else "", "workdir": str(REPO)}
+    params = {
+        "run_uuid": "run",
+        "slurm_logfile": "slurm.log",
+        "comment_str": f"rule_{job.name}",
+        "account": "",
+        "partition": f"-p {partition}" if partition else "",
+        "workdir": str(REPO),
+    }
     return get_submit_command(job, params) + set_gres_string(job)
 
 
@@ -176,8 +187,18 @@ def test_downloads_stay_on_the_submit_host():
 
 
 def test_kenlm_memory_is_a_share_of_the_job():
-    output = _snakemake("--cores", "1024", "--configfile", "workflow/config/paper-en.yaml", "--profile",
-                        str(PROFILE.relative_to(REPO)), "--forcerun", "kenlm", "--until", "kenlm")
+    output = _snakemake(
+        "--cores",
+        "1024",
+        "--configfile",
+        "workflow/config/paper-en.yaml",
+        "--profile",
+        str(PROFILE.relative_to(REPO)),
+        "--forcerun",
+        "kenlm",
+        "--until",
+        "kenlm",
+    )
     mem_mb = next(job.resources["mem_mb"] for job in planned_jobs("paper-en.yaml", True) if job.name == "kenlm")
     share = yaml.safe_load((REPO / "workflow/config/paper-en.yaml").read_text())["kenlm"]["memory"]
     assert f"--memory {int(mem_mb * float(share.rstrip('%')) / 100)}M" in output

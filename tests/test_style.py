@@ -1,10 +1,9 @@
 """Code style, run by `make test` (and so by CI): ruff check, and the formatters' checks.
 
-The ``formatting`` tests (snakefmt --check on the Snakefile and workflow/rules/*.smk, ruff
-format --check on the Python) become hard failures once the code base has been formatted
-once: INTEGRATOR, after running `snakefmt Snakefile workflow/rules` and `ruff format pipeline
-tests bench`, remove the ``xfail`` marks below. Until then they report as xfail / xpass.
-(`snakemake --lint` runs in tests/test_workflow.py.)
+The ``formatting`` tests run snakefmt --check on the Snakefile and workflow/rules/*.smk and
+ruff format --check on the Python: format with `snakefmt Snakefile workflow/rules` and
+`ruff format pipeline tests bench` (or `make format`). (`snakemake --lint` runs in
+tests/test_workflow.py.)
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from testdata import REPO
 
 PYTHON_DIRS = ["pipeline", "tests", "bench"]
 SNAKE_FILES = ["Snakefile", *sorted(str(p.relative_to(REPO)) for p in (REPO / "workflow" / "rules").glob("*.smk"))]
-PENDING_FORMAT = pytest.mark.xfail(reason="INTEGRATOR: formatting pass pending; remove this mark after it",
-                                   strict=False)
 
 
 def tool(name: str) -> str:
@@ -40,14 +37,12 @@ def test_ruff_check_is_clean():
 
 
 @pytest.mark.formatting
-@PENDING_FORMAT
 def test_python_is_ruff_formatted():
     done = run(tool("ruff"), "format", "--check", *PYTHON_DIRS)
     assert done.returncode == 0, done.stdout[-3000:]
 
 
 @pytest.mark.formatting
-@PENDING_FORMAT
 def test_workflow_is_snakefmt_formatted():
     done = run(tool("snakefmt"), "--check", *SNAKE_FILES)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]

@@ -95,9 +95,26 @@ def test_demo_dag_runs_end_to_end(run_name):
     for model in ("tiny", "tiny+mlm", "tiny+burt"):
         assert (results / "metrics" / "glue" / f"{model}.json").exists() and f"| {model} | – | dev |" in glue, model
     rules = {path.name for path in (results / "logs").iterdir()}
-    assert rules >= {"extract", "convert", "clean", "ngrams", "kenlm", "ngrams_corpus", "sample", "tiny_model",
-                     "tokenize", "pretrain", "word2vec", "evaluate", "figures", "tables", "finetune", "classify",
-                     "classify_summary", "bilstm"}
+    assert rules >= {
+        "extract",
+        "convert",
+        "clean",
+        "ngrams",
+        "kenlm",
+        "ngrams_corpus",
+        "sample",
+        "tiny_model",
+        "tokenize",
+        "pretrain",
+        "word2vec",
+        "evaluate",
+        "figures",
+        "tables",
+        "finetune",
+        "classify",
+        "classify_summary",
+        "bilstm",
+    }
     for rule in rules:
         assert list((results / "benchmarks" / rule).rglob("*.tsv")), rule
     assert "Nothing to be done" in snakemake("-n", "--config", f"run={run_name}").stdout
@@ -114,8 +131,12 @@ def test_a_changed_dump_reruns_its_language_only(run_name, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(DEMO_DATA, data)
     config = tmp_path / "config.yaml"
-    config.write_text((REPO / "workflow/config/demo.yaml").read_text()
-                      .replace("run: demo", f"run: {run_name}").replace("workflow/demo/data", str(data)))
+    config.write_text(
+        (REPO / "workflow/config/demo.yaml")
+        .read_text()
+        .replace("run: demo", f"run: {run_name}")
+        .replace("workflow/demo/data", str(data))
+    )
     snakemake("--cores", "2", "--configfile", str(config), "--until", "clean")
     dump = data / "wiki/en/enwiki-demo-pages-articles.xml"
     dump.write_text(dump.read_text().replace("capital and largest city", "largest city and capital"))

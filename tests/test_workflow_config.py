@@ -17,10 +17,18 @@ SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").r
 
 
 def test_strings_become_the_types_the_schema_asks_for():
-    config = {"run": "demo", "data_root": "d", "corpus": {"languages": ["en"], "shards": "3", "en": {
-        "dumps": {"p": {"path": "x.xml"}}, "keep_lists": "true", "clean": {"max_tokens": "40"}}},
+    config = {
+        "run": "demo",
+        "data_root": "d",
+        "corpus": {
+            "languages": ["en"],
+            "shards": "3",
+            "en": {"dumps": {"p": {"path": "x.xml"}}, "keep_lists": "true", "clean": {"max_tokens": "40"}},
+        },
         "ngrams": {"top_k": "100", "threshold": "1.5", "lowercase": "false"},
-        "pretrain": {"lr": "1e-4", "max_steps": "0"}, "kenlm": {"memory": "4G"}}
+        "pretrain": {"lr": "1e-4", "max_steps": "0"},
+        "kenlm": {"memory": "4G"},
+    }
     coerce(config, SCHEMA)
     assert config["corpus"]["shards"] == 3 and config["corpus"]["en"]["keep_lists"] is True
     assert config["corpus"]["en"]["clean"]["max_tokens"] == 40
@@ -32,16 +40,30 @@ def test_strings_become_the_types_the_schema_asks_for():
 
 
 def test_a_string_that_is_no_number_is_reported_with_its_key():
-    config = coerce({"run": "r", "data_root": "d", "corpus": {"languages": ["en"], "en": {"dumps": {"p": {
-        "path": "x"}}}}, "ngrams": {"top_k": "many"}}, SCHEMA)
+    config = coerce(
+        {
+            "run": "r",
+            "data_root": "d",
+            "corpus": {"languages": ["en"], "en": {"dumps": {"p": {"path": "x"}}}},
+            "ngrams": {"top_k": "many"},
+        },
+        SCHEMA,
+    )
     with pytest.raises(ConfigError, match=r"ngrams.top_k: 'many' is not of type 'integer'"):
         check(config, SCHEMA)
 
 
 def test_an_unknown_key_names_it_and_the_allowed_ones():
     with pytest.raises(ConfigError) as caught:
-        check({"run": "r", "data_root": "d", "corpus": {"languages": ["en"], "en": {"dumps": {"p": {"path": "x"}}}},
-               "ngrams": {"topk": 100}}, SCHEMA)
+        check(
+            {
+                "run": "r",
+                "data_root": "d",
+                "corpus": {"languages": ["en"], "en": {"dumps": {"p": {"path": "x"}}}},
+                "ngrams": {"topk": 100},
+            },
+            SCHEMA,
+        )
     message = str(caught.value)
     assert "unknown key ngrams.topk; allowed: batch_chars, corpus_ablation, entities" in message
     assert len(message.splitlines()) == 2
@@ -49,8 +71,15 @@ def test_an_unknown_key_names_it_and_the_allowed_ones():
 
 def snakemake(*args):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([str(Path(sys.executable).parent / "snakemake"), "-n", "-p", "--cores", "1", "--forceall",
-                           *args], check=False, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "snakemake"), "-n", "-p", "--cores", "1", "--forceall", *args],
+        check=False,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_readme_example_overrides_a_nested_number():

@@ -32,9 +32,11 @@ def page_xml(page_id: int, title: str, text: str, ns: int = 0, redirect: str | N
     from xml.sax.saxutils import escape
 
     redirect_tag = f'<redirect title="{escape(redirect)}" />' if redirect else ""
-    return (f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{page_id}</id>\n"
-            f"    {redirect_tag}\n    <revision>\n      <id>{page_id * 10}</id>\n"
-            f'      <text xml:space="preserve">{escape(text)}</text>\n    </revision>\n  </page>\n')
+    return (
+        f"  <page>\n    <title>{escape(title)}</title>\n    <ns>{ns}</ns>\n    <id>{page_id}</id>\n"
+        f"    {redirect_tag}\n    <revision>\n      <id>{page_id * 10}</id>\n"
+        f'      <text xml:space="preserve">{escape(text)}</text>\n    </revision>\n  </page>\n'
+    )
 
 
 def dump_xml(pages: list[str]) -> str:

@@ -19,8 +19,10 @@ from pipeline.bilstm.pooling_bf_combined import BFCombinedPooling
 from pipeline.bilstm.pooling_inner_attention import InnerAttentionPooling
 from pipeline.bilstm.pooling_max import MaxPooling
 
-POOLINGS = {cls.name: cls for cls in (MaxPooling, BFBalancedPooling, BFCombinedPooling, BFAttentionPooling,
-                                      InnerAttentionPooling)}
+POOLINGS = {
+    cls.name: cls
+    for cls in (MaxPooling, BFBalancedPooling, BFCombinedPooling, BFAttentionPooling, InnerAttentionPooling)
+}
 
 
 class BiLSTMEncoder(nn.Module):
@@ -38,10 +40,15 @@ class BiLSTMEncoder(nn.Module):
         """BiLSTM states ``(batch, time, 2·hidden)`` of word-id lists, and the valid-step mask."""
         device = self.embedding.weight.device
         lengths = torch.tensor([max(len(ids), 1) for ids in sentences])
-        vectors = [self.embedding(torch.tensor(ids, dtype=torch.long, device=device)) if ids
-                   else torch.zeros(1, self.embedding.embedding_dim, device=device) for ids in sentences]
-        packed = pack_padded_sequence(pad_sequence(vectors, batch_first=True), lengths, batch_first=True,
-                                      enforce_sorted=False)
+        vectors = [
+            self.embedding(torch.tensor(ids, dtype=torch.long, device=device))
+            if ids
+            else torch.zeros(1, self.embedding.embedding_dim, device=device)
+            for ids in sentences
+        ]
+        packed = pack_padded_sequence(
+            pad_sequence(vectors, batch_first=True), lengths, batch_first=True, enforce_sorted=False
+        )
         states, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True)
         mask = torch.arange(states.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
         return states, mask.to(device)

@@ -47,8 +47,9 @@ class Pairs:
 
     def subset(self, rows) -> Pairs:
         rows = list(rows)
-        return Pairs([self.premises[i] for i in rows], [self.hypotheses[i] for i in rows],
-                     [self.labels[i] for i in rows])
+        return Pairs(
+            [self.premises[i] for i in rows], [self.hypotheses[i] for i in rows], [self.labels[i] for i in rows]
+        )
 
 
 def _add(pairs: Pairs, path: Path, number: int, premise: str, hypothesis: str, label: str) -> None:
@@ -57,8 +58,9 @@ def _add(pairs: Pairs, path: Path, number: int, premise: str, hypothesis: str, l
         pairs.dropped += 1
         return
     if label not in LABELS:
-        raise InputError(path, f"label {label!r} is not one of {', '.join(LABELS)} (or - for no gold label)",
-                         where=f"line {number}")
+        raise InputError(
+            path, f"label {label!r} is not one of {', '.join(LABELS)} (or - for no gold label)", where=f"line {number}"
+        )
     pairs.premises.append(premise.strip())
     pairs.hypotheses.append(hypothesis.strip())
     pairs.labels.append(LABELS.index(label))
@@ -89,8 +91,9 @@ def read_three_files(s1: Path) -> Pairs:
             raise InputError(path, f"missing file of the s1 / s2 / labels layout beside {s1.name}")
         columns.append(path.read_text(encoding="utf-8").rstrip("\n").split("\n"))
     if len({len(column) for column in columns}) != 1:
-        raise InputError(paths[2], f"line counts differ: s1 {len(columns[0])}, s2 {len(columns[1])}, "
-                                   f"labels {len(columns[2])}")
+        raise InputError(
+            paths[2], f"line counts differ: s1 {len(columns[0])}, s2 {len(columns[1])}, labels {len(columns[2])}"
+        )
     pairs = Pairs()
     for number, (premise, hypothesis, label) in enumerate(zip(*columns), 1):
         _add(pairs, paths[2], number, premise, hypothesis, label)

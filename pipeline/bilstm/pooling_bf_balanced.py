@@ -36,6 +36,6 @@ class BFBalancedPooling(nn.Module):
         return w0, 1.0 - w0
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        forward, backward = states[..., :self.hidden], states[..., self.hidden:]
+        forward, backward = states[..., : self.hidden], states[..., self.hidden :]
         w0, w1 = self.weights(forward, backward)
         return masked_max(torch.cat([2 * w0 * forward, 2 * w1 * backward], dim=-1), mask)

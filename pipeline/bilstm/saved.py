@@ -29,16 +29,24 @@ FILES = ("config.json", "vocab.txt", "model.safetensors")
 
 def save(directory, encoder: BiLSTMEncoder, vocabulary: list[str], config: dict, log_lines: list[dict]) -> None:
     directory = Path(directory)
-    config = {**config, "format": FORMAT, "format_version": FORMAT_VERSION, "pooling": encoder.pooling.name,
-              "hidden": encoder.hidden, "word_dim": encoder.embedding.embedding_dim, "dim": encoder.dim,
-              "vocabulary": len(vocabulary)}
+    config = {
+        **config,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "pooling": encoder.pooling.name,
+        "hidden": encoder.hidden,
+        "word_dim": encoder.embedding.embedding_dim,
+        "dim": encoder.dim,
+        "vocabulary": len(vocabulary),
+    }
     tensors = {name: tensor.detach().cpu().contiguous() for name, tensor in encoder.state_dict().items()}
     with AtomicFiles() as files:
         save_file(tensors, str(files.temp(directory / "model.safetensors")), metadata={"format": FORMAT})
         files.temp(directory / "vocab.txt").write_text("".join(f"{word}\n" for word in vocabulary), encoding="utf-8")
         files.temp(directory / "config.json").write_text(json_text(config), encoding="utf-8")
         files.temp(directory / "train_log.jsonl").write_text(
-            "".join(json.dumps(line, sort_keys=True) + "\n" for line in log_lines), encoding="utf-8")
+            "".join(json.dumps(line, sort_keys=True) + "\n" for line in log_lines), encoding="utf-8"
+        )
 
 
 def load_encoder(directory) -> tuple[BiLSTMEncoder, WordVectors, dict]:
@@ -51,8 +59,10 @@ def load_encoder(directory) -> tuple[BiLSTMEncoder, WordVectors, dict]:
     except json.JSONDecodeError as exc:
         raise InputError(directory / "config.json", f"not JSON: {exc}") from exc
     if config.get("format") != FORMAT or config.get("pooling") not in POOLINGS:
-        raise InputError(directory / "config.json", f"not a {FORMAT} config (format {config.get('format')!r}, "
-                                                    f"pooling {config.get('pooling')!r})")
+        raise InputError(
+            directory / "config.json",
+            f"not a {FORMAT} config (format {config.get('format')!r}, pooling {config.get('pooling')!r})",
+        )
     vocabulary = (directory / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
     tensors = load_file(str(directory / "model.safetensors"))
     table = tensors["embedding.weight"]
@@ -76,8 +86,14 @@ class SavedBiLSTM:
         self.batch_size = batch_size
 
     def describe(self) -> dict:
-        return {"kind": self.kind, "path": self.path, "pooling": self.pooling, "hidden": self.config["hidden"],
-                "dim": self.dim, "checkpoint": {name: file_fingerprint(Path(self.path) / name) for name in FILES}}
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "pooling": self.pooling,
+            "hidden": self.config["hidden"],
+            "dim": self.dim,
+            "checkpoint": {name: file_fingerprint(Path(self.path) / name) for name in FILES},
+        }
 
     def encode(self, texts: list[str]) -> np.ndarray:
         rows: dict[str, int] = {}
@@ -88,6 +104,6 @@ class SavedBiLSTM:
         out = np.zeros((len(unique), self.dim), dtype=np.float32)
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                chosen = order[start:start + self.batch_size]
+                chosen = order[start : start + self.batch_size]
                 out[chosen] = self.encoder([ids[i] for i in chosen]).float().numpy()
         return out[positions]

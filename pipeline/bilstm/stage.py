@@ -36,16 +36,25 @@ log = logging.getLogger("pipeline.bilstm")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train", required=True, nargs="+", type=Path, help="NLI training files")
     parser.add_argument("--dev", nargs="*", default=[], type=Path, help="NLI dev files (default: held out of --train)")
-    parser.add_argument("--dev-fraction", type=float, default=0.05,
-                        help="share of the training pairs held out as dev when no --dev is given (default 0.05)")
+    parser.add_argument(
+        "--dev-fraction",
+        type=float,
+        default=0.05,
+        help="share of the training pairs held out as dev when no --dev is given (default 0.05)",
+    )
     parser.add_argument("--test", nargs="*", default=[], type=Path, help="NLI test files (the Test column)")
     parser.add_argument("--vectors", required=True, type=Path, help="word vectors (.bin word2vec binary, or text)")
-    parser.add_argument("--max-vocab", type=int, default=200_000,
-                        help="keep the first N words of the vectors file (default 200000; 0 = all)")
+    parser.add_argument(
+        "--max-vocab",
+        type=int,
+        default=200_000,
+        help="keep the first N words of the vectors file (default 200000; 0 = all)",
+    )
     parser.add_argument("--pooling", required=True, choices=sorted(POOLINGS))
     parser.add_argument("--hidden", type=int, default=300, help="LSTM units per direction (default 300)")
-    parser.add_argument("--max-train-pairs", type=int, default=0,
-                        help="train on a seeded sample of this many pairs (default 0 = all)")
+    parser.add_argument(
+        "--max-train-pairs", type=int, default=0, help="train on a seeded sample of this many pairs (default 0 = all)"
+    )
     parser.add_argument("--epochs", type=int, default=20, help="at most this many epochs (default 20)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=0.1)
@@ -79,34 +88,66 @@ def run(args: argparse.Namespace) -> None:
     else:
         train_pairs, dev_pairs = split_dev(pairs, args.dev_fraction, args.seed)
     if args.max_train_pairs and len(train_pairs) > args.max_train_pairs:
-        keep = np.random.default_rng(args.seed + 1).permutation(len(train_pairs))[:args.max_train_pairs]
+        keep = np.random.default_rng(args.seed + 1).permutation(len(train_pairs))[: args.max_train_pairs]
         train_pairs = train_pairs.subset(sorted(keep))
     if not len(train_pairs) or not len(dev_pairs):
         raise InputError(args.train[0], f"{len(train_pairs)} training and {len(dev_pairs)} dev pairs: need both")
     test_pairs = nli_data.read_all(args.test) if args.test else None
-    schedule = train.Schedule(lr=args.lr, decay=args.decay, shrink=args.shrink, min_lr=args.min_lr,
-                              batch_size=args.batch_size, max_epochs=args.epochs,
-                              classifier_hidden=args.classifier_hidden)
+    schedule = train.Schedule(
+        lr=args.lr,
+        decay=args.decay,
+        shrink=args.shrink,
+        min_lr=args.min_lr,
+        batch_size=args.batch_size,
+        max_epochs=args.epochs,
+        classifier_hidden=args.classifier_hidden,
+    )
     model, lines = train.train(train_pairs, dev_pairs, vectors, args.hidden, args.pooling, schedule, args.seed)
     dev = train.accuracy(model, train.Encoded.of(dev_pairs, vectors))
     test = train.accuracy(model, train.Encoded.of(test_pairs, vectors)) if test_pairs else None
-    params = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()
-              if key not in ("run", "verbose")}
-    params.update(train=[str(p) for p in args.train], dev=[str(p) for p in args.dev],
-                  test=[str(p) for p in args.test])
+    params = {
+        key: (str(value) if isinstance(value, Path) else value)
+        for key, value in vars(args).items()
+        if key not in ("run", "verbose")
+    }
+    params.update(train=[str(p) for p in args.train], dev=[str(p) for p in args.dev], test=[str(p) for p in args.test])
     inputs = [provenance.file_fingerprint(p) for p in [*args.train, *args.dev, *args.test, args.vectors]]
     record = provenance.make("bilstm", params, inputs=inputs, seed=args.seed)
     record["torch"] = torch.__version__
     counts = {"train": len(train_pairs), "dev": len(dev_pairs), "test": len(test_pairs) if test_pairs else 0}
-    saved.save(args.out, model.encoder, vectors.words,
-               {"tokenizer": word_vectors.TOKENIZER, "vectors": provenance.file_fingerprint(args.vectors),
-                "pairs": counts, "dev_accuracy": dev, "test_accuracy": test, "provenance": record}, lines)
+    saved.save(
+        args.out,
+        model.encoder,
+        vectors.words,
+        {
+            "tokenizer": word_vectors.TOKENIZER,
+            "vectors": provenance.file_fingerprint(args.vectors),
+            "pairs": counts,
+            "dev_accuracy": dev,
+            "test_accuracy": test,
+            "provenance": record,
+        },
+        lines,
+    )
     name = args.name or args.out.name
-    write_json(args.metrics, {
-        "task": "snli", "dev": dev, "test": test, "dim": model.encoder.dim,
-        "parameters": model.encoder.trainable_parameters(), "n": counts, "epochs": len(lines),
-        "model": {"name": name, "path": str(args.out), "kind": "bilstm", "pooling": model.encoder.pooling.name},
-        "provenance": {**record, "checkpoint": {"path": str(args.out)}},
-    })
-    log.info("%s: dev %.2f, test %s, %d parameters", name, dev, "-" if test is None else f"{test:.2f}",
-             model.encoder.trainable_parameters())
+    write_json(
+        args.metrics,
+        {
+            "task": "snli",
+            "dev": dev,
+            "test": test,
+            "dim": model.encoder.dim,
+            "parameters": model.encoder.trainable_parameters(),
+            "n": counts,
+            "epochs": len(lines),
+            "model": {"name": name, "path": str(args.out), "kind": "bilstm", "pooling": model.encoder.pooling.name},
+            "provenance": {**record, "checkpoint": {"path": str(args.out)}},
+        },
+    )
+    log.info(
+        "%s: dev %.2f, test %s, %d parameters",
+        name,
+        dev,
+        "-" if test is None else f"{test:.2f}",
+        model.encoder.trainable_parameters(),
+    )

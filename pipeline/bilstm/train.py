@@ -50,8 +50,11 @@ class Encoded:
 
     @classmethod
     def of(cls, pairs: Pairs, vectors: WordVectors) -> Encoded:
-        return cls([vectors.ids(text) for text in pairs.premises], [vectors.ids(text) for text in pairs.hypotheses],
-                   torch.tensor(pairs.labels, dtype=torch.long))
+        return cls(
+            [vectors.ids(text) for text in pairs.premises],
+            [vectors.ids(text) for text in pairs.hypotheses],
+            torch.tensor(pairs.labels, dtype=torch.long),
+        )
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -73,15 +76,23 @@ def accuracy(model: NLIClassifier, data: Encoded, batch_size: int = 256) -> floa
     return 100.0 * correct / max(len(data), 1)
 
 
-def train(train_pairs: Pairs, dev_pairs: Pairs, vectors: WordVectors, hidden: int, pooling: str,
-          schedule: Schedule = Schedule(), seed: int = 0) -> tuple[NLIClassifier, list[dict]]:
+def train(
+    train_pairs: Pairs,
+    dev_pairs: Pairs,
+    vectors: WordVectors,
+    hidden: int,
+    pooling: str,
+    schedule: Schedule = Schedule(),
+    seed: int = 0,
+) -> tuple[NLIClassifier, list[dict]]:
     """Train an encoder + classifier; returns the model at its best dev epoch and the epoch log."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     train_data, dev_data = Encoded.of(train_pairs, vectors), Encoded.of(dev_pairs, vectors)
     device = pick_device()
-    model = NLIClassifier(BiLSTMEncoder(torch.from_numpy(vectors.vectors), hidden, pooling),
-                          hidden=schedule.classifier_hidden).to(device)
+    model = NLIClassifier(
+        BiLSTMEncoder(torch.from_numpy(vectors.vectors), hidden, pooling), hidden=schedule.classifier_hidden
+    ).to(device)
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.SGD(trainable, lr=schedule.lr)
     loss_fn = nn.CrossEntropyLoss()
@@ -96,7 +107,7 @@ def train(train_pairs: Pairs, dev_pairs: Pairs, vectors: WordVectors, hidden: in
         order = torch.randperm(len(train_data), generator=generator)
         total_loss, correct = 0.0, 0
         for start in range(0, len(order), schedule.batch_size):
-            premises, hypotheses, labels = train_data.batch(order[start:start + schedule.batch_size])
+            premises, hypotheses, labels = train_data.batch(order[start : start + schedule.batch_size])
             labels = labels.to(device)
             logits = model(premises, hypotheses)
             loss = loss_fn(logits, labels)
@@ -108,12 +119,18 @@ def train(train_pairs: Pairs, dev_pairs: Pairs, vectors: WordVectors, hidden: in
             correct += int((logits.argmax(-1) == labels).sum())
             progress.update(len(labels), position=(epoch - 1) * len(train_data) + start + len(labels))
         dev = accuracy(model, dev_data)
-        line = {"epoch": epoch, "lr": lr, "loss": total_loss / len(train_data),
-                "train_accuracy": 100.0 * correct / len(train_data), "dev_accuracy": dev,
-                "seconds": time.monotonic() - started}
+        line = {
+            "epoch": epoch,
+            "lr": lr,
+            "loss": total_loss / len(train_data),
+            "train_accuracy": 100.0 * correct / len(train_data),
+            "dev_accuracy": dev,
+            "seconds": time.monotonic() - started,
+        }
         lines.append(line)
-        log.info("epoch %d: loss %.4f, train %.2f, dev %.2f, lr %.2g", epoch, line["loss"],
-                 line["train_accuracy"], dev, lr)
+        log.info(
+            "epoch %d: loss %.4f, train %.2f, dev %.2f, lr %.2g", epoch, line["loss"], line["train_accuracy"], dev, lr
+        )
         if dev > best:
             best = dev
             best_state = {name: tensor.clone() for name, tensor in model.state_dict().items()}

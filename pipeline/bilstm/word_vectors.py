@@ -131,8 +131,9 @@ def load(path, limit: int | None = None) -> WordVectors:
     binary = path.suffix == ".bin"
     header = binary or _has_header(path)
     try:
-        keyed = KeyedVectors.load_word2vec_format(str(path), binary=binary, no_header=not header, limit=limit,
-                                                  unicode_errors="replace")
+        keyed = KeyedVectors.load_word2vec_format(
+            str(path), binary=binary, no_header=not header, limit=limit, unicode_errors="replace"
+        )
     except (ValueError, EOFError, UnicodeDecodeError, IndexError) as exc:
         bad = None if binary else _find_bad_line(path, header, limit)
         if bad:

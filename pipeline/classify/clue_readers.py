@@ -39,8 +39,12 @@ def _row_id(row: dict, fallback: int) -> str:
 
 
 def read_single(path: Path, labels: tuple[str, ...]) -> list[Example]:
-    return [Example(id=_row_id(row, i), text_a=field(path, row, "sentence", number),
-                    label=_label(path, labels, row, number)) for i, (number, row) in enumerate(json_lines(path))]
+    return [
+        Example(
+            id=_row_id(row, i), text_a=field(path, row, "sentence", number), label=_label(path, labels, row, number)
+        )
+        for i, (number, row) in enumerate(json_lines(path))
+    ]
 
 
 def read_pair(path: Path, labels: tuple[str, ...]) -> list[Example]:
@@ -48,8 +52,14 @@ def read_pair(path: Path, labels: tuple[str, ...]) -> list[Example]:
     for i, (number, row) in enumerate(json_lines(path)):
         if str(row.get("label")) == NO_GOLD_LABEL:
             continue
-        examples.append(Example(id=_row_id(row, i), text_a=field(path, row, "sentence1", number),
-                                text_b=field(path, row, "sentence2", number), label=_label(path, labels, row, number)))
+        examples.append(
+            Example(
+                id=_row_id(row, i),
+                text_a=field(path, row, "sentence1", number),
+                text_b=field(path, row, "sentence2", number),
+                label=_label(path, labels, row, number),
+            )
+        )
     return examples
 
 
@@ -59,8 +69,14 @@ def read_csl(path: Path, labels: tuple[str, ...]) -> list[Example]:
         keywords = field(path, row, "keyword", number)
         if not isinstance(keywords, list):
             raise InputError(path, f"'keyword' must be a list, found {type(keywords).__name__}", where=f"line {number}")
-        examples.append(Example(id=_row_id(row, i), text_a=" ".join(keywords), text_b=field(path, row, "abst", number),
-                                label=_label(path, labels, row, number)))
+        examples.append(
+            Example(
+                id=_row_id(row, i),
+                text_a=" ".join(keywords),
+                text_b=field(path, row, "abst", number),
+                label=_label(path, labels, row, number),
+            )
+        )
     return examples
 
 
@@ -71,9 +87,10 @@ def wsc_text(path: Path, row: dict, number: int) -> str:
     marks = []
     for key, left, right in (("span1", "_", "_"), ("span2", "[", "]")):
         start, surface = field(path, target, f"{key}_index", number), field(path, target, f"{key}_text", number)
-        if not isinstance(start, int) or text[start:start + len(surface)] != surface:
-            raise InputError(path, f"{key}_text {surface!r} is not at {key}_index {start!r} of the text",
-                             where=f"line {number}")
+        if not isinstance(start, int) or text[start : start + len(surface)] != surface:
+            raise InputError(
+                path, f"{key}_text {surface!r} is not at {key}_index {start!r} of the text", where=f"line {number}"
+            )
         marks.append((start, start + len(surface), left, right))
     for start, end, left, right in sorted(marks, reverse=True):  # right to left keeps offsets valid
         text = text[:start] + left + text[start:end] + right + text[end:]
@@ -81,8 +98,10 @@ def wsc_text(path: Path, row: dict, number: int) -> str:
 
 
 def read_wsc(path: Path, labels: tuple[str, ...]) -> list[Example]:
-    return [Example(id=_row_id(row, i), text_a=wsc_text(path, row, number), label=_label(path, labels, row, number))
-            for i, (number, row) in enumerate(json_lines(path))]
+    return [
+        Example(id=_row_id(row, i), text_a=wsc_text(path, row, number), label=_label(path, labels, row, number))
+        for i, (number, row) in enumerate(json_lines(path))
+    ]
 
 
 def read_cmrc(path: Path, labels=None) -> list[Example]:
@@ -96,8 +115,15 @@ def read_cmrc(path: Path, labels=None) -> list[Example]:
             for qa in field(path, paragraph, "qas", "a paragraph"):
                 qid = str(field(path, qa, "id", "a question"))
                 answers = [(a["text"], int(a["answer_start"])) for a in qa.get("answers", [])]
-                examples.append(Example(id=qid, text_a=field(path, qa, "question", qid), context=context,
-                                        answers=answers, label=0 if answers else None))
+                examples.append(
+                    Example(
+                        id=qid,
+                        text_a=field(path, qa, "question", qid),
+                        context=context,
+                        answers=answers,
+                        label=0 if answers else None,
+                    )
+                )
     return examples
 
 
@@ -109,11 +135,18 @@ def read_chid(path: Path, labels=None) -> list[Example]:
             raise InputError(path, f"content has no {CHID_BLANK} blank", where=f"line {number}")
         answer = row.get("answer")
         if answer is not None and not (isinstance(answer, int) and 0 <= answer < len(candidates)):
-            raise InputError(path, f"answer {answer!r} is not an index into the {len(candidates)} candidates",
-                             where=f"line {number}")
+            raise InputError(
+                path, f"answer {answer!r} is not an index into the {len(candidates)} candidates", where=f"line {number}"
+            )
         before, _, after = content.partition(CHID_BLANK)
-        examples.append(Example(id=_row_id(row, i), text_a="", label=answer,
-                                choices=[before + candidate + after.replace(CHID_BLANK, "") for candidate in candidates]))
+        examples.append(
+            Example(
+                id=_row_id(row, i),
+                text_a="",
+                label=answer,
+                choices=[before + candidate + after.replace(CHID_BLANK, "") for candidate in candidates],
+            )
+        )
     return examples
 
 
@@ -138,8 +171,15 @@ def read_c3(paths: list[Path], labels=None) -> list[Example]:
                 answer = question.get("answer")
                 if answer is not None and answer not in choices:
                     raise InputError(path, f"answer {answer!r} is not one of the options", where=where)
-                examples.append(Example(
-                    id=f"{genre}-{item_id}-{k}", text_a=passage, label=None if answer is None else choices.index(answer),
-                    choices=[f"{question['question']} {choice}" for choice in
-                             choices + [C3_PADDING] * (C3_OPTIONS - len(choices))]))
+                examples.append(
+                    Example(
+                        id=f"{genre}-{item_id}-{k}",
+                        text_a=passage,
+                        label=None if answer is None else choices.index(answer),
+                        choices=[
+                            f"{question['question']} {choice}"
+                            for choice in choices + [C3_PADDING] * (C3_OPTIONS - len(choices))
+                        ],
+                    )
+                )
     return examples

@@ -53,8 +53,12 @@ def _rows(encoded, labels) -> list[dict]:
 
 def encode_sequences(task, tokenizer, examples: list[Example], max_length: int) -> Features:
     pairs = any(example.text_b is not None for example in examples)
-    encoded = tokenizer([e.text_a for e in examples], [e.text_b or "" for e in examples] if pairs else None,
-                        truncation=True, max_length=max_length)
+    encoded = tokenizer(
+        [e.text_a for e in examples],
+        [e.text_b or "" for e in examples] if pairs else None,
+        truncation=True,
+        max_length=max_length,
+    )
     return Features(_rows(encoded, [_label_id(task, e) for e in examples]))
 
 
@@ -62,8 +66,12 @@ def encode_choices(task, tokenizer, examples: list[Example], max_length: int) ->
     rows = []
     for example in examples:
         if example.text_a:
-            encoded = tokenizer([example.text_a] * len(example.choices), example.choices,
-                                truncation="longest_first", max_length=max_length)
+            encoded = tokenizer(
+                [example.text_a] * len(example.choices),
+                example.choices,
+                truncation="longest_first",
+                max_length=max_length,
+            )
         else:  # the option is the whole input (ChID: the passage with the blank filled)
             encoded = tokenizer(example.choices, truncation=True, max_length=max_length)
         row = {key: list(value) for key, value in encoded.items()}
@@ -83,14 +91,22 @@ class SpanFeatures(Features):
 
 
 def encode_spans(tokenizer, examples: list[Example], max_length: int, doc_stride: int) -> SpanFeatures:
-    encoded = tokenizer([e.text_a for e in examples], [e.context for e in examples], truncation="only_second",
-                        max_length=max_length, stride=doc_stride, return_overflowing_tokens=True,
-                        return_offsets_mapping=True)
+    encoded = tokenizer(
+        [e.text_a for e in examples],
+        [e.context for e in examples],
+        truncation="only_second",
+        max_length=max_length,
+        stride=doc_stride,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+    )
     rows, example_index, offsets = [], [], []
     for window in range(len(encoded["input_ids"])):
         source = encoded["overflow_to_sample_mapping"][window]
         sequence_ids = encoded.sequence_ids(window)
-        window_offsets = [span if sequence_ids[k] == 1 else None for k, span in enumerate(encoded["offset_mapping"][window])]
+        window_offsets = [
+            span if sequence_ids[k] == 1 else None for k, span in enumerate(encoded["offset_mapping"][window])
+        ]
         row = {key: encoded[key][window] for key in ("input_ids", "attention_mask", "token_type_ids") if key in encoded}
         answers = examples[source].answers
         if answers:
@@ -108,8 +124,14 @@ def encode_spans(tokenizer, examples: list[Example], max_length: int, doc_stride
     return SpanFeatures(rows, example_index, offsets)
 
 
-def best_spans(features: SpanFeatures, examples: list[Example], start_logits, end_logits,
-               n_best: int = 20, max_answer_tokens: int = 30) -> list[str]:
+def best_spans(
+    features: SpanFeatures,
+    examples: list[Example],
+    start_logits,
+    end_logits,
+    n_best: int = 20,
+    max_answer_tokens: int = 30,
+) -> list[str]:
     """The answer text of each example: the best-scoring valid span over its windows."""
     best: dict[int, tuple[float, str]] = {}
     for window, source in enumerate(features.example_index):
@@ -124,7 +146,7 @@ def best_spans(features: SpanFeatures, examples: list[Example], start_logits, en
                     continue
                 score = float(start_logits[window][s] + end_logits[window][e])
                 if source not in best or score > best[source][0]:
-                    best[source] = (score, examples[source].context[offsets[s][0]:offsets[e][1]])
+                    best[source] = (score, examples[source].context[offsets[s][0] : offsets[e][1]])
     return [best.get(i, (0.0, ""))[1] for i in range(len(examples))]
 
 

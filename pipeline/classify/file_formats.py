@@ -55,8 +55,9 @@ class TsvRows:
         if isinstance(column, int):
             return column
         if column not in self.columns:
-            raise InputError(self.path, f"no column {column!r} in the header ({', '.join(self.columns)})",
-                             where="line 1")
+            raise InputError(
+                self.path, f"no column {column!r} in the header ({', '.join(self.columns)})", where="line 1"
+            )
         return self.columns[column]
 
     def has(self, column: str) -> bool:
@@ -65,12 +66,15 @@ class TsvRows:
     def __iter__(self):
         """(line number, getter) per row; ``getter(column)`` fails naming the line when the row is short."""
         for number, fields in self.rows:
+
             def get(column, fields=fields, number=number):
                 index = self.index(column)
                 if index >= len(fields):
-                    raise InputError(self.path, f"{len(fields)} fields, expected at least {index + 1}",
-                                     where=f"line {number}")
+                    raise InputError(
+                        self.path, f"{len(fields)} fields, expected at least {index + 1}", where=f"line {number}"
+                    )
                 return fields[index]
+
             yield number, get
 
 

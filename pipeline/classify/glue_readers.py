@@ -39,18 +39,27 @@ def read_cola(path: Path, labels: tuple[str, ...]) -> list[Example]:
     first = Path(path).read_bytes()[:5]
     if first.startswith(b"index"):
         return [Example(id=get("index"), text_a=get("sentence")) for _, get in TsvRows(path, header=True)]
-    return [Example(id=str(number - 1), text_a=get(3), label=check_label(path, labels, get(1), f"line {number}"))
-            for number, get in TsvRows(path, header=False)]
+    return [
+        Example(id=str(number - 1), text_a=get(3), label=check_label(path, labels, get(1), f"line {number}"))
+        for number, get in TsvRows(path, header=False)
+    ]
 
 
-def read_named(path: Path, labels: tuple[str, ...], text_a: tuple[str, ...], text_b: tuple[str, ...] | None,
-               label: tuple[str, ...], ids: tuple[str, ...] = ("index", "id", "pairID")) -> list[Example]:
+def read_named(
+    path: Path,
+    labels: tuple[str, ...],
+    text_a: tuple[str, ...],
+    text_b: tuple[str, ...] | None,
+    label: tuple[str, ...],
+    ids: tuple[str, ...] = ("index", "id", "pairID"),
+) -> list[Example]:
     """A TSV with a header; each field is the first of its candidate column names the header has.
 
     A file without any of the label columns is an unlabelled test split; ``-`` gold labels are dropped.
     """
-    rows = TsvRows(path, header=True, delimiter="," if Path(path).suffix == ".csv" else "\t",
-                   quoted=Path(path).suffix == ".csv")
+    rows = TsvRows(
+        path, header=True, delimiter="," if Path(path).suffix == ".csv" else "\t", quoted=Path(path).suffix == ".csv"
+    )
     a = _first_present(rows, text_a) or text_a[0]
     b = (_first_present(rows, text_b) or text_b[0]) if text_b else None
     gold = _first_present(rows, label)
@@ -60,9 +69,14 @@ def read_named(path: Path, labels: tuple[str, ...], text_a: tuple[str, ...], tex
         value = get(gold).strip() if gold else None
         if value == NO_GOLD_LABEL:
             continue
-        examples.append(Example(
-            id=get(key) if key else str(len(examples)), text_a=get(a), text_b=get(b) if b else None,
-            label=check_label(path, labels, value, f"line {number}") if gold else None))
+        examples.append(
+            Example(
+                id=get(key) if key else str(len(examples)),
+                text_a=get(a),
+                text_b=get(b) if b else None,
+                label=check_label(path, labels, value, f"line {number}") if gold else None,
+            )
+        )
     return examples
 
 
@@ -94,10 +108,19 @@ def read_stsb(path: Path, labels=None) -> list[Example]:
     if Path(path).suffix == ".tsv":  # GLUE's STS-B
         rows = TsvRows(path, header=True)
         scored = rows.has("score")
-        return [Example(id=get("index"), text_a=get("sentence1"), text_b=get("sentence2"),
-                        label=_score(path, get("score"), number) if scored else None) for number, get in rows]
-    return [Example(id=str(index), text_a=get(5), text_b=get(6), label=_score(path, get(4), number))
-            for index, (number, get) in enumerate(TsvRows(path, header=False))]
+        return [
+            Example(
+                id=get("index"),
+                text_a=get("sentence1"),
+                text_b=get("sentence2"),
+                label=_score(path, get("score"), number) if scored else None,
+            )
+            for number, get in rows
+        ]
+    return [
+        Example(id=str(index), text_a=get(5), text_b=get(6), label=_score(path, get(4), number))
+        for index, (number, get) in enumerate(TsvRows(path, header=False))
+    ]
 
 
 def _score(path: Path, text: str, number: int) -> float:

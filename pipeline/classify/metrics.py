@@ -31,13 +31,48 @@ def regression(labels: Sequence[float], predictions: Sequence[float]) -> dict[st
     labels, predictions = np.asarray(labels, float), np.asarray(predictions, float)
     if np.ptp(predictions) == 0 or np.ptp(labels) == 0:  # a constant has no correlation
         return {"pearson": 0.0, "spearman": 0.0}
-    return {"pearson": 100.0 * float(pearsonr(labels, predictions)[0]),
-            "spearman": 100.0 * float(spearmanr(labels, predictions)[0])}
+    return {
+        "pearson": 100.0 * float(pearsonr(labels, predictions)[0]),
+        "spearman": 100.0 * float(spearmanr(labels, predictions)[0]),
+    }
 
 
 # The official script's ``sp_char`` list (not all of ASCII punctuation: "." and "," stay).
-CMRC_PUNCTUATION = {"-", ":", "_", "*", "^", "/", "\\", "~", "`", "+", "=", "，", "。", "：", "？", "！", "“", "”",
-                    "；", "’", "《", "》", "……", "·", "、", "「", "」", "（", "）", "－", "～", "『", "』"}
+CMRC_PUNCTUATION = {
+    "-",
+    ":",
+    "_",
+    "*",
+    "^",
+    "/",
+    "\\",
+    "~",
+    "`",
+    "+",
+    "=",
+    "，",
+    "。",
+    "：",
+    "？",
+    "！",
+    "“",
+    "”",
+    "；",
+    "’",
+    "《",
+    "》",
+    "……",
+    "·",
+    "、",
+    "「",
+    "」",
+    "（",
+    "）",
+    "－",
+    "～",
+    "『",
+    "』",
+}
 _CJK_OR_PUNCT = re.compile(r"[\u4e00-\u9fa5]")
 
 
@@ -96,5 +131,9 @@ def span_extraction(golds: Sequence[Sequence[str]], predictions: Sequence[str]) 
 def spread(values: Sequence[float]) -> dict[str, float]:
     """ULR-BERT Table 6: standard deviation (sample, n - 1; 0 for one seed), mean and max over seeds."""
     values = np.asarray(values, float)
-    return {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0,
-            "max": float(values.max()), "min": float(values.min())}
+    return {
+        "mean": float(values.mean()),
+        "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0,
+        "max": float(values.max()),
+        "min": float(values.min()),
+    }

@@ -59,8 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weight-decay", type=float, help="default 0.01")
     parser.add_argument("--eval-batch-size", type=int, default=64)
     parser.add_argument("--bf16", action="store_true", help="bfloat16 mixed precision (GPU)")
-    parser.add_argument("--train-from-dev", type=float, default=0.0, metavar="F",
-                        help="no train split here: train on a share F of dev, score the rest")
+    parser.add_argument(
+        "--train-from-dev",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="no train split here: train on a share F of dev, score the rest",
+    )
     parser.add_argument("--max-train-examples", type=int, default=0, help="use the first N train examples (0: all)")
     parser.add_argument("--no-test", action="store_true", help="skip the test set (no test predictions, no submission)")
     parser.add_argument("--name", help="model name in the metrics (default: the model folder's name)")
@@ -73,11 +78,18 @@ def settings_from(args, task) -> training.Settings:
         return defaults[key] if value is None else value
 
     return training.Settings(
-        batch_size=pick(args.batch_size, "batch_size"), lr=pick(args.lr, "lr"), epochs=pick(args.epochs, "epochs"),
-        max_steps=args.max_steps, max_length=pick(args.max_length, "max_length"),
-        warmup_ratio=pick(args.warmup_ratio, "warmup_ratio"), weight_decay=pick(args.weight_decay, "weight_decay"),
-        doc_stride=defaults["doc_stride"], max_answer_tokens=defaults["max_answer_tokens"],
-        eval_batch_size=args.eval_batch_size, bf16=args.bf16)
+        batch_size=pick(args.batch_size, "batch_size"),
+        lr=pick(args.lr, "lr"),
+        epochs=pick(args.epochs, "epochs"),
+        max_steps=args.max_steps,
+        max_length=pick(args.max_length, "max_length"),
+        warmup_ratio=pick(args.warmup_ratio, "warmup_ratio"),
+        weight_decay=pick(args.weight_decay, "weight_decay"),
+        doc_stride=defaults["doc_stride"],
+        max_answer_tokens=defaults["max_answer_tokens"],
+        eval_batch_size=args.eval_batch_size,
+        bf16=args.bf16,
+    )
 
 
 def load_splits(task, root: Path, train_from_dev: float, max_train: int) -> tuple[dict, dict]:
@@ -93,8 +105,11 @@ def load_splits(task, root: Path, train_from_dev: float, max_train: int) -> tupl
             raise InputError(files[split][0], f"the {split} split must be labelled")
     if files["train"] is None:
         if not 0 < train_from_dev < 1:
-            raise InputError(root / task.splits["train"][0], f"{task.title} train split not found (the download "
-                             "rules fetch it; or pass --train-from-dev F to train on a share of dev)")
+            raise InputError(
+                root / task.splits["train"][0],
+                f"{task.title} train split not found (the download "
+                "rules fetch it; or pass --train-from-dev F to train on a share of dev)",
+            )
         order = list(range(len(splits["dev"])))
         random.Random(SPLIT_SEED).shuffle(order)
         cut = round(train_from_dev * len(order))
@@ -147,8 +162,13 @@ def run(args: argparse.Namespace) -> None:
         tokenizer = AutoTokenizer.from_pretrained(model_path)
     except (OSError, ValueError) as exc:
         raise InputError(args.model, f"cannot load a tokenizer: {str(exc).splitlines()[0]}") from exc
-    log.info("%s: %s train / %s dev examples, model %s", task.title, f"{len(splits['train']):,}",
-             f"{len(splits['dev']):,}", model_path)
+    log.info(
+        "%s: %s train / %s dev examples, model %s",
+        task.title,
+        f"{len(splits['train']):,}",
+        f"{len(splits['dev']):,}",
+        model_path,
+    )
 
     def features(examples):
         return encoding.encode(task, tokenizer, examples, settings.max_length, settings.doc_stride)
@@ -159,26 +179,43 @@ def run(args: argparse.Namespace) -> None:
     outcomes = [training.run_seed(task, model_path, tokenizer, train, evaluations, settings, seed) for seed in seeds]
 
     name = args.name or Path(model_path.rstrip("/")).name
-    params = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()
-              if key not in ("run", "verbose", "stage")}
+    params = {
+        key: (str(value) if isinstance(value, Path) else value)
+        for key, value in vars(args).items()
+        if key not in ("run", "verbose", "stage")
+    }
     record = {
-        "task": task.name, "title": task.title, "benchmark": task.benchmark, "head": task.head,
-        "metric": task.metrics[0], "metrics": list(task.metrics),
+        "task": task.name,
+        "title": task.title,
+        "benchmark": task.benchmark,
+        "head": task.head,
+        "metric": task.metrics[0],
+        "metrics": list(task.metrics),
         "model": {"name": name, "path": model_path, "spec": args.model},
         "seeds": seeds,
-        "per_seed": {str(o["seed"]): {**{set_name: result["metrics"] for set_name, result in o["sets"].items()},
-                                      "train_seconds": o["train_seconds"], "steps": o["steps"],
-                                      "train_loss": o["train_loss"],
-                                      "train_examples_per_second": o["train_examples_per_second"]}
-                     for o in outcomes},
+        "per_seed": {
+            str(o["seed"]): {
+                **{set_name: result["metrics"] for set_name, result in o["sets"].items()},
+                "train_seconds": o["train_seconds"],
+                "steps": o["steps"],
+                "train_loss": o["train_loss"],
+                "train_examples_per_second": o["train_examples_per_second"],
+            }
+            for o in outcomes
+        },
         "settings": vars(settings),
         "examples": {split: len(examples) for split, examples in splits.items()},
         "train_from_dev": args.train_from_dev if files["train"] is None else None,
         "wall_seconds": None,
-        "provenance": {**provenance.make("classify", params, seed=seeds[0],
-                                         inputs=[provenance.file_fingerprint(p) for paths in files.values()
-                                                 if paths for p in paths]),
-                       "checkpoint": checkpoint_fingerprint(model_path)},
+        "provenance": {
+            **provenance.make(
+                "classify",
+                params,
+                seed=seeds[0],
+                inputs=[provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths],
+            ),
+            "checkpoint": checkpoint_fingerprint(model_path),
+        },
     }
     for set_name in evaluations:
         record[set_name] = summarise(task, outcomes, set_name)
@@ -188,13 +225,23 @@ def run(args: argparse.Namespace) -> None:
             for set_name, (examples, _) in evaluations.items():
                 predicted = outcome["sets"][set_name]["predictions"]
                 out.temp(args.out / f"{set_name}_predictions.seed{seed}.tsv").write_text(
-                    predictions_tsv(task, examples, predicted), encoding="utf-8")
+                    predictions_tsv(task, examples, predicted), encoding="utf-8"
+                )
                 if set_name == "test":
                     target = args.out / "submission" / f"seed{seed}" / task.submission
-                    out.temp(target).write_text(submission.render(task, [e.id for e in examples], predicted),
-                                                encoding="utf-8")
+                    out.temp(target).write_text(
+                        submission.render(task, [e.id for e in examples], predicted), encoding="utf-8"
+                    )
         record["wall_seconds"] = time.perf_counter() - started
         out.temp(args.out / "metrics.json").write_text(json_text(record), encoding="utf-8")
     dev = record["dev"][task.metrics[0]]
-    log.info("%s %s over %d seeds: mean %.2f, std %.2f, max %.2f → %s", task.title, task.metrics[0], len(seeds),
-             dev["mean"], dev["std"], dev["max"], args.out)
+    log.info(
+        "%s %s over %d seeds: mean %.2f, std %.2f, max %.2f → %s",
+        task.title,
+        task.metrics[0],
+        len(seeds),
+        dev["mean"],
+        dev["std"],
+        dev["max"],
+        args.out,
+    )

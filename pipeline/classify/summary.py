@@ -33,8 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs", nargs="+", required=True, type=Path, help="classify output directories")
     parser.add_argument("--benchmark", required=True, choices=("glue", "clue"))
     parser.add_argument("--name", required=True, help="the model's row name in the tables")
-    parser.add_argument("--geogranno", nargs="*", default=[], type=Path,
-                        help="the model's GEOGRANNO metrics JSON (ULR-BERT Table 8); none: no GEOGRANNO cells")
+    parser.add_argument(
+        "--geogranno",
+        nargs="*",
+        default=[],
+        type=Path,
+        help="the model's GEOGRANNO metrics JSON (ULR-BERT Table 8); none: no GEOGRANNO cells",
+    )
     parser.add_argument("--out", required=True, type=Path)
 
 
@@ -59,8 +64,11 @@ def pooled(runs: list[dict]) -> dict:
     for run in runs:
         for seed, result in run["per_seed"].items():
             if seed in per_seed:
-                raise InputError(run["_path"], f"seed {seed} of {run['task']} at batch size "
-                                 f"{run['settings']['batch_size']} is already in another run")
+                raise InputError(
+                    run["_path"],
+                    f"seed {seed} of {run['task']} at batch size "
+                    f"{run['settings']['batch_size']} is already in another run",
+                )
             per_seed[seed] = result
     summary = {"seeds": sorted(int(s) for s in per_seed)}
     for set_name in SETS:
@@ -77,9 +85,13 @@ def summarise_task(runs: list[dict]) -> dict:
         by_batch.setdefault(int(run["settings"]["batch_size"]), []).append(run)
     candidates = {batch: pooled(group) for batch, group in sorted(by_batch.items())}
     best = max(candidates, key=lambda batch: (candidates[batch]["dev"][metric]["mean"], -batch))
-    return {"metric": metric, "batch_size": best, **candidates[best],
-            "batch_search": {str(batch): c["dev"][metric]["mean"] for batch, c in candidates.items()},
-            "runs": [run["_path"] for run in by_batch[best]]}
+    return {
+        "metric": metric,
+        "batch_size": best,
+        **candidates[best],
+        "batch_search": {str(batch): c["dev"][metric]["mean"] for batch, c in candidates.items()},
+        "runs": [run["_path"] for run in by_batch[best]],
+    }
 
 
 def table_columns(summary: dict) -> dict[str, float]:
@@ -124,9 +136,14 @@ def run(args: argparse.Namespace) -> None:
         "tasks": summary,
         "avg": {"mean": sum(columns.values()) / len(columns), "columns": list(columns)},
         "geogranno": geogranno_top_k(args.geogranno[0]) if args.geogranno else None,
-        "provenance": {**provenance.make("classify-summary", {"name": args.name, "benchmark": args.benchmark},
-                                         inputs=[provenance.file_fingerprint(r["_path"]) for r in runs]),
-                       "checkpoint": runs[0].get("provenance", {}).get("checkpoint"),
-                       "seed": sorted({s for r in summary.values() for s in r["seeds"]})},
+        "provenance": {
+            **provenance.make(
+                "classify-summary",
+                {"name": args.name, "benchmark": args.benchmark},
+                inputs=[provenance.file_fingerprint(r["_path"]) for r in runs],
+            ),
+            "checkpoint": runs[0].get("provenance", {}).get("checkpoint"),
+            "seed": sorted({s for r in summary.values() for s in r["seeds"]}),
+        },
     }
     write_json(args.out, record)

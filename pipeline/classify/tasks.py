@@ -70,63 +70,211 @@ class Task:
         return examples
 
 
-def _glue(name, title, head, labels, metrics, folder, reader, submission, train=None, dev=None, test=None,
-          extra_dev=None):
-    return Task(name, title, "glue", "en", head, labels, metrics,
-                {"train": train or (f"glue/{folder}/train.tsv",), "dev": dev or (f"glue/{folder}/dev.tsv",),
-                 "test": test or (f"glue/{folder}/test.tsv",)}, reader, submission, extra_dev or {})
+def _glue(
+    name, title, head, labels, metrics, folder, reader, submission, train=None, dev=None, test=None, extra_dev=None
+):
+    return Task(
+        name,
+        title,
+        "glue",
+        "en",
+        head,
+        labels,
+        metrics,
+        {
+            "train": train or (f"glue/{folder}/train.tsv",),
+            "dev": dev or (f"glue/{folder}/dev.tsv",),
+            "test": test or (f"glue/{folder}/test.tsv",),
+        },
+        reader,
+        submission,
+        extra_dev or {},
+    )
 
 
-def _clue(name, title, head, labels, metrics, folder, reader, submission, fewclue=None, train=None, dev=None,
-          test=None, **extra):
+def _clue(
+    name,
+    title,
+    head,
+    labels,
+    metrics,
+    folder,
+    reader,
+    submission,
+    fewclue=None,
+    train=None,
+    dev=None,
+    test=None,
+    **extra,
+):
     few = (lambda split: (f"chinese/fewclue/{fewclue}/{split}.json",)) if fewclue else (lambda split: ())
-    return Task(name, title, "clue", "zh", head, labels, metrics,
-                {"train": train or (f"chinese/{folder}/train.json", *few("train_few_all")),
-                 "dev": dev or (f"chinese/{folder}/dev.json", *few("dev_few_all")),
-                 "test": test or (f"chinese/{folder}/test.json", *few("test_public"))}, reader, submission, **extra)
+    return Task(
+        name,
+        title,
+        "clue",
+        "zh",
+        head,
+        labels,
+        metrics,
+        {
+            "train": train or (f"chinese/{folder}/train.json", *few("train_few_all")),
+            "dev": dev or (f"chinese/{folder}/dev.json", *few("dev_few_all")),
+            "test": test or (f"chinese/{folder}/test.json", *few("test_public")),
+        },
+        reader,
+        submission,
+        **extra,
+    )
 
 
-TASKS: dict[str, Task] = {task.name: task for task in (
-    _glue("cola", "CoLA", "classification", BINARY, ("mcc", "acc"), "CoLA", glue_readers.read_cola, "CoLA.tsv"),
-    _glue("sst2", "SST-2", "classification", BINARY, ("acc",), "SST-2", glue_readers.read_sst2, "SST-2.tsv"),
-    _glue("mnli", "MNLI", "classification", NLI3, ("acc",), "MNLI", glue_readers.read_mnli, "MNLI-m.tsv",
-          dev=("glue/MNLI/dev_matched.tsv", "nli/mnli_dev/multinli_1.0_dev_matched.csv"),
-          test=("glue/MNLI/test_matched.tsv",),
-          extra_dev={"dev_mm": ("glue/MNLI/dev_mismatched.tsv", "nli/mnli_dev/multinli_1.0_dev_mismatched.csv")}),
-    _glue("qnli", "QNLI", "classification", ENTAILMENT2, ("acc",), "QNLI", glue_readers.read_qnli, "QNLI.tsv"),
-    _glue("rte", "RTE", "classification", ENTAILMENT2, ("acc",), "RTE", glue_readers.read_rte, "RTE.tsv"),
-    _glue("mrpc", "MRPC", "classification", BINARY, ("f1", "acc"), "MRPC", glue_readers.read_mrpc, "MRPC.tsv"),
-    _glue("qqp", "QQP", "classification", BINARY, ("f1", "acc"), "QQP", glue_readers.read_qqp, "QQP.tsv"),
-    _glue("stsb", "STS-B", "regression", None, ("pearson", "spearman"), "STS-B", glue_readers.read_stsb, "STS-B.tsv",
-          train=("glue/STS-B/train.tsv", "sts/STSBenchmark/sts-train.csv"),
-          dev=("glue/STS-B/dev.tsv", "sts/STSBenchmark/sts-dev.csv"),
-          test=("glue/STS-B/test.tsv", "sts/STSBenchmark/sts-test.csv")),
-    _clue("tnews", "TNEWS", "classification", TNEWS_LABELS, ("acc",), "tnews", clue_readers.read_single,
-          "tnews11_predict.json", fewclue="tnews"),
-    _clue("iflytek", "IFLYTEK", "classification", IFLYTEK_LABELS, ("acc",), "iflytek", clue_readers.read_single,
-          "iflytek_predict.json", fewclue="iflytek"),
-    _clue("cluewsc", "WSC", "classification", ("true", "false"), ("acc",), "cluewsc2020", clue_readers.read_wsc,
-          "cluewsc11_predict.json", fewclue="cluewsc"),
-    _clue("afqmc", "AFQMC", "classification", BINARY, ("acc",), "afqmc", clue_readers.read_pair,
-          "afqmc_predict.json"),
-    _clue("csl", "CSL", "classification", BINARY, ("acc",), "csl", clue_readers.read_csl, "csl_predict.json",
-          fewclue="csl"),
-    _clue("ocnli", "OCNLI", "classification", NLI3, ("acc",), "ocnli", clue_readers.read_pair,
-          "ocnli_50k_predict.json", train=("chinese/ocnli/train.50k.json", "chinese/ocnli/train.10k.json")),
-    _clue("cmrc2018", "CMRC18", "span", None, ("em", "f1"), "cmrc2018", clue_readers.read_cmrc,
-          "cmrc2018_predict.json", train=("chinese/cmrc2018/cmrc2018_train.json",),
-          dev=("chinese/cmrc2018/cmrc2018_dev.json",), test=("chinese/cmrc2018/cmrc2018_test.json",)),
-    _clue("chid", "ChID", "choice", None, ("acc",), "chid", clue_readers.read_chid, "chid11_predict.json",
-          fewclue="chid", train=("chinese/fewclue/chid/train_few_all.json",),
-          dev=("chinese/fewclue/chid/dev_few_all.json",), test=("chinese/fewclue/chid/test_public.json",)),
-    Task("c3", "C3", "clue", "zh", "choice", None, ("acc",),
-         {split: (f"chinese/c3/c3-d-{split}.json+chinese/c3/c3-m-{split}.json",) for split in ("train", "dev", "test")},
-         clue_readers.read_c3, "c311_predict.json", multi_file=True),
-)}
+TASKS: dict[str, Task] = {
+    task.name: task
+    for task in (
+        _glue("cola", "CoLA", "classification", BINARY, ("mcc", "acc"), "CoLA", glue_readers.read_cola, "CoLA.tsv"),
+        _glue("sst2", "SST-2", "classification", BINARY, ("acc",), "SST-2", glue_readers.read_sst2, "SST-2.tsv"),
+        _glue(
+            "mnli",
+            "MNLI",
+            "classification",
+            NLI3,
+            ("acc",),
+            "MNLI",
+            glue_readers.read_mnli,
+            "MNLI-m.tsv",
+            dev=("glue/MNLI/dev_matched.tsv", "nli/mnli_dev/multinli_1.0_dev_matched.csv"),
+            test=("glue/MNLI/test_matched.tsv",),
+            extra_dev={"dev_mm": ("glue/MNLI/dev_mismatched.tsv", "nli/mnli_dev/multinli_1.0_dev_mismatched.csv")},
+        ),
+        _glue("qnli", "QNLI", "classification", ENTAILMENT2, ("acc",), "QNLI", glue_readers.read_qnli, "QNLI.tsv"),
+        _glue("rte", "RTE", "classification", ENTAILMENT2, ("acc",), "RTE", glue_readers.read_rte, "RTE.tsv"),
+        _glue("mrpc", "MRPC", "classification", BINARY, ("f1", "acc"), "MRPC", glue_readers.read_mrpc, "MRPC.tsv"),
+        _glue("qqp", "QQP", "classification", BINARY, ("f1", "acc"), "QQP", glue_readers.read_qqp, "QQP.tsv"),
+        _glue(
+            "stsb",
+            "STS-B",
+            "regression",
+            None,
+            ("pearson", "spearman"),
+            "STS-B",
+            glue_readers.read_stsb,
+            "STS-B.tsv",
+            train=("glue/STS-B/train.tsv", "sts/STSBenchmark/sts-train.csv"),
+            dev=("glue/STS-B/dev.tsv", "sts/STSBenchmark/sts-dev.csv"),
+            test=("glue/STS-B/test.tsv", "sts/STSBenchmark/sts-test.csv"),
+        ),
+        _clue(
+            "tnews",
+            "TNEWS",
+            "classification",
+            TNEWS_LABELS,
+            ("acc",),
+            "tnews",
+            clue_readers.read_single,
+            "tnews11_predict.json",
+            fewclue="tnews",
+        ),
+        _clue(
+            "iflytek",
+            "IFLYTEK",
+            "classification",
+            IFLYTEK_LABELS,
+            ("acc",),
+            "iflytek",
+            clue_readers.read_single,
+            "iflytek_predict.json",
+            fewclue="iflytek",
+        ),
+        _clue(
+            "cluewsc",
+            "WSC",
+            "classification",
+            ("true", "false"),
+            ("acc",),
+            "cluewsc2020",
+            clue_readers.read_wsc,
+            "cluewsc11_predict.json",
+            fewclue="cluewsc",
+        ),
+        _clue(
+            "afqmc", "AFQMC", "classification", BINARY, ("acc",), "afqmc", clue_readers.read_pair, "afqmc_predict.json"
+        ),
+        _clue(
+            "csl",
+            "CSL",
+            "classification",
+            BINARY,
+            ("acc",),
+            "csl",
+            clue_readers.read_csl,
+            "csl_predict.json",
+            fewclue="csl",
+        ),
+        _clue(
+            "ocnli",
+            "OCNLI",
+            "classification",
+            NLI3,
+            ("acc",),
+            "ocnli",
+            clue_readers.read_pair,
+            "ocnli_50k_predict.json",
+            train=("chinese/ocnli/train.50k.json", "chinese/ocnli/train.10k.json"),
+        ),
+        _clue(
+            "cmrc2018",
+            "CMRC18",
+            "span",
+            None,
+            ("em", "f1"),
+            "cmrc2018",
+            clue_readers.read_cmrc,
+            "cmrc2018_predict.json",
+            train=("chinese/cmrc2018/cmrc2018_train.json",),
+            dev=("chinese/cmrc2018/cmrc2018_dev.json",),
+            test=("chinese/cmrc2018/cmrc2018_test.json",),
+        ),
+        _clue(
+            "chid",
+            "ChID",
+            "choice",
+            None,
+            ("acc",),
+            "chid",
+            clue_readers.read_chid,
+            "chid11_predict.json",
+            fewclue="chid",
+            train=("chinese/fewclue/chid/train_few_all.json",),
+            dev=("chinese/fewclue/chid/dev_few_all.json",),
+            test=("chinese/fewclue/chid/test_public.json",),
+        ),
+        Task(
+            "c3",
+            "C3",
+            "clue",
+            "zh",
+            "choice",
+            None,
+            ("acc",),
+            {
+                split: (f"chinese/c3/c3-d-{split}.json+chinese/c3/c3-m-{split}.json",)
+                for split in ("train", "dev", "test")
+            },
+            clue_readers.read_c3,
+            "c311_predict.json",
+            multi_file=True,
+        ),
+    )
+}
 GLUE_TASKS = tuple(name for name, task in TASKS.items() if task.benchmark == "glue")
 CLUE_TASKS = tuple(name for name, task in TASKS.items() if task.benchmark == "clue")
-ALIASES = {"sst-2": "sst2", "sts-b": "stsb", "wsc": "cluewsc", "cluewsc2020": "cluewsc", "cmrc": "cmrc2018",
-           "mnli-m": "mnli"}
+ALIASES = {
+    "sst-2": "sst2",
+    "sts-b": "stsb",
+    "wsc": "cluewsc",
+    "cluewsc2020": "cluewsc",
+    "cmrc": "cmrc2018",
+    "mnli-m": "mnli",
+}
 
 
 def get(name: str) -> Task:

@@ -50,8 +50,11 @@ def resolve_model(spec: str) -> str:
     found = importlib.util.find_spec(package)
     if found is None or found.origin is None:
         raise InputError(spec, f"package {package} is not installed")
-    folders = [c.parent for c in sorted(Path(found.origin).parent.rglob("config.json"))
-               if (c.parent / "tokenizer_config.json").exists()]
+    folders = [
+        c.parent
+        for c in sorted(Path(found.origin).parent.rglob("config.json"))
+        if (c.parent / "tokenizer_config.json").exists()
+    ]
     if not folders:
         raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
     return str(folders[0])
@@ -118,13 +121,26 @@ class Settings:
 
 def training_arguments(settings: Settings, seed: int, output_dir: str) -> TrainingArguments:
     return TrainingArguments(
-        output_dir=output_dir, per_device_train_batch_size=settings.batch_size,
-        per_device_eval_batch_size=settings.eval_batch_size, learning_rate=settings.lr,
-        num_train_epochs=settings.epochs, max_steps=settings.max_steps if settings.max_steps > 0 else -1,
-        warmup_steps=settings.warmup_ratio, weight_decay=settings.weight_decay, seed=seed, data_seed=seed,
-        save_strategy="no", eval_strategy="no", logging_strategy="steps", logging_steps=50, report_to="none",
-        disable_tqdm=True, bf16=settings.bf16, dataloader_num_workers=0,
-        dataloader_pin_memory=torch.cuda.is_available())
+        output_dir=output_dir,
+        per_device_train_batch_size=settings.batch_size,
+        per_device_eval_batch_size=settings.eval_batch_size,
+        learning_rate=settings.lr,
+        num_train_epochs=settings.epochs,
+        max_steps=settings.max_steps if settings.max_steps > 0 else -1,
+        warmup_steps=settings.warmup_ratio,
+        weight_decay=settings.weight_decay,
+        seed=seed,
+        data_seed=seed,
+        save_strategy="no",
+        eval_strategy="no",
+        logging_strategy="steps",
+        logging_steps=50,
+        report_to="none",
+        disable_tqdm=True,
+        bf16=settings.bf16,
+        dataloader_num_workers=0,
+        dataloader_pin_memory=torch.cuda.is_available(),
+    )
 
 
 def predictions(task, trainer: Trainer, features, examples) -> list:
@@ -157,18 +173,30 @@ def run_seed(task, model_path: str, tokenizer, train, evaluations: dict, setting
     set_seed(seed)
     model = load_model(task, model_path)
     with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
-        trainer = Trainer(model=model, args=training_arguments(settings, seed, scratch), train_dataset=train[1],
-                          data_collator=collator(task, tokenizer), processing_class=tokenizer,
-                          callbacks=[ProgressLog(f"{task.name} seed {seed}")])
+        trainer = Trainer(
+            model=model,
+            args=training_arguments(settings, seed, scratch),
+            train_dataset=train[1],
+            data_collator=collator(task, tokenizer),
+            processing_class=tokenizer,
+            callbacks=[ProgressLog(f"{task.name} seed {seed}")],
+        )
         started = time.perf_counter()
         result = trainer.train()
         train_seconds = time.perf_counter() - started
-        outcome = {"seed": seed, "train_seconds": train_seconds, "steps": result.global_step,
-                   "train_examples_per_second": result.metrics.get("train_samples_per_second"),
-                   "train_loss": result.training_loss, "sets": {}}
+        outcome = {
+            "seed": seed,
+            "train_seconds": train_seconds,
+            "steps": result.global_step,
+            "train_examples_per_second": result.metrics.get("train_samples_per_second"),
+            "train_loss": result.training_loss,
+            "sets": {},
+        }
         for name, (examples, features) in evaluations.items():
             predicted = predictions(task, trainer, features, examples)
             labelled = all(e.label is not None for e in examples)
-            outcome["sets"][name] = {"predictions": predicted,
-                                     "metrics": score(task, examples, predicted) if labelled else None}
+            outcome["sets"][name] = {
+                "predictions": predicted,
+                "metrics": score(task, examples, predicted) if labelled else None,
+            }
     return outcome

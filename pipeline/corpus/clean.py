@@ -85,7 +85,20 @@ def run(args: argparse.Namespace) -> None:
     rules = cleaning.load_rules(rules_name)
     min_tokens = DEFAULT_MIN_TOKENS[lang] if args.min_tokens is None else args.min_tokens
     worker = SentenceCleaner(lang, rules, min_tokens, args.max_tokens)
-    params = {"lang": lang, "rules": rules_name, "rule_patterns": [list(r) for r in rules],
-              "min_tokens": min_tokens, "max_tokens": args.max_tokens}
-    map_files(args.input, args.out, "clean", params, contracts.DOCS, contracts.SENTENCES,
-              lambda docs, counts: [row for doc in docs for row in worker.doc_sentences(doc, counts)], log)
+    params = {
+        "lang": lang,
+        "rules": rules_name,
+        "rule_patterns": [list(r) for r in rules],
+        "min_tokens": min_tokens,
+        "max_tokens": args.max_tokens,
+    }
+    map_files(
+        args.input,
+        args.out,
+        "clean",
+        params,
+        contracts.DOCS,
+        contracts.SENTENCES,
+        lambda docs, counts: [row for doc in docs for row in worker.doc_sentences(doc, counts)],
+        log,
+    )

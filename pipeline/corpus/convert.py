@@ -26,8 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, nargs="+", type=Path, help="docs Parquet files or directories")
     parser.add_argument("--out", required=True, type=Path, help="output directory (same file names)")
     parser.add_argument("--opencc-config", default="t2s", help="OpenCC configuration (default t2s)")
-    parser.add_argument("--variants", default=",".join(variants.SIMPLIFIED_FIRST),
-                        help="variant preference for -{zh-xx:...}- blocks, comma-separated")
+    parser.add_argument(
+        "--variants",
+        default=",".join(variants.SIMPLIFIED_FIRST),
+        help="variant preference for -{zh-xx:...}- blocks, comma-separated",
+    )
 
 
 def load_opencc(config: str):
@@ -58,8 +61,12 @@ class Converter:
         converted, mapping = self._convert_pieces(text, spans, protected)
         entities = [{"start": mapping[s], "end": mapping[e], "target": self.opencc.convert(t)} for s, e, t in spans]
         counts["chars_changed"] += sum(a != b for a, b in zip(text, converted)) if len(text) == len(converted) else 0
-        return {"doc_id": row["doc_id"], "title": self.opencc.convert(row["title"]), "text": converted,
-                "entities": entities}
+        return {
+            "doc_id": row["doc_id"],
+            "title": self.opencc.convert(row["title"]),
+            "text": converted,
+            "entities": entities,
+        }
 
     def _convert_pieces(self, text: str, spans, protected) -> tuple[str, dict[int, int]]:
         cuts = {0, len(text)}
@@ -84,5 +91,13 @@ def run(args: argparse.Namespace) -> None:
     preference = tuple(code.strip() for code in args.variants.split(",") if code.strip())
     converter = Converter(args.opencc_config, preference)
     params = {"opencc_config": args.opencc_config, "variants": list(preference)}
-    map_files(args.input, args.out, "convert", params, contracts.DOCS, contracts.DOCS,
-              lambda rows, counts: [converter.convert_doc(row, counts) for row in rows], log)
+    map_files(
+        args.input,
+        args.out,
+        "convert",
+        params,
+        contracts.DOCS,
+        contracts.DOCS,
+        lambda rows, counts: [converter.convert_doc(row, counts) for row in rows],
+        log,
+    )

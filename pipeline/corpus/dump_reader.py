@@ -96,8 +96,9 @@ def siteinfo_namespaces(element: ET.Element) -> dict[int, str]:
     return names
 
 
-def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None,
-               streams: StreamSlice | None = None) -> Iterator[Page]:
+def read_pages(
+    path, progress: DumpProgress | None = None, on_siteinfo=None, streams: StreamSlice | None = None
+) -> Iterator[Page]:
     """Yield every ``<page>`` of the dump at ``path`` in order.
 
     ``on_siteinfo`` is called with the ``{key: name}`` namespaces of ``<siteinfo>`` before
@@ -154,7 +155,7 @@ def read_pages(path, progress: DumpProgress | None = None, on_siteinfo=None,
                 text = decoder.decode(data, final=not data)
             except UnicodeDecodeError as exc:
                 # parse the valid prefix first, so that the message names the page before
-                note_complete_pages(data[:exc.start].decode("utf-8", errors="ignore"))
+                note_complete_pages(data[: exc.start].decode("utf-8", errors="ignore"))
                 raise InputError(
                     path, f"invalid UTF-8 at uncompressed byte {decoded_until + exc.start:,}", where()
                 ) from exc
@@ -216,6 +217,4 @@ def _page(element: ET.Element, path: Path, where) -> Page:
     try:
         return Page(int(fields["id"]), fields.get("title") or "", int(fields.get("ns") or 0), redirect, text)
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(
-            path, f"<page> without a valid <id> (title {fields.get('title')!r})", where()
-        ) from exc
+        raise InputError(path, f"<page> without a valid <id> (title {fields.get('title')!r})", where()) from exc

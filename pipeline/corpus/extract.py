@@ -45,13 +45,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
     parser.add_argument("--keep-lists", action="store_true", help="keep list items as paragraphs")
     parser.add_argument("--index", type=Path, help="multistream index (offset:page_id:title), with --slice")
-    parser.add_argument("--slice", type=_slice_argument,
-                        help="K/N: only the K-th (from 0) of N equal runs of the dump's streams")
+    parser.add_argument(
+        "--slice", type=_slice_argument, help="K/N: only the K-th (from 0) of N equal runs of the dump's streams"
+    )
     parser.add_argument("--batch-docs", type=int, default=500, help="at most this many documents per row group")
-    parser.add_argument("--batch-chars", type=int, default=4_000_000,
-                        help="flush a shard's rows once their text and links reach this many characters")
-    parser.add_argument("--page-seconds", type=float, default=30.0,
-                        help="skip (and count) a page whose conversion takes longer (default 30; 0 = no limit)")
+    parser.add_argument(
+        "--batch-chars",
+        type=int,
+        default=4_000_000,
+        help="flush a shard's rows once their text and links reach this many characters",
+    )
+    parser.add_argument(
+        "--page-seconds",
+        type=float,
+        default=30.0,
+        help="skip (and count) a page whose conversion takes longer (default 30; 0 = no limit)",
+    )
 
 
 def _slice_argument(text: str) -> str:
@@ -96,9 +105,19 @@ class ShardBuffer:
             self.chars = 0
 
 
-def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path | None = None,
-            keep_lists: bool = False, batch_docs: int = 500, batch_chars: int = 4_000_000,
-            page_seconds: float = 30.0, index: Path | None = None, part: str | None = None) -> dict:
+def extract(
+    dump: Path,
+    lang: str,
+    out: Path,
+    shards: int = 1,
+    stats_path: Path | None = None,
+    keep_lists: bool = False,
+    batch_docs: int = 500,
+    batch_chars: int = 4_000_000,
+    page_seconds: float = 30.0,
+    index: Path | None = None,
+    part: str | None = None,
+) -> dict:
     languages.check(lang)
     if shards < 1:
         raise InputError(out, f"--shards must be at least 1, got {shards}")
@@ -112,9 +131,18 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
         streams = stream_slice(dump, index, k, n)
         params["slice"] = f"{k}/{n}"
     rules = markup_rules(lang, keep_lists)
-    counts = {"pages_seen": 0, "articles_kept": 0, "empty_articles": 0, "redirects_skipped": 0,
-              "other_namespaces_skipped": 0, "templates_dropped": 0, "pages_failed": 0, "pages_timed_out": 0, "entities": 0,
-              "chars_out": 0}
+    counts = {
+        "pages_seen": 0,
+        "articles_kept": 0,
+        "empty_articles": 0,
+        "redirects_skipped": 0,
+        "other_namespaces_skipped": 0,
+        "templates_dropped": 0,
+        "pages_failed": 0,
+        "pages_timed_out": 0,
+        "entities": 0,
+        "chars_out": 0,
+    }
     failures: list[dict] = []
     script_sample: list[str] = []  # the start of the first articles, to check the script against --lang
     dump_progress = DumpProgress()
@@ -186,16 +214,36 @@ def extract(dump: Path, lang: str, out: Path, shards: int = 1, stats_path: Path 
             "bytes_uncompressed": dump_progress.uncompressed_bytes,
             "bytes_out": sum(files.temp(out / f"{shard_name(k)}.parquet").stat().st_size for k in range(shards)),
             "seconds": round(time.monotonic() - started, 3),
-            "provenance": {**record, "inputs": [{"path": provenance.portable_path(dump), "bytes": dump_progress.total_bytes,
-                                                 "sha256": dump_progress.sha256}]},
+            "provenance": {
+                **record,
+                "inputs": [
+                    {
+                        "path": provenance.portable_path(dump),
+                        "bytes": dump_progress.total_bytes,
+                        "sha256": dump_progress.sha256,
+                    }
+                ],
+            },
         }
         if streams is not None:  # the bytes read (header and the slice's streams), not the whole file
-            stats["slice"] = {"slice": params["slice"], "header_end": streams.header_end, "start": streams.start,
-                              "end": streams.end, "index": provenance.file_fingerprint(index)}
+            stats["slice"] = {
+                "slice": params["slice"],
+                "header_end": streams.header_end,
+                "start": streams.start,
+                "end": streams.end,
+                "index": provenance.file_fingerprint(index),
+            }
         files.temp(stats_path).write_text(json_text(stats))
-    log.info("%s: %d pages, %d articles kept in %d shard(s), %d redirects, %d other namespaces, %d failed",
-             dump, counts["pages_seen"], counts["articles_kept"], shards, counts["redirects_skipped"],
-             counts["other_namespaces_skipped"], counts["pages_failed"])
+    log.info(
+        "%s: %d pages, %d articles kept in %d shard(s), %d redirects, %d other namespaces, %d failed",
+        dump,
+        counts["pages_seen"],
+        counts["articles_kept"],
+        shards,
+        counts["redirects_skipped"],
+        counts["other_namespaces_skipped"],
+        counts["pages_failed"],
+    )
     return stats
 
 
@@ -203,5 +251,16 @@ def run(args: argparse.Namespace) -> None:
     if (args.index is None) != (args.slice is None):
         print("error: extract: --index and --slice go together", file=sys.stderr)
         raise SystemExit(2)
-    extract(args.dump, args.lang, args.out, args.shards, args.stats, args.keep_lists, args.batch_docs,
-            args.batch_chars, args.page_seconds, args.index, args.slice)
+    extract(
+        args.dump,
+        args.lang,
+        args.out,
+        args.shards,
+        args.stats,
+        args.keep_lists,
+        args.batch_docs,
+        args.batch_chars,
+        args.page_seconds,
+        args.index,
+        args.slice,
+    )

@@ -30,13 +30,30 @@ from pipeline.errors import InputError
 
 log = logging.getLogger("pipeline.merge_slices")
 
-SUMMED = ("pages_seen", "articles_kept", "empty_articles", "redirects_skipped", "other_namespaces_skipped",
-          "templates_dropped", "pages_failed", "entities", "chars_out", "bytes_in", "bytes_uncompressed", "seconds")
+SUMMED = (
+    "pages_seen",
+    "articles_kept",
+    "empty_articles",
+    "redirects_skipped",
+    "other_namespaces_skipped",
+    "templates_dropped",
+    "pages_failed",
+    "entities",
+    "chars_out",
+    "bytes_in",
+    "bytes_uncompressed",
+    "seconds",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--slices", required=True, nargs="+", type=Path,
-                        help="the slices' output directories, in slice order (each with extract-stats.json)")
+    parser.add_argument(
+        "--slices",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="the slices' output directories, in slice order (each with extract-stats.json)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="directory for the merged shard-NNN.parquet files")
     parser.add_argument("--shards", type=int, default=1, help="number of shard files (as given to extract)")
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
@@ -77,8 +94,9 @@ def _regroup(paths: list[Path], writer, batch_docs: int, batch_chars: int) -> No
     for path in paths:
         contracts.check_schema(path, contracts.DOCS)
         for batch in pq.ParquetFile(path).iter_batches(batch_size=65536):
-            sizes = (pc.utf8_length(batch.column("text")).to_numpy(zero_copy_only=False)
-                     + 100 * pc.list_value_length(batch.column("entities")).to_numpy(zero_copy_only=False))
+            sizes = pc.utf8_length(batch.column("text")).to_numpy(zero_copy_only=False) + 100 * pc.list_value_length(
+                batch.column("entities")
+            ).to_numpy(zero_copy_only=False)
             start = 0
             for i, size in enumerate(sizes.tolist()):
                 rows += 1
@@ -93,8 +111,16 @@ def _regroup(paths: list[Path], writer, batch_docs: int, batch_chars: int) -> No
         writer.write_table(pa.Table.from_batches(pending).combine_chunks())
 
 
-def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = None, batch_docs: int = 500,
-          batch_chars: int = 4_000_000, only: int | None = None, stats_only: bool = False) -> dict:
+def merge(
+    slices: list[Path],
+    out: Path,
+    shards: int,
+    stats_path: Path | None = None,
+    batch_docs: int = 500,
+    batch_chars: int = 4_000_000,
+    only: int | None = None,
+    stats_only: bool = False,
+) -> dict:
     stats_path = stats_path or out / "extract-stats.json"
     all_stats = [_slice_stats(Path(d)) for d in slices]
     records = [_whole_dump_record(s["provenance"]) for s in all_stats]
@@ -131,4 +157,6 @@ def merge(slices: list[Path], out: Path, shards: int, stats_path: Path | None = 
 
 
 def run(args: argparse.Namespace) -> None:
-    merge(args.slices, args.out, args.shards, args.stats, args.batch_docs, args.batch_chars, args.shard, args.stats_only)
+    merge(
+        args.slices, args.out, args.shards, args.stats, args.batch_docs, args.batch_chars, args.shard, args.stats_only
+    )

@@ -42,14 +42,15 @@ def stream_offsets(index: Path) -> list[int]:
         compressed = raw.read(3) == b"BZh"
     offsets: set[int] = set()
     try:
-        with (bz2.open(index, "rt", encoding="utf-8") if compressed else index.open(encoding="utf-8")) as lines:
+        with bz2.open(index, "rt", encoding="utf-8") if compressed else index.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, 1):
                 if not line.strip():
                     continue
                 offset, _, rest = line.partition(":")
                 if not offset.isdigit() or ":" not in rest:
-                    raise InputError(index, f"expected offset:page_id:title, got {line.strip()[:60]!r}",
-                                     f"line {number}")
+                    raise InputError(
+                        index, f"expected offset:page_id:title, got {line.strip()[:60]!r}", f"line {number}"
+                    )
                 offsets.add(int(offset))
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(index, f"unreadable multistream index: {exc}") from exc

@@ -42,8 +42,11 @@ def write_multistream(source: Path, dump: Path, index: Path, pages_per_stream: i
     ids = [int(_ID.search(page).group(2)) for page in pages]
     stride = 10 ** len(str(max(ids)))
     written = 0
-    with AtomicFiles() as files, files.temp(Path(dump)).open("wb") as out, \
-            bz2.open(files.temp(Path(index)), "wt", encoding="utf-8") as lines:
+    with (
+        AtomicFiles() as files,
+        files.temp(Path(dump)).open("wb") as out,
+        bz2.open(files.temp(Path(index)), "wt", encoding="utf-8") as lines,
+    ):
         out.write(bz2.compress(header.encode("utf-8"), 9))
         batch: list[str] = []
 
@@ -57,8 +60,11 @@ def write_multistream(source: Path, dump: Path, index: Path, pages_per_stream: i
 
         for copy in range(copies):
             for page, page_id in zip(pages, ids, strict=True):
-                batch.append(_ID.sub(lambda m, new=page_id + copy * stride: f"{m.group(1)}{new}{m.group(3)}", page,
-                                     count=1) if copy else page)
+                batch.append(
+                    _ID.sub(lambda m, new=page_id + copy * stride: f"{m.group(1)}{new}{m.group(3)}", page, count=1)
+                    if copy
+                    else page
+                )
                 written += 1
                 if len(batch) == pages_per_stream:
                     flush()

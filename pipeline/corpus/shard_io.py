@@ -43,8 +43,16 @@ def input_files(paths: list[Path], unique_names: bool = True) -> list[Path]:
     return files
 
 
-def map_files(inputs: list[Path], out_dir: Path, stage: str, params: dict, in_schema: pa.Schema,
-              out_schema: pa.Schema, process, logger: logging.Logger) -> dict[str, dict]:
+def map_files(
+    inputs: list[Path],
+    out_dir: Path,
+    stage: str,
+    params: dict,
+    in_schema: pa.Schema,
+    out_schema: pa.Schema,
+    process,
+    logger: logging.Logger,
+) -> dict[str, dict]:
     """Run ``process(rows, counts) -> rows`` over every input file, batch by batch.
 
     Each input ``X.parquet`` becomes ``out_dir/X.parquet`` plus ``out_dir/X.stats.json``
@@ -69,8 +77,11 @@ def map_files(inputs: list[Path], out_dir: Path, stage: str, params: dict, in_sc
                     if produced:
                         writer.write_table(pa.Table.from_pylist(produced, schema=writer.schema))
                     meter.update(len(rows), position=counts["rows_in"])
-            stats = {**dict(sorted(counts.items())), "seconds": round(time.monotonic() - started, 3),
-                     "provenance": record}
+            stats = {
+                **dict(sorted(counts.items())),
+                "seconds": round(time.monotonic() - started, 3),
+                "provenance": record,
+            }
             outputs.temp(target.with_suffix(".stats.json")).write_text(json_text(stats))
         meter.done()
         logger.info("%s → %s: %s", path, target, ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))

@@ -66,9 +66,32 @@ class MarkupRules:
     """
 
     dropped_namespaces: frozenset = DROPPED_NAMESPACE_ALIASES
-    other_namespaces: frozenset = frozenset({"talk", "user", "wikipedia", "wp", "help", "template", "portal",
-                                             "draft", "module", "special", "wikt", "wiktionary", "w", "s",
-                                             "q", "n", "b", "v", "commons", "meta", "wikisource", "wikiquote"})
+    other_namespaces: frozenset = frozenset(
+        {
+            "talk",
+            "user",
+            "wikipedia",
+            "wp",
+            "help",
+            "template",
+            "portal",
+            "draft",
+            "module",
+            "special",
+            "wikt",
+            "wiktionary",
+            "w",
+            "s",
+            "q",
+            "n",
+            "b",
+            "v",
+            "commons",
+            "meta",
+            "wikisource",
+            "wikiquote",
+        }
+    )
     link_trail: str | None = "[a-z]+"
     dropped_sections: frozenset = frozenset()
     keep_lists: bool = False
@@ -132,7 +155,7 @@ def _balanced_ranges(text: str, token: re.Pattern) -> list[tuple[int, int]]:
     stack: list[int] = []
     ranges: list[tuple[int, int]] = []
     for match in token.finditer(text):
-        if text[match.end() - 2:match.end()] in ("{{", "{|", "[["):
+        if text[match.end() - 2 : match.end()] in ("{{", "{|", "[["):
             stack.append(match.start())
         elif stack:
             ranges.append((stack.pop(), match.end()))
@@ -212,7 +235,7 @@ def _drop_non_prose(markup: str, rules: MarkupRules) -> tuple[str, int]:
     text = _cut(text, _balanced_ranges(text, _TABLE_TOKEN))
     dropped_links = []
     for start, end in _balanced_ranges(text, _LINK_TOKEN):
-        if _link_kind(text[start + 2:end - 2], rules) == "drop":
+        if _link_kind(text[start + 2 : end - 2], rules) == "drop":
             dropped_links.append((start, end))
     return _cut(text, dropped_links), template_count
 
@@ -253,7 +276,7 @@ def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | 
     position = 0
     for match in rules._inline.finditer(paragraph):
         if match.start() > position:
-            out.add(paragraph[position:match.start()])
+            out.add(paragraph[position : match.start()])
         position = match.end()
         kind = match.lastgroup
         if match.group("link") is not None:

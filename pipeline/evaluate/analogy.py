@@ -73,8 +73,12 @@ def read_category(path, kind: str, level: str) -> Category:
                 continue
             fields = [text.strip() for text in line.rstrip("\r\n").split("\t")]
             if len(fields) < 5 or not all(fields):
-                raise InputError(path, "expected A, B, C, gold D and at least one more candidate, TAB-separated, "
-                                 f"none empty; found {len(fields)} field(s)", where=f"line {number}")
+                raise InputError(
+                    path,
+                    "expected A, B, C, gold D and at least one more candidate, TAB-separated, "
+                    f"none empty; found {len(fields)} field(s)",
+                    where=f"line {number}",
+                )
             rows.append(fields)
     if not rows:
         raise InputError(path, "no analogy questions")
@@ -89,8 +93,11 @@ def load(data: DataRoot) -> list[Category]:
         for level in LEVELS:
             files = sorted((base / kind / level).glob("*.txt"))
             if not files:  # half a dataset would report a table row with gaps as a success
-                raise InputError(base / kind / level, f"missing part of the analogy set: no {kind} {level}-level "
-                                 "category files (*.txt); every <semantic|syntactic>/<word|phrase|sentence> is needed")
+                raise InputError(
+                    base / kind / level,
+                    f"missing part of the analogy set: no {kind} {level}-level "
+                    "category files (*.txt); every <semantic|syntactic>/<word|phrase|sentence> is needed",
+                )
             for path in files:
                 data.file(str(path.relative_to(data.root)))
                 categories.append(read_category(path, kind, level))
@@ -108,9 +115,9 @@ def score_questions(unit: np.ndarray, abc: np.ndarray, candidates: np.ndarray) -
     """
     used, local = np.unique(np.concatenate([abc.ravel(), candidates[candidates >= 0]]), return_inverse=True)
     gram = unit[used] @ unit[used].T
-    a, b, c = local[:abc.size].reshape(abc.shape).T
+    a, b, c = local[: abc.size].reshape(abc.shape).T
     d = np.zeros(candidates.shape, dtype=np.int64)
-    d[candidates >= 0] = local[abc.size:]
+    d[candidates >= 0] = local[abc.size :]
     dot = gram[b[:, None], d] - gram[a[:, None], d] + gram[c[:, None], d]
     squared = gram[a, a] + gram[b, b] + gram[c, c] - 2 * gram[a, b] + 2 * gram[b, c] - 2 * gram[a, c]
     norm = np.sqrt(np.maximum(squared, 0.0))[:, None]
@@ -149,23 +156,33 @@ def _mean(values) -> float | None:
 
 def evaluate(encoder, categories: list[Category]) -> dict:
     strings = {text: i for i, text in enumerate(dict.fromkeys(t for c in categories for row in c.rows for t in row))}
-    log.info("analogy: %d questions in %d files, %d distinct sequences",
-             sum(len(c.rows) for c in categories), len(categories), len(strings))
+    log.info(
+        "analogy: %d questions in %d files, %d distinct sequences",
+        sum(len(c.rows) for c in categories),
+        len(categories),
+        len(strings),
+    )
     unit = unit_rows(encoder.encode(list(strings)))
 
     results: dict[str, dict] = {}
     for category in categories:
         width = max(len(row) for row in category.rows) - 3
-        ids = np.array([[strings[text] for text in row] + [-1] * (width + 3 - len(row)) for row in category.rows],
-                       dtype=np.int64)
+        ids = np.array(
+            [[strings[text] for text in row] + [-1] * (width + 3 - len(row)) for row in category.rows], dtype=np.int64
+        )
         abc, candidates = ids[:, :3], ids[:, 3:]
         ranks, ties = gold_first_ranks(score_questions(unit, abc, candidates))
         category.correct = ranks == 1
         results[category.key] = {
-            "type": category.kind, "in_tables": category.in_tables, "candidates": int(width),
-            "accuracy": _percent(category.correct), "n": len(category.rows), "ties": int(ties.sum()),
+            "type": category.kind,
+            "in_tables": category.in_tables,
+            "candidates": int(width),
+            "accuracy": _percent(category.correct),
+            "n": len(category.rows),
+            "ties": int(ties.sum()),
             "rank_histogram": np.bincount(ranks, minlength=width + 1)[1:].tolist(),
-            "ppr": None, "pnr": None,
+            "ppr": None,
+            "pnr": None,
         }
 
     by_key = {c.key: c for c in categories}
@@ -175,8 +192,9 @@ def evaluate(encoder, categories: list[Category]) -> dict:
         if category.level == "word" or word is None:
             continue
         if len(word.rows) != len(category.rows):
-            log.warning("%s: %d questions vs %d at word level, no PPR/PNR", category.key,
-                        len(category.rows), len(word.rows))
+            log.warning(
+                "%s: %d questions vs %d at word level, no PPR/PNR", category.key, len(category.rows), len(word.rows)
+            )
             continue
         aligned[category.key] = word.correct
         ppr, pnr = _transfer(word.correct, category.correct)
@@ -192,10 +210,16 @@ def evaluate(encoder, categories: list[Category]) -> dict:
         entry["avg"] = _mean([entry["sem"], entry["syn"]])
         levels[level] = entry
         if level != "word":
-            pairs = [(aligned[c.key], c.correct) for c in categories
-                     if c.level == level and c.kind == "semantic" and c.in_tables and c.key in aligned]
-            ppr[level], pnr[level] = (_transfer(np.concatenate([w for w, _ in pairs]),
-                                                np.concatenate([h for _, h in pairs])) if pairs else (None, None))
+            pairs = [
+                (aligned[c.key], c.correct)
+                for c in categories
+                if c.level == level and c.kind == "semantic" and c.in_tables and c.key in aligned
+            ]
+            ppr[level], pnr[level] = (
+                _transfer(np.concatenate([w for w, _ in pairs]), np.concatenate([h for _, h in pairs]))
+                if pairs
+                else (None, None)
+            )
     return {
         "overall": _mean(levels[level]["avg"] for level in LEVELS),
         "levels": levels,

@@ -46,8 +46,11 @@ def load_word2vec_binary(path: str):
     with reading(path), open(path, "rb") as handle:
         head = handle.read(64)
     if head[:1] == b"\x80" or not _WORD2VEC_HEADER.match(head):
-        kind = "a Python pickle (e.g. a gensim .kv file), refused: loading it could run code" \
-            if head[:1] == b"\x80" else "no 'WORDS DIM' header line"
+        kind = (
+            "a Python pickle (e.g. a gensim .kv file), refused: loading it could run code"
+            if head[:1] == b"\x80"
+            else "no 'WORDS DIM' header line"
+        )
         raise InputError(path, f"not a word2vec binary file: {kind}; the word2vec stage writes vectors.bin")
     try:
         return KeyedVectors.load_word2vec_format(path, binary=True)
@@ -72,8 +75,14 @@ class Word2VecBag:
         self.oov: set[str] = set()
 
     def describe(self) -> dict:
-        return {"kind": self.kind, "path": self.path, "lang": self.lang, "lowercase": self.lowercase,
-                "vocabulary": len(self.vectors.key_to_index), "checkpoint": file_fingerprint(self.path)}
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "lang": self.lang,
+            "lowercase": self.lowercase,
+            "vocabulary": len(self.vectors.key_to_index),
+            "checkpoint": file_fingerprint(self.path),
+        }
 
     def _lookup(self, word: str) -> int | None:
         index = self.vectors.key_to_index

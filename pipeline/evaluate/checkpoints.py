@@ -31,6 +31,9 @@ def checkpoint_fingerprint(path_or_id: str) -> dict:
     directory = checkpoint_dir(path_or_id)
     if directory is None:
         return {"path": path_or_id, "files": None}
-    files = {file.name: file_fingerprint(file)["sha256"]
-             for pattern in WEIGHT_PATTERNS for file in sorted(directory.glob(pattern))}
+    files = {
+        file.name: file_fingerprint(file)["sha256"]
+        for pattern in WEIGHT_PATTERNS
+        for file in sorted(directory.glob(pattern))
+    }
     return {"path": str(directory), "files": files}

@@ -56,8 +56,11 @@ RETRIEVAL_TASKS = ("geogranno", "faq")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("task", choices=sorted(TASKS), help="the evaluation task")
-    parser.add_argument("--model", required=True, help="checkpoint path or hub id, word2vec:PATH, "
-                        "input-embeddings:PATH_OR_ID, bm25 or tfidf")
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="checkpoint path or hub id, word2vec:PATH, input-embeddings:PATH_OR_ID, bm25 or tfidf",
+    )
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
     parser.add_argument("--data", required=True, type=Path, help="data root (layout of docs/data.md)")
     parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
@@ -65,8 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-length", type=int, default=128, help="truncate to this many tokens (default 128)")
     parser.add_argument("--seed", type=int, default=0, help="seed for python, numpy and torch (default 0)")
     parser.add_argument("--name", help="label of the model in the result tables (default: the --model value)")
-    parser.add_argument("--transfer-tasks", help="transfer: comma-separated tasks (default all: "
-                        "MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)")
+    parser.add_argument(
+        "--transfer-tasks",
+        help="transfer: comma-separated tasks (default all: MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)",
+    )
     parser.add_argument("--kfold", type=int, default=10, help="transfer: folds of the cross-validations (default 10)")
 
 
@@ -92,8 +97,11 @@ def finite(value):
 def evaluate_task(task: str, model, data: DataRoot, spec: str = "", **options) -> dict:
     """Load the task's data under ``data`` and score ``model`` on it (the metrics, no provenance)."""
     if model.kind in LEXICAL and task not in RETRIEVAL_TASKS:
-        raise InputError(spec or model.kind, f"{model.kind} is a lexical retrieval baseline with no embeddings; "
-                         f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}")
+        raise InputError(
+            spec or model.kind,
+            f"{model.kind} is a lexical retrieval baseline with no embeddings; "
+            f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}",
+        )
     module = importlib.import_module(TASKS[task])
     return module.evaluate(model, data.load(module.load), **options)
 
@@ -120,16 +128,26 @@ def run(args: argparse.Namespace) -> None:
     options = transfer_options(args) if args.task == "transfer" else {}
     metrics = evaluate_task(args.task, model, data, args.model, **options)
     log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
-    params = {"task": args.task, "model": args.model, "pooling": getattr(model, "pooling", None),
-              "batch_size": args.batch_size, "max_length": args.max_length, "data_root": provenance.portable_path(args.data),
-              **options}
+    params = {
+        "task": args.task,
+        "model": args.model,
+        "pooling": getattr(model, "pooling", None),
+        "batch_size": args.batch_size,
+        "max_length": args.max_length,
+        "data_root": provenance.portable_path(args.data),
+        **options,
+    }
     record = provenance.make("evaluate", params, inputs=data.fingerprints(), seed=args.seed)
     record["checkpoint"] = model.describe()
     result = {
         **metrics,
         "task": args.task,
-        "model": {"name": args.name or args.model, "path": model_path(args.model), "kind": model.kind,
-                  "pooling": getattr(model, "pooling", None)},
+        "model": {
+            "name": args.name or args.model,
+            "path": model_path(args.model),
+            "kind": model.kind,
+            "pooling": getattr(model, "pooling", None),
+        },
         "provenance": record,
     }
     write_json(args.out, finite(result))

@@ -50,8 +50,14 @@ class TransformerEncoder:
 
     kind = "transformer"
 
-    def __init__(self, path_or_id: str, pooling: str = "mean", batch_size: int = 64, max_length: int = 128,
-                 device: torch.device | None = None):
+    def __init__(
+        self,
+        path_or_id: str,
+        pooling: str = "mean",
+        batch_size: int = 64,
+        max_length: int = 128,
+        device: torch.device | None = None,
+    ):
         if pooling not in POOLINGS:
             raise InputError(path_or_id, f"unknown pooling {pooling!r}, expected one of {', '.join(POOLINGS)}")
         self.path = path_or_id
@@ -67,15 +73,20 @@ class TransformerEncoder:
         self.dim = self.model.config.hidden_size
 
     def describe(self) -> dict:
-        return {"kind": self.kind, "path": self.path, "pooling": self.pooling,
-                "max_length": self.max_length, "checkpoint": checkpoint_fingerprint(self.path)}
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "pooling": self.pooling,
+            "max_length": self.max_length,
+            "checkpoint": checkpoint_fingerprint(self.path),
+        }
 
     def batches(self, texts: list[str]):
         """Token id lists of ``texts``, grouped longest first into batches of ``batch_size``."""
         ids = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: (-len(ids[i]), i))
         for start in range(0, len(order), self.batch_size):
-            chosen = order[start:start + self.batch_size]
+            chosen = order[start : start + self.batch_size]
             yield chosen, [ids[i] for i in chosen]
 
     def encode(self, texts: list[str]) -> np.ndarray:

@@ -44,13 +44,15 @@ def read_pairs(path) -> list[Pair]:
                     row = json.loads(line)
                     pairs.append((row["sentence1"], row["sentence2"], str(row["label"])))
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise InputError(path, f"expected JSON with sentence1, sentence2, label: {exc}",
-                                     where=f"line {number}") from exc
+                    raise InputError(
+                        path, f"expected JSON with sentence1, sentence2, label: {exc}", where=f"line {number}"
+                    ) from exc
             else:
                 fields = line.rstrip("\r\n").split("\t")
                 if len(fields) != 3:
-                    raise InputError(path, f"expected q1, q2, label; found {len(fields)} field(s)",
-                                     where=f"line {number}")
+                    raise InputError(
+                        path, f"expected q1, q2, label; found {len(fields)} field(s)", where=f"line {number}"
+                    )
                 pairs.append((fields[0], fields[1], fields[2].strip()))
     return pairs
 
@@ -85,9 +87,17 @@ def evaluate(model, sets: dict[str, list[Pair]]) -> dict:
         faq, queries, gold = build_faq(pairs)
         ranks, ties = gold_ranks(scorer.scores(queries, faq), gold)
         result = summary(ranks, ties, ks=(1, 5, 10))
-        datasets[name] = {"acc1": result["top1"], "mrr": result["mrr"], "top5": result["top5"],
-                          "top10": result["top10"], "queries": len(queries), "faq_size": len(faq),
-                          "ties": result["ties"]}
-    return {"datasets": datasets,
-            "avg": float(np.mean([d["acc1"] for d in datasets.values()])),
-            "avg_mrr": float(np.mean([d["mrr"] for d in datasets.values()]))}
+        datasets[name] = {
+            "acc1": result["top1"],
+            "mrr": result["mrr"],
+            "top5": result["top5"],
+            "top10": result["top10"],
+            "queries": len(queries),
+            "faq_size": len(faq),
+            "ties": result["ties"],
+        }
+    return {
+        "datasets": datasets,
+        "avg": float(np.mean([d["acc1"] for d in datasets.values()])),
+        "avg_mrr": float(np.mean([d["mrr"] for d in datasets.values()])),
+    }

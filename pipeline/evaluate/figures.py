@@ -44,13 +44,17 @@ PREFIX = {"word": "", "phrase": "p_", "sentence": "s_"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="checkpoint path or hub id, word2vec:PATH or "
-                        "input-embeddings:PATH_OR_ID")
+    parser.add_argument(
+        "--model", required=True, help="checkpoint path or hub id, word2vec:PATH or input-embeddings:PATH_OR_ID"
+    )
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
     parser.add_argument("--data", required=True, type=Path, help="data root holding ulr_analogy/")
     parser.add_argument("--out", required=True, type=Path, help="output directory for the two PNGs")
-    parser.add_argument("--pairs", default="man:woman,king:queen,dad:mom",
-                        help="male:female word pairs of Fig. 4 (default man:woman,king:queen,dad:mom)")
+    parser.add_argument(
+        "--pairs",
+        default="man:woman,king:queen,dad:mom",
+        help="male:female word pairs of Fig. 4 (default man:woman,king:queen,dad:mom)",
+    )
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--seed", type=int, default=0, help="t-SNE and RNG seed (default 0)")
@@ -70,7 +74,7 @@ def male_female_sequences(categories: list[analogy.Category], pairs: list[tuple[
             entry = {"pair": (male, female)}
             for level, category in files.items():
                 if line < len(category.rows):
-                    entry[level] = category.rows[line][column:column + 2]
+                    entry[level] = category.rows[line][column : column + 2]
             found.append(entry)
             break
         else:
@@ -108,7 +112,7 @@ def plot_pca(encoder, entries: list[dict], path: Path, metadata: dict) -> None:
         chosen = [i for i, lv in enumerate(levels) if lv == level]
         axes.scatter(points[chosen, 0], points[chosen, 1], marker=markers[level], label=level)
     for i in range(0, len(texts), 2):
-        axes.plot(points[i:i + 2, 0], points[i:i + 2, 1], "k--", linewidth=0.8)
+        axes.plot(points[i : i + 2, 0], points[i : i + 2, 1], "k--", linewidth=0.8)
     for label, (x, y) in zip(labels, points):
         axes.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
     axes.set(title="PCA of male / female words, phrases and sentences", xlabel="PC 1", ylabel="PC 2")
@@ -156,8 +160,13 @@ def run(args: argparse.Namespace) -> None:
     categories = data.load(analogy.load)
     encoder = load_model(args.model, args.pooling, args.batch_size, args.max_length)
     seed_everything(args.seed)
-    params = {"model": args.model, "model_path": model_path(args.model), "pooling": args.pooling,
-              "pairs": args.pairs, "max_length": args.max_length}
+    params = {
+        "model": args.model,
+        "model_path": model_path(args.model),
+        "pooling": args.pooling,
+        "pairs": args.pairs,
+        "max_length": args.max_length,
+    }
     record = provenance.make("figures", params, inputs=data.fingerprints(), seed=args.seed)
     record["checkpoint"] = encoder.describe()
     metadata = {"Description": json.dumps(record, sort_keys=True)}

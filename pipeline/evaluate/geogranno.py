@@ -35,8 +35,13 @@ QUERY_LENGTH_BUCKETS = (("1-6", 1, 6), ("7-8", 7, 8), ("9-15", 9, None))
 DIFFERENCE_BUCKETS = ((">=0", 0), (">=2", 2), (">=3", 3))
 _WORDISH = re.compile(r"\w")
 # placeholder -> the entity the grammar's canonical utterances use for it (checked on train ∪ dev)
-ENTITIES = {"_state_": "california", "_city_": "sacramento", "_river_": "colorado", "_country_": "usa",
-            "_place_": "death valley"}
+ENTITIES = {
+    "_state_": "california",
+    "_city_": "sacramento",
+    "_river_": "colorado",
+    "_country_": "usa",
+    "_place_": "death valley",
+}
 _PLACEHOLDER = re.compile("|".join(map(re.escape, ENTITIES)))
 
 
@@ -87,7 +92,13 @@ def evaluate(model, splits: dict[str, list[dict]]) -> dict:
     scores = scorer_for(model, "en").scores([instantiate(q) for q in questions], candidates)
     question_row = {text: i for i, text in enumerate(questions)}
 
-    out = {"candidates": len(candidates), "placeholders": ENTITIES, "splits": {}, "by_query_length": {}, "by_length_difference": {}}
+    out = {
+        "candidates": len(candidates),
+        "placeholders": ENTITIES,
+        "splits": {},
+        "by_query_length": {},
+        "by_length_difference": {},
+    }
     for split, members in (*splits.items(), ("all", rows)):
         which = np.array([question_row[row["nl"]] for row in members])
         gold = np.zeros((len(members), len(candidates)), dtype=bool)
@@ -97,9 +108,15 @@ def evaluate(model, splits: dict[str, list[dict]]) -> dict:
         q_len = np.array([word_count(instantiate(row["nl"])) for row in members])
         diff = np.abs(q_len - np.array([word_count(row["can"]) for row in members]))
         out["splits"][split] = summary(ranks, ties)
-        out["by_query_length"][split] = _bucket_summaries(ranks, ties, {
-            name: (q_len >= low) & (q_len <= (high if high is not None else np.inf))
-            for name, low, high in QUERY_LENGTH_BUCKETS})
-        out["by_length_difference"][split] = _bucket_summaries(ranks, ties, {
-            name: diff >= low for name, low in DIFFERENCE_BUCKETS})
+        out["by_query_length"][split] = _bucket_summaries(
+            ranks,
+            ties,
+            {
+                name: (q_len >= low) & (q_len <= (high if high is not None else np.inf))
+                for name, low, high in QUERY_LENGTH_BUCKETS
+            },
+        )
+        out["by_length_difference"][split] = _bucket_summaries(
+            ranks, ties, {name: diff >= low for name, low in DIFFERENCE_BUCKETS}
+        )
     return out

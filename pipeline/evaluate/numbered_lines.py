@@ -19,6 +19,9 @@ def numbered_lines(path) -> Iterator[tuple[int, str]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise InputError(path, f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})",
-                                 where=f"line {number}") from exc
+                raise InputError(
+                    path,
+                    f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})",
+                    where=f"line {number}",
+                ) from exc
             yield number, text.rstrip("\r\n")

@@ -48,8 +48,12 @@ def read_pairs(path) -> tuple[Pairs, int]:
             continue
         fields = line.split("\t")
         if len(fields) != FIELDS:
-            raise InputError(path, f"expected {FIELDS} TAB-separated fields (score, category, phrase, paraphrase, "
-                             f"individual scores), found {len(fields)}", where=f"line {number}")
+            raise InputError(
+                path,
+                f"expected {FIELDS} TAB-separated fields (score, category, phrase, paraphrase, "
+                f"individual scores), found {len(fields)}",
+                where=f"line {number}",
+            )
         try:
             score = float(fields[0])
         except ValueError as exc:
@@ -71,8 +75,9 @@ def read_pairs(path) -> tuple[Pairs, int]:
 
 
 def load(data: DataRoot) -> dict[str, tuple[Pairs, int]]:
-    return {name: read_pairs(data.file(relative, f"PPDB 2.0 human labels ({name})"))
-            for name, relative in FILES.items()}
+    return {
+        name: read_pairs(data.file(relative, f"PPDB 2.0 human labels ({name})")) for name, relative in FILES.items()
+    }
 
 
 def evaluate(encoder, sets: dict[str, tuple[Pairs, int]]) -> dict:
@@ -81,9 +86,14 @@ def evaluate(encoder, sets: dict[str, tuple[Pairs, int]]) -> dict:
     scores, counts, dropped, offset = {}, {}, {}, 0
     for name, ((left, right, gold), single) in sets.items():
         n = len(left)
-        block = vectors[offset:offset + 2 * n]
+        block = vectors[offset : offset + 2 * n]
         offset += 2 * n
         scores[name] = spearman(paired_cosine(block[:n], block[n:]), np.asarray(gold))
         counts[name], dropped[name] = n, single
-    return {"scores": scores, "n": counts, "single_word_pairs": dropped, "headline": HEADLINE,
-            "data": "PPDB 2.0 human paraphrase-quality judgements, pairs with a multi-word side"}
+    return {
+        "scores": scores,
+        "n": counts,
+        "single_word_pairs": dropped,
+        "headline": HEADLINE,
+        "data": "PPDB 2.0 human paraphrase-quality judgements, pairs with a multi-word side",
+    }

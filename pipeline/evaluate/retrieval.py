@@ -58,7 +58,7 @@ class DenseScorer:
 
     def scores(self, queries: list[str], candidates: list[str]) -> np.ndarray:
         vectors = self.encoder.encode(list(queries) + list(candidates))
-        return cosine_matrix(vectors[:len(queries)], vectors[len(queries):])
+        return cosine_matrix(vectors[: len(queries)], vectors[len(queries) :])
 
 
 def scorer_for(model, lang: str):

@@ -35,8 +35,12 @@ def read_ratings(path) -> wordsim.Pairs:
             continue
         fields = line.split("\t")
         if len(fields) != FIELDS:
-            raise InputError(path, f"expected {FIELDS} TAB-separated fields (id, word1, POS1, word2, POS2, context1, "
-                             f"context2, mean rating, {RATERS} ratings), found {len(fields)}", where=f"line {number}")
+            raise InputError(
+                path,
+                f"expected {FIELDS} TAB-separated fields (id, word1, POS1, word2, POS2, context1, "
+                f"context2, mean rating, {RATERS} ratings), found {len(fields)}",
+                where=f"line {number}",
+            )
         try:
             rating = float(fields[7])
         except ValueError as exc:
@@ -57,8 +61,11 @@ def read_ratings(path) -> wordsim.Pairs:
 def load(data: DataRoot) -> dict[str, wordsim.Pairs]:
     path = data.root / RATINGS
     if not path.is_file():
-        raise InputError(path, f"SCWS is absent: it is not redistributed; download {URL} and put its ratings.txt "
-                         f"at {RATINGS} under the data root")
+        raise InputError(
+            path,
+            f"SCWS is absent: it is not redistributed; download {URL} and put its ratings.txt "
+            f"at {RATINGS} under the data root",
+        )
     return {NAME: read_ratings(data.file(RATINGS, "SCWS ratings"))}
 
 

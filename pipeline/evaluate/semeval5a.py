@@ -31,7 +31,7 @@ from pipeline.evaluate.numbered_lines import numbered_lines
 FOLDER = "phrase_similarity/semeval2013_task5a"
 SPLITS = {"train": f"{FOLDER}/en.trainSet", "test": f"{FOLDER}/en.testSet"}
 LABELS = ("0", "1")
-C_GRID = tuple(2.0 ** t for t in range(-16, 3, 2))  # 2^-16 ... 4: strong regularisation wins on 1,536 features
+C_GRID = tuple(2.0**t for t in range(-16, 3, 2))  # 2^-16 ... 4: strong regularisation wins on 1,536 features
 FOLDS = 5
 FOLD_SEED = 0
 DATA = "SemEval-2013 Task 5(a), Yu & Dredze POS-tagged subset"
@@ -46,17 +46,21 @@ def read_instances(path) -> Instances:
         lines.pop()
     if len(lines) % 4:
         number = lines[-(len(lines) % 4)][0]
-        raise InputError(path, f"{len(lines)} lines do not make four-line instances (the last one is cut short)",
-                         where=f"line {number}")
+        raise InputError(
+            path,
+            f"{len(lines)} lines do not make four-line instances (the last one is cut short)",
+            where=f"line {number}",
+        )
     bigrams, words, labels = [], [], []
     for start in range(0, len(lines), 4):
-        block = lines[start:start + 4]
+        block = lines[start : start + 4]
         parts = []
         for number, line in block[:2]:
             fields = line.split("\t")
             if len(fields) != 2 or not fields[0].strip():
-                raise InputError(path, f"expected 'word TAB POS' (2 fields), found {len(fields)} field(s)",
-                                 where=f"line {number}")
+                raise InputError(
+                    path, f"expected 'word TAB POS' (2 fields), found {len(fields)} field(s)", where=f"line {number}"
+                )
             parts.append(fields[0].strip())
         number, word = block[2]
         if "\t" in word or len(word.split()) != 1:
@@ -68,14 +72,17 @@ def read_instances(path) -> Instances:
         words.append(word.strip())
         labels.append(int(label))
     if len(set(labels)) < 2:
-        raise InputError(path, f"{len(labels)} instance(s) with labels {sorted(set(labels))}; the classifier needs "
-                         "both 0 and 1")
+        raise InputError(
+            path, f"{len(labels)} instance(s) with labels {sorted(set(labels))}; the classifier needs both 0 and 1"
+        )
     return bigrams, words, np.asarray(labels, dtype=np.int64)
 
 
 def load(data: DataRoot) -> dict[str, Instances]:
-    return {split: read_instances(data.file(relative, f"SemEval-2013 Task 5(a) {split} set"))
-            for split, relative in SPLITS.items()}
+    return {
+        split: read_instances(data.file(relative, f"SemEval-2013 Task 5(a) {split} set"))
+        for split, relative in SPLITS.items()
+    }
 
 
 def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -87,14 +94,18 @@ def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def fit_and_score(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y: np.ndarray) -> dict:
     """C by stratified k-fold accuracy on train, refit on all of train, accuracy ×100 on test."""
-    folds = StratifiedKFold(n_splits=max(2, min(FOLDS, int(np.bincount(train_y).min()))), shuffle=True,
-                            random_state=FOLD_SEED)
+    folds = StratifiedKFold(
+        n_splits=max(2, min(FOLDS, int(np.bincount(train_y).min()))), shuffle=True, random_state=FOLD_SEED
+    )
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
     search = GridSearchCV(model, {"logisticregression__C": list(C_GRID)}, cv=folds, scoring="accuracy", refit=True)
     search.fit(train_x, train_y)
     accuracy = float((search.predict(test_x) == test_y).mean())
-    return {"accuracy": 100.0 * accuracy, "C": float(search.best_params_["logisticregression__C"]),
-            "cv_accuracy": 100.0 * float(search.best_score_)}
+    return {
+        "accuracy": 100.0 * accuracy,
+        "C": float(search.best_params_["logisticregression__C"]),
+        "cv_accuracy": 100.0 * float(search.best_score_),
+    }
 
 
 def evaluate(encoder, splits: dict[str, Instances]) -> dict:
@@ -103,10 +114,17 @@ def evaluate(encoder, splits: dict[str, Instances]) -> dict:
     features, offset = {}, 0
     for split, (bigrams, _, _) in splits.items():
         n = len(bigrams)
-        features[split] = pair_features(vectors[offset:offset + n], vectors[offset + n:offset + 2 * n])
+        features[split] = pair_features(vectors[offset : offset + n], vectors[offset + n : offset + 2 * n])
         offset += 2 * n
     result = fit_and_score(features["train"], splits["train"][2], features["test"], splits["test"][2])
     counts = {split: len(labels) for split, (_, _, labels) in splits.items()}
     positives = {split: int(labels.sum()) for split, (_, _, labels) in splits.items()}
-    return {**result, "n": counts, "positives": positives, "features": "[u; v; |u-v|; u*v]",
-            "c_grid": list(C_GRID), "folds": FOLDS, "data": DATA}
+    return {
+        **result,
+        "n": counts,
+        "positives": positives,
+        "features": "[u; v; |u-v|; u*v]",
+        "c_grid": list(C_GRID),
+        "folds": FOLDS,
+        "data": DATA,
+    }

@@ -64,8 +64,12 @@ class SentenceTransformerEncode:
 
 def encoder_for(model, batch_size: int = 64, max_length: int = 128):
     modules = list(model) if hasattr(model, "__iter__") else []
-    simple = (len(modules) == 2 and hasattr(modules[0], "auto_model") and hasattr(modules[0], "tokenizer")
-              and getattr(modules[1], "pooling_mode", None) is not None)
+    simple = (
+        len(modules) == 2
+        and hasattr(modules[0], "auto_model")
+        and hasattr(modules[0], "tokenizer")
+        and getattr(modules[1], "pooling_mode", None) is not None
+    )
     if simple:
         mode = modules[1].pooling_mode
         mode = mode if isinstance(mode, str) else (mode[0] if len(mode) == 1 else None)
@@ -91,8 +95,9 @@ class _Evaluator(SentenceEvaluator):
 class UniversalAnalogyEvaluator(_Evaluator):
     """Universal analogy accuracy (ULR-BERT §5.1.1) of a sentence-transformers model."""
 
-    def __init__(self, categories: list[analogy.Category], name: str = "analogy", batch_size: int = 64,
-                 max_length: int = 128):
+    def __init__(
+        self, categories: list[analogy.Category], name: str = "analogy", batch_size: int = 64, max_length: int = 128
+    ):
         super().__init__(name, batch_size, max_length)
         self.categories = categories
         self.primary_metric = "overall"
@@ -116,8 +121,9 @@ class UniversalAnalogyEvaluator(_Evaluator):
 class STSEvaluator(_Evaluator):
     """Spearman ×100 of cosine similarity against gold (BURT twin §4.1) on the given data sets."""
 
-    def __init__(self, sets: dict[str, dict[str, sts.Pairs]], name: str = "sts", batch_size: int = 64,
-                 max_length: int = 128):
+    def __init__(
+        self, sets: dict[str, dict[str, sts.Pairs]], name: str = "sts", batch_size: int = 64, max_length: int = 128
+    ):
         super().__init__(name, batch_size, max_length)
         self.sets = sets
         self.every_dataset = set(sts.DATASETS) <= set(sets)  # the tables' seven: their avg is the primary metric
@@ -153,9 +159,11 @@ def stsb_dev(root, **kwargs) -> STSEvaluator:
 def evaluators_for(root, tasks: list[str], batch_size: int = 64, max_length: int = 128) -> list[SentenceEvaluator]:
     """``stsb-dev``, ``sts`` (the test sets), ``analogy`` under ``root``; selection metric first."""
     kwargs = {"batch_size": batch_size, "max_length": max_length}
-    made = {"stsb-dev": lambda: stsb_dev(root, **kwargs),
-            "sts": lambda: STSEvaluator.from_data_root(Path(root), **kwargs),
-            "analogy": lambda: UniversalAnalogyEvaluator.from_data_root(Path(root), **kwargs)}
+    made = {
+        "stsb-dev": lambda: stsb_dev(root, **kwargs),
+        "sts": lambda: STSEvaluator.from_data_root(Path(root), **kwargs),
+        "analogy": lambda: UniversalAnalogyEvaluator.from_data_root(Path(root), **kwargs),
+    }
     unknown = set(tasks) - set(made)
     if unknown:
         raise ValueError(f"unknown evaluation tasks {sorted(unknown)}; expected some of {', '.join(made)}")

@@ -67,7 +67,7 @@ def year_subsets(data: DataRoot, year: str) -> dict[str, Pairs]:
     prefix = "STS2016" if year == "STS16" else "STS"
     subsets = {}
     for input_path in sorted(folder.glob(f"{prefix}.input.*.txt")):
-        name = input_path.name[len(f"{prefix}.input."):-len(".txt")]
+        name = input_path.name[len(f"{prefix}.input.") : -len(".txt")]
         gold_path = folder / f"{prefix}.gs.{name}.txt"
         if not gold_path.exists():
             log.warning("%s: no gold file %s, subset skipped", input_path, gold_path.name)
@@ -86,8 +86,9 @@ def read_stsb(path) -> Pairs:
         for number, line in enumerate(handle, 1):
             fields = line.rstrip("\r\n").split("\t")
             if len(fields) < 7:
-                raise InputError(path, f"expected at least 7 TAB-separated columns, found {len(fields)}",
-                                 where=f"line {number}")
+                raise InputError(
+                    path, f"expected at least 7 TAB-separated columns, found {len(fields)}", where=f"line {number}"
+                )
             scores.append(float(fields[4]))
             left.append(fields[5])
             right.append(fields[6])
@@ -106,8 +107,11 @@ def read_sick(path, split: str = "TEST") -> Pairs:
                 try:
                     scores.append(float(row["relatedness_score"]))
                 except (TypeError, ValueError) as exc:
-                    raise InputError(path, f"relatedness_score is not a number: {row['relatedness_score']!r}",
-                                     where=f"line {reader.line_num}") from exc
+                    raise InputError(
+                        path,
+                        f"relatedness_score is not a number: {row['relatedness_score']!r}",
+                        where=f"line {reader.line_num}",
+                    ) from exc
                 left.append(row["sentence_A"])
                 right.append(row["sentence_B"])
     if not scores:
@@ -132,7 +136,7 @@ def evaluate(encoder, sets: dict[str, dict[str, Pairs]]) -> dict:
         per_subset = {}
         for subset, (left, right, gold) in subsets.items():
             n = len(left)
-            block = vectors[offset:offset + 2 * n]
+            block = vectors[offset : offset + 2 * n]
             offset += 2 * n
             per_subset[subset] = spearman(paired_cosine(block[:n], block[n:]), gold)
         counts[name] = sum(len(pairs[0]) for pairs in subsets.values())
@@ -140,5 +144,9 @@ def evaluate(encoder, sets: dict[str, dict[str, Pairs]]) -> dict:
         if name in YEARS:
             subsets_out[name] = per_subset
     values = [scores.get(name, math.nan) for name in DATASETS]
-    return {"scores": scores, "subsets": subsets_out, "n": counts,
-            "avg": None if any(math.isnan(v) for v in values) else float(np.mean(values))}
+    return {
+        "scores": scores,
+        "subsets": subsets_out,
+        "n": counts,
+        "avg": None if any(math.isnan(v) for v in values) else float(np.mean(values)),
+    }

@@ -99,13 +99,21 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int) -> di
         return {**result.as_dict(), "ndev": len(data), "ntest": len(data)}
     if task in ("SST2", "SICK-E"):
         train, dev, test = (data[name] for name in ("train", "dev", "test"))
-        result = classifier.dev_then_test(features(train, embed), np.asarray(train.y), features(dev, embed),
-                                          np.asarray(dev.y), features(test, embed), np.asarray(test.y), seed)
+        result = classifier.dev_then_test(
+            features(train, embed),
+            np.asarray(train.y),
+            features(dev, embed),
+            np.asarray(dev.y),
+            features(test, embed),
+            np.asarray(test.y),
+            seed,
+        )
         return {**result.as_dict(), "ndev": len(dev), "ntest": len(test)}
     if task in ("TREC", "MRPC"):
         train, test = data["train"], data["test"]
-        result = classifier.kfold_then_test(features(train, embed), np.asarray(train.y), features(test, embed),
-                                            np.asarray(test.y), kfold, seed)
+        result = classifier.kfold_then_test(
+            features(train, embed), np.asarray(train.y), features(test, embed), np.asarray(test.y), kfold, seed
+        )
         out = {**result.as_dict(), "ndev": len(train), "ntest": len(test)}
         if task == "MRPC":
             out["f1"] = classifier.f1(np.asarray(test.y), result.predictions)
@@ -113,18 +121,29 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int) -> di
     if task in ("SICK-R", "STS-B"):
         scale = (lambda y: 1.0 + 0.8 * np.asarray(y)) if task == "STS-B" else np.asarray
         train, dev, test = (data[name] for name in ("train", "dev", "test"))
-        predicted, devpearson = regression.fit_predict(features(train, embed), scale(train.y), features(dev, embed),
-                                                       scale(dev.y), features(test, embed), seed)
-        return {**regression.correlations(predicted, scale(test.y)), "devpearson": devpearson,
-                "ndev": len(dev), "ntest": len(test)}
+        predicted, devpearson = regression.fit_predict(
+            features(train, embed), scale(train.y), features(dev, embed), scale(dev.y), features(test, embed), seed
+        )
+        return {
+            **regression.correlations(predicted, scale(test.y)),
+            "devpearson": devpearson,
+            "ndev": len(dev),
+            "ntest": len(test),
+        }
     if task == "STS14":
         subsets = {}
         for name, (left, right, gold) in data.items():
             cosine = paired_cosine(embed(left), embed(right))
-            subsets[name] = {"pearson": 100.0 * float(pearsonr(cosine, gold).statistic),
-                             "spearman": 100.0 * float(spearmanr(cosine, gold).statistic), "n": len(gold)}
-        return {"pearson": float(np.mean([s["pearson"] for s in subsets.values()])),
-                "spearman": float(np.mean([s["spearman"] for s in subsets.values()])), "subsets": subsets}
+            subsets[name] = {
+                "pearson": 100.0 * float(pearsonr(cosine, gold).statistic),
+                "spearman": 100.0 * float(spearmanr(cosine, gold).statistic),
+                "n": len(gold),
+            }
+        return {
+            "pearson": float(np.mean([s["pearson"] for s in subsets.values()])),
+            "spearman": float(np.mean([s["spearman"] for s in subsets.values()])),
+            "subsets": subsets,
+        }
     raise ValueError(f"unknown transfer task {task!r}")
 
 
@@ -185,9 +204,20 @@ def evaluate(encoder, sets: TransferData, tasks=TASKS, kfold: int = 10, seed: in
             details[task] = run_task(task, data, embed, kfold, seed)
         fit = time.monotonic() - started
         timing["fit_seconds"] += fit
-        log.info("%s: %.2f (%d new sentences encoded in %.1f s, fitted in %.1f s)", task,
-                 headline(task, details[task]), timing["encoded"][task], embed.seconds - before, fit)
+        log.info(
+            "%s: %.2f (%d new sentences encoded in %.1f s, fitted in %.1f s)",
+            task,
+            headline(task, details[task]),
+            timing["encoded"][task],
+            embed.seconds - before,
+            fit,
+        )
     timing["encode_seconds"] = embed.seconds
     timing["sentences"] = len(embed.rows)
-    return {**{task: headline(task, details[task]) for task in tasks}, **averages(details),
-            "tasks": details, "kfold": kfold, "timing": timing}
+    return {
+        **{task: headline(task, details[task]) for task in tasks},
+        **averages(details),
+        "tasks": details,
+        "kfold": kfold,
+        "timing": timing,
+    }

@@ -27,7 +27,7 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
-REGULARISATION = tuple(2.0 ** t for t in range(-2, 4))
+REGULARISATION = tuple(2.0**t for t in range(-2, 4))
 
 
 @dataclass
@@ -62,8 +62,14 @@ def choose_c(x: np.ndarray, y: np.ndarray, k: int, seed: int) -> tuple[LogisticR
     warm starts, the same selection as one fit per (fold, C) at a fraction of the cost."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = LogisticRegressionCV(Cs=list(REGULARISATION), cv=folds(y, k, seed), scoring="accuracy",
-                                     l1_ratios=(0.0,), use_legacy_attributes=False, random_state=seed).fit(x, y)
+        model = LogisticRegressionCV(
+            Cs=list(REGULARISATION),
+            cv=folds(y, k, seed),
+            scoring="accuracy",
+            l1_ratios=(0.0,),
+            use_legacy_attributes=False,
+            random_state=seed,
+        ).fit(x, y)
     scores = model.scores_[:, 0, :].mean(axis=0)  # (folds, l1 ratios, Cs) → mean over folds
     best = int(np.argmax(scores))
     return model, REGULARISATION[best], 100.0 * float(scores[best])
@@ -79,19 +85,28 @@ def nested_kfold(x: np.ndarray, y: np.ndarray, k: int = 10, seed: int = 0) -> Re
     return Result(float(np.mean(dev)), float(np.mean(test)), chosen)
 
 
-def kfold_then_test(x: np.ndarray, y: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, k: int = 10,
-                    seed: int = 0) -> Result:
+def kfold_then_test(
+    x: np.ndarray, y: np.ndarray, x_test: np.ndarray, y_test: np.ndarray, k: int = 10, seed: int = 0
+) -> Result:
     model, C, dev = choose_c(x, y, k, seed)
     return Result(dev, accuracy(model, x_test, y_test), C, model.predict(x_test))
 
 
-def dev_then_test(x: np.ndarray, y: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray, x_test: np.ndarray,
-                  y_test: np.ndarray, seed: int = 0) -> Result:
+def dev_then_test(
+    x: np.ndarray,
+    y: np.ndarray,
+    x_dev: np.ndarray,
+    y_dev: np.ndarray,
+    x_test: np.ndarray,
+    y_test: np.ndarray,
+    seed: int = 0,
+) -> Result:
     models = [fit(x, y, C, seed) for C in REGULARISATION]
     scores = [accuracy(model, x_dev, y_dev) for model in models]
     best = int(np.argmax(scores))
-    return Result(scores[best], accuracy(models[best], x_test, y_test), REGULARISATION[best],
-                  models[best].predict(x_test))
+    return Result(
+        scores[best], accuracy(models[best], x_test, y_test), REGULARISATION[best], models[best].predict(x_test)
+    )
 
 
 def f1(y_true: np.ndarray, predicted: np.ndarray) -> float:

@@ -127,16 +127,18 @@ def read_sick(path, score: bool) -> dict[str, Split]:
                 raise InputError(path, "wrong number of fields", where=f"line {number}")
             split = by_set.get(row["SemEval_set"].strip())
             if split is None:
-                raise InputError(path, f"SemEval_set {row['SemEval_set']!r} is not TRAIN, TRIAL or TEST",
-                                 where=f"line {number}")
+                raise InputError(
+                    path, f"SemEval_set {row['SemEval_set']!r} is not TRAIN, TRIAL or TEST", where=f"line {number}"
+                )
             split.left.append(row["sentence_A"])
             split.right.append(row["sentence_B"])
             if score:
                 try:
                     split.y.append(float(row["relatedness_score"]))
                 except ValueError as exc:
-                    raise InputError(path, f"relatedness_score {row['relatedness_score']!r} is not a number",
-                                     where=f"line {number}") from exc
+                    raise InputError(
+                        path, f"relatedness_score {row['relatedness_score']!r} is not a number", where=f"line {number}"
+                    ) from exc
             else:
                 split.y.append(SICK_LABELS.index(_label(path, number, row["entailment_label"].strip(), SICK_LABELS)))
     for name, split in splits.items():
@@ -158,14 +160,20 @@ def load_task(data: DataRoot, task: str):
     if task in SINGLE_FILES:
         return read_single(data, task)
     if task == "SST2":
-        return {name: read_sst(data.file(f"senteval/SST/binary/sentiment-{name}", f"SST-2 {name}"))
-                for name in ("train", "dev", "test")}
+        return {
+            name: read_sst(data.file(f"senteval/SST/binary/sentiment-{name}", f"SST-2 {name}"))
+            for name in ("train", "dev", "test")
+        }
     if task == "TREC":
-        return {"train": read_trec(data.file("senteval/TREC/train_5500.label", "TREC train")),
-                "test": read_trec(data.file("senteval/TREC/TREC_10.label", "TREC test"))}
+        return {
+            "train": read_trec(data.file("senteval/TREC/train_5500.label", "TREC train")),
+            "test": read_trec(data.file("senteval/TREC/TREC_10.label", "TREC test")),
+        }
     if task == "MRPC":
-        return {name: read_mrpc(data.file(f"glue/MRPC/msr_paraphrase_{name}.txt", f"MRPC {name}"))
-                for name in ("train", "test")}
+        return {
+            name: read_mrpc(data.file(f"glue/MRPC/msr_paraphrase_{name}.txt", f"MRPC {name}"))
+            for name in ("train", "test")
+        }
     if task in ("SICK-E", "SICK-R"):
         return read_sick(data.file("sick/SICK.txt", "SICK corpus"), score=task == "SICK-R")
     if task == "STS14":

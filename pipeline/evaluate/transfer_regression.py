@@ -37,9 +37,18 @@ def _expected(model: nn.Module, x: torch.Tensor) -> np.ndarray:
         return (model(x) @ torch.arange(1, CLASSES + 1, dtype=torch.float32)).numpy()
 
 
-def fit_predict(x: np.ndarray, y: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray, x_test: np.ndarray,
-                seed: int = 0, batch_size: int = 64, epochs_per_round: int = 50, patience: int = 3,
-                max_rounds: int = 20) -> tuple[np.ndarray, float]:
+def fit_predict(
+    x: np.ndarray,
+    y: np.ndarray,
+    x_dev: np.ndarray,
+    y_dev: np.ndarray,
+    x_test: np.ndarray,
+    seed: int = 0,
+    batch_size: int = 64,
+    epochs_per_round: int = 50,
+    patience: int = 3,
+    max_rounds: int = 20,
+) -> tuple[np.ndarray, float]:
     """Test predictions, and the best dev Pearson (×100)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
@@ -53,7 +62,7 @@ def fit_predict(x: np.ndarray, y: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarr
         for _ in range(epochs_per_round):
             order = torch.randperm(len(train_x), generator=generator)
             for start in range(0, len(order), batch_size):
-                rows = order[start:start + batch_size]
+                rows = order[start : start + batch_size]
                 loss = loss_fn(model(train_x[rows]), targets[rows])
                 optimizer.zero_grad()
                 loss.backward()
@@ -70,6 +79,8 @@ def fit_predict(x: np.ndarray, y: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarr
 
 
 def correlations(predicted: np.ndarray, gold) -> dict:
-    return {"pearson": 100.0 * float(pearsonr(predicted, gold).statistic),
-            "spearman": 100.0 * float(spearmanr(predicted, gold).statistic),
-            "mse": float(np.mean((np.asarray(predicted) - np.asarray(gold)) ** 2))}
+    return {
+        "pearson": 100.0 * float(pearsonr(predicted, gold).statistic),
+        "spearman": 100.0 * float(spearmanr(predicted, gold).statistic),
+        "mse": float(np.mean((np.asarray(predicted) - np.asarray(gold)) ** 2)),
+    }

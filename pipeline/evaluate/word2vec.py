@@ -35,8 +35,9 @@ log = logging.getLogger("pipeline.word2vec")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sentences", required=True, nargs="+", type=Path,
-                        help="sentences Parquet files or directories of them")
+    parser.add_argument(
+        "--sentences", required=True, nargs="+", type=Path, help="sentences Parquet files or directories of them"
+    )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="word2vec binary file to write (e.g. vectors.bin)")
     parser.add_argument("--dim", type=int, default=300, help="vector size (default 300)")
@@ -44,12 +45,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-count", type=int, default=5, help="drop rarer words (default 5)")
     parser.add_argument("--epochs", type=int, default=5, help="passes over the corpus (default 5)")
     parser.add_argument("--sg", type=int, choices=(0, 1), default=1, help="1 skip-gram (default), 0 CBOW")
-    parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True,
-                        help="lower-case words (default on; evaluation sets are mostly lower-case)")
+    parser.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lower-case words (default on; evaluation sets are mostly lower-case)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="training threads (default 1: gensim is deterministic only with one; more are faster "
-                             "on a large corpus, with vectors that differ from run to run)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="training threads (default 1: gensim is deterministic only with one; more are faster "
+        "on a large corpus, with vectors that differ from run to run)",
+    )
 
 
 def stable_hash(text: str) -> int:
@@ -88,10 +97,25 @@ def run(args: argparse.Namespace) -> None:
     lang = languages.check(args.lang)
     files = parquet_files(args.sentences)
     corpus = SentenceStream(files, lang, args.lowercase)
-    params = {"lang": lang, "dim": args.dim, "window": args.window, "min_count": args.min_count,
-              "epochs": args.epochs, "sg": args.sg, "lowercase": args.lowercase, "workers": args.workers}
-    model = Word2Vec(vector_size=args.dim, window=args.window, min_count=args.min_count, sg=args.sg,
-                     workers=args.workers, seed=args.seed, hashfxn=stable_hash)
+    params = {
+        "lang": lang,
+        "dim": args.dim,
+        "window": args.window,
+        "min_count": args.min_count,
+        "epochs": args.epochs,
+        "sg": args.sg,
+        "lowercase": args.lowercase,
+        "workers": args.workers,
+    }
+    model = Word2Vec(
+        vector_size=args.dim,
+        window=args.window,
+        min_count=args.min_count,
+        sg=args.sg,
+        workers=args.workers,
+        seed=args.seed,
+        hashfxn=stable_hash,
+    )
     model.build_vocab(corpus)
     if not model.wv.key_to_index:
         raise InputError(files[0], f"no word occurs {args.min_count} times or more (lower --min-count?)")
@@ -101,8 +125,9 @@ def run(args: argparse.Namespace) -> None:
         "sentences": model.corpus_count,
         "words": model.corpus_total_words,
         "params": params,
-        "provenance": provenance.make("word2vec", params, [provenance.file_fingerprint(f) for f in files],
-                                      seed=args.seed),
+        "provenance": provenance.make(
+            "word2vec", params, [provenance.file_fingerprint(f) for f in files], seed=args.seed
+        ),
     }
     with AtomicFiles() as out:
         model.wv.save_word2vec_format(str(out.temp(args.out)), binary=True)

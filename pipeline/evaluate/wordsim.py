@@ -18,10 +18,19 @@ from pipeline.evaluate.vectors import paired_cosine
 FOLDER = "word_similarity/eval-word-vectors"
 # file stem -> the name the papers' tables use
 NAMES = {
-    "EN-SIMLEX-999": "SimLex-999", "EN-WS-353-ALL": "WS-353-ALL", "EN-WS-353-SIM": "WS-353-SIM",
-    "EN-WS-353-REL": "WS-353-REL", "EN-MEN-TR-3k": "MEN", "EN-RW-STANFORD": "RW", "EN-MC-30": "MC-30",
-    "EN-RG-65": "RG-65", "EN-MTurk-287": "MTurk-287", "EN-MTurk-771": "MTurk-771",
-    "EN-SimVerb-3500": "SimVerb-3500", "EN-VERB-143": "VERB-143", "EN-YP-130": "YP-130",
+    "EN-SIMLEX-999": "SimLex-999",
+    "EN-WS-353-ALL": "WS-353-ALL",
+    "EN-WS-353-SIM": "WS-353-SIM",
+    "EN-WS-353-REL": "WS-353-REL",
+    "EN-MEN-TR-3k": "MEN",
+    "EN-RW-STANFORD": "RW",
+    "EN-MC-30": "MC-30",
+    "EN-RG-65": "RG-65",
+    "EN-MTurk-287": "MTurk-287",
+    "EN-MTurk-771": "MTurk-771",
+    "EN-SimVerb-3500": "SimVerb-3500",
+    "EN-VERB-143": "VERB-143",
+    "EN-YP-130": "YP-130",
 }
 
 Pairs = tuple[list[str], list[str], list[float]]
@@ -35,8 +44,9 @@ def read_pairs(path) -> Pairs:
                 continue
             fields = line.split()
             if len(fields) != 3:
-                raise InputError(path, f"expected word1, word2, score; found {len(fields)} field(s)",
-                                 where=f"line {number}")
+                raise InputError(
+                    path, f"expected word1, word2, score; found {len(fields)} field(s)", where=f"line {number}"
+                )
             try:
                 scores.append(float(fields[2]))
             except ValueError as exc:

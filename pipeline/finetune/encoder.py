@@ -29,8 +29,11 @@ def resolve(spec: str) -> str:
     found = importlib.util.find_spec(package)
     if found is None or found.origin is None:
         raise InputError(spec, f"package {package} is not installed")
-    folders = [config.parent for config in sorted(Path(found.origin).parent.rglob("config.json"))
-               if (config.parent / "tokenizer_config.json").exists()]
+    folders = [
+        config.parent
+        for config in sorted(Path(found.origin).parent.rglob("config.json"))
+        if (config.parent / "tokenizer_config.json").exists()
+    ]
     if not folders:
         raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
     return str(folders[0])

@@ -51,12 +51,18 @@ def read(path) -> list[PPDBPair]:
                     continue
                 fields = [text.strip() for text in line.split("|||")]
                 if len(fields) != len(FIELDS):
-                    raise InputError(path, f"expected {len(FIELDS)} fields separated by '|||' "
-                                           f"({', '.join(FIELDS)}), found {len(fields)}", where=f"line {number}")
+                    raise InputError(
+                        path,
+                        f"expected {len(FIELDS)} fields separated by '|||' ({', '.join(FIELDS)}), found {len(fields)}",
+                        where=f"line {number}",
+                    )
                 phrase, paraphrase, relation = fields[1], fields[2], fields[5]
                 if relation not in RELATIONS:
-                    raise InputError(path, f"entailment relation {relation!r} is not one of {', '.join(RELATIONS)}",
-                                     where=f"line {number}")
+                    raise InputError(
+                        path,
+                        f"entailment relation {relation!r} is not one of {', '.join(RELATIONS)}",
+                        where=f"line {number}",
+                    )
                 if not phrase or not paraphrase:
                     raise InputError(path, "empty phrase or paraphrase", where=f"line {number}")
                 pairs.append(PPDBPair(phrase, paraphrase, relation))

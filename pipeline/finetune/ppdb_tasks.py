@@ -28,8 +28,12 @@ from pipeline.errors import InputError
 from pipeline.finetune.ppdb import PPDBPair
 
 PTC_CLASSES = ("equivalence", "entailment", "independent")
-PTC_MAPPING = {"Equivalence": "equivalence", "ForwardEntailment": "entailment", "ReverseEntailment": "entailment",
-               "Independent": "independent"}  # Exclusion and OtherRelated: dropped
+PTC_MAPPING = {
+    "Equivalence": "equivalence",
+    "ForwardEntailment": "entailment",
+    "ReverseEntailment": "entailment",
+    "Independent": "independent",
+}  # Exclusion and OtherRelated: dropped
 PARAPHRASE_RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment")
 PI_LABELS = ("not_paraphrase", "paraphrase")
 
@@ -99,5 +103,6 @@ def pairwise_text_classification(pairs: list[PPDBPair], seed: int, source="--ppd
         members = by_class[name]
         chosen += [(members[i], label) for i in sorted(rng.choice(len(members), size=size, replace=False))]
     order = rng.permutation(len(chosen))
-    return PairExamples([chosen[i][0].phrase for i in order], [chosen[i][0].paraphrase for i in order],
-                        [chosen[i][1] for i in order])
+    return PairExamples(
+        [chosen[i][0].phrase for i in order], [chosen[i][0].paraphrase for i in order], [chosen[i][1] for i in order]
+    )

@@ -38,8 +38,15 @@ CONCATENATIONS = {
     "diff-prod": (False, True, True),
     "uv-diff-prod": (True, True, True),
 }
-PAPER_NAMES = {"uv": "[u; v]", "diff": "[|u−v|]", "prod": "[u∗v]", "uv-diff": "[u; v; |u−v|]",
-               "uv-prod": "[u; v; u∗v]", "diff-prod": "[|u−v|; u∗v]", "uv-diff-prod": "[u; v; |u−v|; u∗v]"}
+PAPER_NAMES = {
+    "uv": "[u; v]",
+    "diff": "[|u−v|]",
+    "prod": "[u∗v]",
+    "uv-diff": "[u; v; |u−v|]",
+    "uv-prod": "[u; v; u∗v]",
+    "diff-prod": "[|u−v|; u∗v]",
+    "uv-diff-prod": "[u; v; |u−v|; u∗v]",
+}
 NUM_LABELS = {"nli": len(LABELS), "pi": len(PI_LABELS), "ptc": len(PTC_CLASSES)}
 
 
@@ -72,13 +79,22 @@ def mnrl_triplets(nli: NLIPairs, seed: int) -> dict[str, list]:
             positives.append(hypothesis)
             negatives.append(contradicted[premise][int(rng.integers(len(contradicted[premise])))])
     if not anchors:
-        raise InputError(nli.files[0] if nli.files else "--nli",
-                         "no premise has both an entailed and a contradicted hypothesis (nli-mnrl needs them)")
+        raise InputError(
+            nli.files[0] if nli.files else "--nli",
+            "no premise has both an entailed and a contradicted hypothesis (nli-mnrl needs them)",
+        )
     return {"anchor": anchors, "positive": positives, "negative": negatives}
 
 
-def training_columns(recipe: str, objectives: str, nli: NLIPairs, ppdb: list[PPDBPair] | None, negatives: int,
-                     seed: int, ppdb_source="--ppdb") -> dict[str, dict[str, list]]:
+def training_columns(
+    recipe: str,
+    objectives: str,
+    nli: NLIPairs,
+    ppdb: list[PPDBPair] | None,
+    negatives: int,
+    seed: int,
+    ppdb_source="--ppdb",
+) -> dict[str, dict[str, list]]:
     """Task name -> the columns of its training data set, NLI first (the schedule's order)."""
     if recipe not in RECIPES:
         raise InputError("--recipe", f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
@@ -103,6 +119,14 @@ def losses(recipe: str, tasks: list[str], model, concatenation: str) -> dict:
         return {"nli": MultipleNegativesRankingLoss(model)}
     rep, difference, product = CONCATENATIONS[concatenation]
     dim = model.get_embedding_dimension()
-    return {task: SoftmaxLoss(model, dim, NUM_LABELS[task], concatenation_sent_rep=rep,
-                              concatenation_sent_difference=difference,
-                              concatenation_sent_multiplication=product) for task in tasks}
+    return {
+        task: SoftmaxLoss(
+            model,
+            dim,
+            NUM_LABELS[task],
+            concatenation_sent_rep=rep,
+            concatenation_sent_difference=difference,
+            concatenation_sent_multiplication=product,
+        )
+        for task in tasks
+    }

@@ -44,7 +44,7 @@ class TaskStream:
         passes, skip = divmod(self.start, self.batches_per_pass())
         while True:
             order = np.random.default_rng([self.seed, self.task, passes]).permutation(self.size)
-            batches = [order[i:i + self.batch_size] for i in range(0, self.size, self.batch_size)]
+            batches = [order[i : i + self.batch_size] for i in range(0, self.size, self.batch_size)]
             batches = [b for b in batches if len(b) == self.batch_size or not self.drop_last]
             for batch in batches[skip:]:
                 yield batch.tolist()
@@ -72,8 +72,10 @@ class PaperScheduleBatchSampler(MultiDatasetDefaultBatchSampler):
     def __iter__(self) -> Iterator[list[int]]:
         first = self.epoch * len(self)  # position of this epoch's first batch in the endless schedule
         rounds, rest = divmod(first, len(self.pattern))
-        streams = [iter(self._stream(task, rounds * self.pattern.count(task) + self.pattern[:rest].count(task)))
-                   for task in range(len(self.sizes))]
+        streams = [
+            iter(self._stream(task, rounds * self.pattern.count(task) + self.pattern[:rest].count(task)))
+            for task in range(len(self.sizes))
+        ]
         for position in range(first, first + len(self)):
             task = self.pattern[position % len(self.pattern)]
             yield [index + self.offsets[task] for index in next(streams[task])]

@@ -47,25 +47,49 @@ from pipeline.pretrain.output_dir import AtomicDir
 
 log = logging.getLogger("pipeline.finetune")
 
-RESUME_KEYS = ("model", "recipe", "objectives", "concatenation", "pooling", "negatives", "max_steps", "batch_size",
-               "lr", "warmup", "dropout", "max_length", "seed", "eval_steps", "eval_tasks")
+RESUME_KEYS = (
+    "model",
+    "recipe",
+    "objectives",
+    "concatenation",
+    "pooling",
+    "negatives",
+    "max_steps",
+    "batch_size",
+    "lr",
+    "warmup",
+    "dropout",
+    "max_length",
+    "seed",
+    "eval_steps",
+    "eval_tasks",
+)
 EVAL_TASKS = ("stsb-dev", "sts", "analogy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="checkpoint directory, hub id or package:NAME")
     parser.add_argument("--recipe", required=True, choices=recipes.RECIPES)
-    parser.add_argument("--nli", required=True, action="append", help="NLI jsonl/CSV, DIR:SPLIT or ARCHIVE.zip:SPLIT "
-                        "(repeat to merge SNLI and MultiNLI)")
+    parser.add_argument(
+        "--nli",
+        required=True,
+        action="append",
+        help="NLI jsonl/CSV, DIR:SPLIT or ARCHIVE.zip:SPLIT (repeat to merge SNLI and MultiNLI)",
+    )
     parser.add_argument("--ppdb", type=Path, help="PPDB 2.0 pack with entailment relations (twin)")
     parser.add_argument("--max-steps", required=True, type=int, help="optimizer steps")
     parser.add_argument("--batch-size", type=int, default=16, help="pairs per batch and process (paper: 16)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
-    parser.add_argument("--objectives", choices=recipes.OBJECTIVES, default="nli+pi+ptc",
-                        help="twin: the tasks trained (Table 4)")
-    parser.add_argument("--concatenation", choices=tuple(recipes.CONCATENATIONS), default="uv-diff",
-                        help="pair features of the softmax heads (Table 4)")
+    parser.add_argument(
+        "--objectives", choices=recipes.OBJECTIVES, default="nli+pi+ptc", help="twin: the tasks trained (Table 4)"
+    )
+    parser.add_argument(
+        "--concatenation",
+        choices=tuple(recipes.CONCATENATIONS),
+        default="uv-diff",
+        help="pair features of the softmax heads (Table 4)",
+    )
     parser.add_argument("--pooling", choices=POOLINGS, default="mean")
     parser.add_argument("--negatives", type=int, default=3, help="k: sampled negatives per PPDB pair (PI)")
     parser.add_argument("--lr", type=float, default=2e-5)
@@ -73,10 +97,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dropout", type=float, default=0.1)
     parser.add_argument("--max-length", type=int, default=128, help="tokens per sequence")
     parser.add_argument("--eval-data", type=Path, help="data root for the evaluation while training")
-    parser.add_argument("--eval-steps", type=int, default=0, help="evaluate (and keep a checkpoint) every N steps; "
-                        "0: never")
-    parser.add_argument("--eval-tasks", default="stsb-dev,sts,analogy",
-                        help="comma-separated: stsb-dev (selection) and, logged only, sts, analogy")
+    parser.add_argument(
+        "--eval-steps", type=int, default=0, help="evaluate (and keep a checkpoint) every N steps; 0: never"
+    )
+    parser.add_argument(
+        "--eval-tasks",
+        default="stsb-dev,sts,analogy",
+        help="comma-separated: stsb-dev (selection) and, logged only, sts, analogy",
+    )
     parser.add_argument("--save-every", type=int, default=0, help="resume checkpoint every N steps (0: never)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in .OUT.work/")
     parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
@@ -84,8 +112,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_args(args) -> None:
     if args.max_steps < 1 or args.batch_size < 1 or not 0 <= args.warmup < 1 or args.negatives < 1:
-        raise InputError("--max-steps/--batch-size/--warmup/--negatives",
-                         "need max steps >= 1, batch size >= 1, 0 <= warmup < 1, negatives >= 1")
+        raise InputError(
+            "--max-steps/--batch-size/--warmup/--negatives",
+            "need max steps >= 1, batch size >= 1, 0 <= warmup < 1, negatives >= 1",
+        )
     tasks = [task for task in args.eval_tasks.split(",") if task]
     if unknown := set(tasks) - set(EVAL_TASKS):
         raise InputError("--eval-tasks", f"unknown {sorted(unknown)}; expected some of {', '.join(EVAL_TASKS)}")
@@ -99,12 +129,15 @@ def load_data(args) -> tuple[dict, dict]:
     """Task columns and a summary of the data (counts, files) for the config."""
     nli = nli_data.read_sources(args.nli)
     pairs = ppdb.read(args.ppdb) if args.ppdb else None
-    columns = recipes.training_columns(args.recipe, args.objectives, nli, pairs, args.negatives, args.seed,
-                                       args.ppdb)
+    columns = recipes.training_columns(args.recipe, args.objectives, nli, pairs, args.negatives, args.seed, args.ppdb)
     files = list(nli.files) + ([args.ppdb] if args.ppdb else [])
-    summary = {"nli_pairs": len(nli), "nli_skipped_no_gold": nli.skipped, "ppdb_pairs": len(pairs) if pairs else 0,
-               "examples": {task: len(next(iter(cols.values()))) for task, cols in columns.items()},
-               "files": [str(f) for f in files]}
+    summary = {
+        "nli_pairs": len(nli),
+        "nli_skipped_no_gold": nli.skipped,
+        "ppdb_pairs": len(pairs) if pairs else 0,
+        "examples": {task: len(next(iter(cols.values()))) for task, cols in columns.items()},
+        "files": [str(f) for f in files],
+    }
     return columns, summary
 
 
@@ -125,14 +158,34 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
     evaluate = args.eval_steps > 0
     save_steps = args.eval_steps if evaluate else args.save_every
     return SentenceTransformerTrainingArguments(
-        output_dir=str(work), max_steps=args.max_steps, per_device_train_batch_size=args.batch_size,
-        learning_rate=args.lr, warmup_steps=total_warmup, lr_scheduler_type="linear", optim="adamw_torch",
-        adam_beta1=0.9, adam_beta2=0.98, adam_epsilon=1e-9, weight_decay=0.0, max_grad_norm=1.0, seed=args.seed,
-        data_seed=args.seed, bf16=torch.cuda.is_available(), logging_steps=1, report_to="none", disable_tqdm=True,
-        dataloader_drop_last=True, dataloader_num_workers=args.num_workers, dataloader_pin_memory=torch.cuda.is_available(),
-        save_strategy="steps" if save_steps else "no", save_steps=save_steps or 500, save_total_limit=2,  # latest + best
-        eval_strategy="steps" if evaluate else "no", eval_steps=args.eval_steps or None,
-        load_best_model_at_end=evaluate, metric_for_best_model="eval_stsb-dev_spearman" if evaluate else None,
+        output_dir=str(work),
+        max_steps=args.max_steps,
+        per_device_train_batch_size=args.batch_size,
+        learning_rate=args.lr,
+        warmup_steps=total_warmup,
+        lr_scheduler_type="linear",
+        optim="adamw_torch",
+        adam_beta1=0.9,
+        adam_beta2=0.98,
+        adam_epsilon=1e-9,
+        weight_decay=0.0,
+        max_grad_norm=1.0,
+        seed=args.seed,
+        data_seed=args.seed,
+        bf16=torch.cuda.is_available(),
+        logging_steps=1,
+        report_to="none",
+        disable_tqdm=True,
+        dataloader_drop_last=True,
+        dataloader_num_workers=args.num_workers,
+        dataloader_pin_memory=torch.cuda.is_available(),
+        save_strategy="steps" if save_steps else "no",
+        save_steps=save_steps or 500,
+        save_total_limit=2,  # latest + best
+        eval_strategy="steps" if evaluate else "no",
+        eval_steps=args.eval_steps or None,
+        load_best_model_at_end=evaluate,
+        metric_for_best_model="eval_stsb-dev_spearman" if evaluate else None,
         greater_is_better=True,
         batch_sampler=BatchSamplers.NO_DUPLICATES if args.recipe == "nli-mnrl" else BatchSamplers.BATCH_SAMPLER,
         multi_dataset_batch_sampler=PaperScheduleBatchSampler if twin else "round_robin",
@@ -174,8 +227,13 @@ def build_trainer(args, columns: dict, work: Path, log_path: Path):
     losses = recipes.losses(args.recipe, list(columns), model, args.concatenation)
     datasets = {task: Dataset.from_dict(cols) for task, cols in columns.items()}
     warmup = math.ceil(args.warmup * args.max_steps)
-    trainer = TwinTrainer(model=model, args=training_arguments(args, work, warmup, args.recipe == "twin"),
-                          train_dataset=datasets, loss=losses, evaluator=evaluators(args) if args.eval_steps else None)
+    trainer = TwinTrainer(
+        model=model,
+        args=training_arguments(args, work, warmup, args.recipe == "twin"),
+        train_dataset=datasets,
+        loss=losses,
+        evaluator=evaluators(args) if args.eval_steps else None,
+    )
     trainer.add_callback(StepLog(log_path, trainer))
     return trainer
 
@@ -214,23 +272,38 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
         log.info("resuming from %s", resume_from)
     trainer.train(resume_from_checkpoint=resume_from)
 
-    config = {**{k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
-                 if k not in ("run", "verbose", "stage")},
-              "tasks": tasks, "warmup_steps": warmup, "schedule": "paper" if twin else "single task",
-              "optimizer": {"name": "Adam", "betas": [0.9, 0.98], "eps": 1e-9, "weight_decay": 0.0},
-              "world_size": trainer.args.world_size, "effective_batch_size": args.batch_size * trainer.args.world_size,
-              "precision": "bf16-autocast" if trainer.args.bf16 else "fp32", "data": summary,
-              "best_checkpoint_step": (int(trainer.state.best_model_checkpoint.rsplit("-", 1)[-1])
-                                       if trainer.state.best_model_checkpoint else None),
-              "best_metric": trainer.state.best_metric}
-    record = provenance.make("finetune", config, inputs=[provenance.file_fingerprint(f) for f in summary["files"]
-                                                         if Path(f).is_file()], seed=args.seed)
+    config = {
+        **{
+            k: (str(v) if isinstance(v, Path) else v)
+            for k, v in vars(args).items()
+            if k not in ("run", "verbose", "stage")
+        },
+        "tasks": tasks,
+        "warmup_steps": warmup,
+        "schedule": "paper" if twin else "single task",
+        "optimizer": {"name": "Adam", "betas": [0.9, 0.98], "eps": 1e-9, "weight_decay": 0.0},
+        "world_size": trainer.args.world_size,
+        "effective_batch_size": args.batch_size * trainer.args.world_size,
+        "precision": "bf16-autocast" if trainer.args.bf16 else "fp32",
+        "data": summary,
+        "best_checkpoint_step": (
+            int(trainer.state.best_model_checkpoint.rsplit("-", 1)[-1]) if trainer.state.best_model_checkpoint else None
+        ),
+        "best_metric": trainer.state.best_metric,
+    }
+    record = provenance.make(
+        "finetune",
+        config,
+        inputs=[provenance.file_fingerprint(f) for f in summary["files"] if Path(f).is_file()],
+        seed=args.seed,
+    )
     record["checkpoint"] = checkpoint_fingerprint(encoder.resolve(args.model))
     if trainer.is_world_process_zero():
         with AtomicDir(out) as tmp:
             model.save(str(tmp))
-            torch.save(head_state(trainer.loss if isinstance(trainer.loss, dict) else {"nli": trainer.loss}),
-                       tmp / "heads.pt")
+            torch.save(
+                head_state(trainer.loss if isinstance(trainer.loss, dict) else {"nli": trainer.loss}), tmp / "heads.pt"
+            )
             (tmp / "finetune_config.json").write_text(json_text({**config, "provenance": record}))
             shutil.copy(log_path, tmp / "train_log.jsonl")
         shutil.rmtree(work, ignore_errors=True)

@@ -26,8 +26,10 @@ class TrainingHalted(Exception):
 
 def head_state(losses: dict) -> dict:
     """Each loss's own parameters (its head), without the shared encoder it holds as ``model``."""
-    return {name: {key: value for key, value in loss.state_dict().items() if not key.startswith("model.")}
-            for name, loss in losses.items()}
+    return {
+        name: {key: value for key, value in loss.state_dict().items() if not key.startswith("model.")}
+        for name, loss in losses.items()
+    }
 
 
 class TwinTrainer(SentenceTransformerTrainer):
@@ -40,8 +42,11 @@ class TwinTrainer(SentenceTransformerTrainer):
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         task = inputs.get("dataset_name")
         # a tensor: read (one device sync) only by the step log
-        self.last_tokens = sum(value.sum() for key, value in inputs.items()
-                               if key.endswith("attention_mask") and isinstance(value, torch.Tensor))
+        self.last_tokens = sum(
+            value.sum()
+            for key, value in inputs.items()
+            if key.endswith("attention_mask") and isinstance(value, torch.Tensor)
+        )
         loss = super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
         if model.training:
             self.last_task = task
@@ -81,16 +86,23 @@ class StepLog(TrainerCallback):
         seconds = max(time.monotonic() - self.started, 1e-9)
         task = trainer.last_task or "nli"
         loss = float(trainer.last_loss) if trainer.last_loss is not None else None
-        entry = {"step": state.global_step, "epoch": round(state.epoch or 0.0, 6), "task": task, "loss": loss,
-                 f"{task}_loss": loss, "lr": lr_scheduler.get_last_lr()[0] if lr_scheduler else None,
-                 "tokens": int(trainer.last_tokens) * args.world_size,
-                 "tokens_per_s": round(int(trainer.last_tokens) * args.world_size / seconds, 1)}
+        entry = {
+            "step": state.global_step,
+            "epoch": round(state.epoch or 0.0, 6),
+            "task": task,
+            "loss": loss,
+            f"{task}_loss": loss,
+            "lr": lr_scheduler.get_last_lr()[0] if lr_scheduler else None,
+            "tokens": int(trainer.last_tokens) * args.world_size,
+            "tokens_per_s": round(int(trainer.last_tokens) * args.world_size / seconds, 1),
+        }
         self._write(entry)
 
     def on_evaluate(self, args, state, control, metrics=None, **kwargs):
         if state.is_world_process_zero and metrics:
-            self._write({"step": state.global_step, "eval": {k: v for k, v in metrics.items()
-                                                              if isinstance(v, int | float)}})
+            self._write(
+                {"step": state.global_step, "eval": {k: v for k, v in metrics.items() if isinstance(v, int | float)}}
+            )
 
     def _write(self, entry: dict) -> None:
         with self.path.open("a") as handle:

@@ -28,11 +28,11 @@ REQUIRED = {"doc_id": pa.int64(), "sent_id": pa.int32(), "text": pa.string()}
 
 @dataclass
 class DocumentBatch:
-    doc_ids: np.ndarray          # int64, one per document, in file order
-    sentence_doc: np.ndarray     # int64 batch-local document index of each sentence
-    sent_ids: pa.Array           # int32
-    texts: pa.Array              # string
-    entities: pa.Array | None    # list<ENTITY>, or None when the input has none
+    doc_ids: np.ndarray  # int64, one per document, in file order
+    sentence_doc: np.ndarray  # int64 batch-local document index of each sentence
+    sent_ids: pa.Array  # int32
+    texts: pa.Array  # string
+    entities: pa.Array | None  # list<ENTITY>, or None when the input has none
 
     @property
     def n_docs(self) -> int:
@@ -51,14 +51,18 @@ def _columns(path: Path, want_entities: bool) -> list[str]:
         if name not in schema.names:
             raise InputError(path, f"missing column {name!r} (the ngrams stage reads doc_id, sent_id, text)")
         found = schema.field(name).type
-        if not (found.equals(kind) or (kind != pa.string() and pa.types.is_integer(found))
-                or (kind == pa.string() and pa.types.is_large_string(found))):
+        if not (
+            found.equals(kind)
+            or (kind != pa.string() and pa.types.is_integer(found))
+            or (kind == pa.string() and pa.types.is_large_string(found))
+        ):
             raise InputError(path, f"column {name!r} has type {found}, expected {kind}")
     columns = list(REQUIRED)
     if want_entities and "entities" in schema.names:
         if not schema.field("entities").type.equals(pa.list_(ENTITY)):
-            raise InputError(path, f"column 'entities' has type {schema.field('entities').type}, "
-                                   f"expected {pa.list_(ENTITY)}")
+            raise InputError(
+                path, f"column 'entities' has type {schema.field('entities').type}, expected {pa.list_(ENTITY)}"
+            )
         columns.append("entities")
     return columns
 
@@ -72,8 +76,14 @@ def read(path: Path, batch_chars: int = 2_000_000, want_entities: bool = True) -
     pending_chars = 0
     for record in iter_batches(path, columns, 8192):
         record = pa.RecordBatch.from_arrays(
-            [record.column(0).cast(pa.int64()), record.column(1).cast(pa.int32()),
-             record.column(2).cast(pa.string()), *record.columns[3:]], names=columns)
+            [
+                record.column(0).cast(pa.int64()),
+                record.column(1).cast(pa.int32()),
+                record.column(2).cast(pa.string()),
+                *record.columns[3:],
+            ],
+            names=columns,
+        )
         if record.column(2).null_count or record.column(0).null_count:
             raise InputError(path, "null doc_id or text")
         pending.append(record)
@@ -102,10 +112,13 @@ def _batch(path: Path, table: pa.Table, seen: set[int]) -> DocumentBatch:
     doc_ids = doc[doc_starts]
     if len(set(doc_ids.tolist())) != len(doc_ids) or seen.intersection(doc_ids.tolist()):
         again = next(d for d in doc_ids.tolist() if d in seen or (doc_ids == d).sum() > 1)
-        raise InputError(path, f"the sentences of document {again} are not contiguous "
-                               "(sort the file by doc_id, keeping sentence order)")
+        raise InputError(
+            path,
+            f"the sentences of document {again} are not contiguous (sort the file by doc_id, keeping sentence order)",
+        )
     seen.update(doc_ids.tolist())
     sentence_doc = np.repeat(np.arange(len(doc_ids)), np.diff(np.append(doc_starts, len(doc))))
     entities = table.column("entities").chunk(0) if "entities" in table.column_names else None
-    return DocumentBatch(doc_ids, sentence_doc, table.column("sent_id").chunk(0), table.column("text").chunk(0),
-                         entities)
+    return DocumentBatch(
+        doc_ids, sentence_doc, table.column("sent_id").chunk(0), table.column("text").chunk(0), entities
+    )

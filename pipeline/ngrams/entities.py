@@ -30,12 +30,12 @@ MAX_N = 127  # the contract stores n as int8
 @dataclass
 class EntitySpans:
     sentence: np.ndarray  # batch-local sentence index
-    start: np.ndarray     # token offset in the sentence (contract units)
+    start: np.ndarray  # token offset in the sentence (contract units)
     end: np.ndarray
-    n: np.ndarray         # tokens in the span
+    n: np.ndarray  # tokens in the span
     position: np.ndarray  # batch token index of the first token
-    pmi: np.ndarray       # document PMI of the n-gram, NaN where it has none
-    dropped: int          # spans with no token, or longer than MAX_N tokens
+    pmi: np.ndarray  # document PMI of the n-gram, NaN where it has none
+    dropped: int  # spans with no token, or longer than MAX_N tokens
 
 
 def locate(docs: DocumentBatch, tokens: TokenBatch, lang: str) -> EntitySpans:
@@ -72,8 +72,8 @@ def _to_words(texts: pa.Array, sentence, char_start, char_end):
             spans = char_spans(texts[s].as_py(), "en")
             cache[s] = ([a for a, _ in spans], [b for _, b in spans])
         word_starts, word_ends = cache[s]
-        start[i] = bisect_right(word_ends, char_start[i])      # first word ending after the span starts
-        end[i] = bisect_left(word_starts, char_end[i])         # words starting before the span ends
+        start[i] = bisect_right(word_ends, char_start[i])  # first word ending after the span starts
+        end[i] = bisect_left(word_starts, char_end[i])  # words starting before the span ends
     return start, end
 
 
@@ -110,16 +110,20 @@ def ngram_rows(spans: EntitySpans, tokens: TokenBatch, doc_ids: np.ndarray):
     """One row per distinct entity n-gram of each document, most frequent first (a polars frame)."""
     import polars as pl  # only here: importing it costs a run without entities 0.4 s
 
-    frame = pl.DataFrame({
-        "doc": tokens.doc[spans.position],
-        "ngram": tokens.ngram_text(spans.position, spans.n),
-        "n": spans.n,
-        "pmi": spans.pmi,
-        "position": spans.position,
-    }).with_columns(pl.col("pmi").fill_nan(None))
-    rows = (frame.group_by("doc", "ngram")
-            .agg(pl.len().alias("count"), pl.col("n").first(), pl.col("pmi").first(), pl.col("position").min())
-            .sort(["doc", "count", "position"], descending=[False, True, False]))
+    frame = pl.DataFrame(
+        {
+            "doc": tokens.doc[spans.position],
+            "ngram": tokens.ngram_text(spans.position, spans.n),
+            "n": spans.n,
+            "pmi": spans.pmi,
+            "position": spans.position,
+        }
+    ).with_columns(pl.col("pmi").fill_nan(None))
+    rows = (
+        frame.group_by("doc", "ngram")
+        .agg(pl.len().alias("count"), pl.col("n").first(), pl.col("pmi").first(), pl.col("position").min())
+        .sort(["doc", "count", "position"], descending=[False, True, False])
+    )
     return rows.with_columns(
         pl.Series("doc_id", doc_ids[rows["doc"].to_numpy()], dtype=pl.Int64),
         (pl.int_range(pl.len()).over("doc") + 1).alias("rank"),

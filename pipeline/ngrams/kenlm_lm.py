@@ -55,8 +55,10 @@ log = logging.getLogger("pipeline.kenlm")
 
 MAX_ORDER = 6  # KENLM_MAX_ORDER of the PyPI `kenlm` module and of install_kenlm.sh's build
 LN10 = math.log(10.0)
-INSTALL_HINT = ("build it with `make install` (into .venv/bin) or `workflow/scripts/install_kenlm.sh PREFIX`, "
-                "then pass --lmplz PATH or set KENLM_BIN to the folder holding lmplz and build_binary")
+INSTALL_HINT = (
+    "build it with `make install` (into .venv/bin) or `workflow/scripts/install_kenlm.sh PREFIX`, "
+    "then pass --lmplz PATH or set KENLM_BIN to the folder holding lmplz and build_binary"
+)
 
 
 def _order(value: str) -> int:
@@ -69,21 +71,37 @@ def _order(value: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sentences", required=True, nargs="+", type=Path, help="sentences Parquet files")
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
-    parser.add_argument("--order", type=_order, default=6, help="n-gram order of the LM (default 6, as N in docs/method.md §2)")
+    parser.add_argument(
+        "--order", type=_order, default=6, help="n-gram order of the LM (default 6, as N in docs/method.md §2)"
+    )
     parser.add_argument("--lowercase", action="store_true", help="lower-case tokens (uncased model's tokenizer)")
-    parser.add_argument("--memory", default="25%", help="lmplz and build_binary sorting memory, GNU sort style "
-                        "(25%%, 2G, 500M; default 25%%)")
-    parser.add_argument("--lmplz", type=Path, help="path of lmplz (build_binary is looked up beside it) or their folder")
+    parser.add_argument(
+        "--memory",
+        default="25%",
+        help="lmplz and build_binary sorting memory, GNU sort style (25%%, 2G, 500M; default 25%%)",
+    )
+    parser.add_argument(
+        "--lmplz", type=Path, help="path of lmplz (build_binary is looked up beside it) or their folder"
+    )
     parser.add_argument("--temp-dir", type=Path, help="folder for lmplz's on-disk sort (default: the output's folder)")
-    parser.add_argument("--binary-type", choices=["trie", "probing"], default="trie",
-                        help="build_binary data structure: trie (small, default) or probing (faster queries)")
-    parser.add_argument("--discount-fallback", action=argparse.BooleanOptionalAction, default=True,
-                        help="fixed Kneser-Ney discounts where the closed-form estimate fails (small corpora)")
+    parser.add_argument(
+        "--binary-type",
+        choices=["trie", "probing"],
+        default="trie",
+        help="build_binary data structure: trie (small, default) or probing (faster queries)",
+    )
+    parser.add_argument(
+        "--discount-fallback",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fixed Kneser-Ney discounts where the closed-form estimate fails (small corpora)",
+    )
     parser.add_argument("--arpa", type=Path, help="also keep the ARPA text here")
     parser.add_argument("--out", required=True, type=Path, help="output KenLM binary (stats go to OUT.json)")
 
 
 # ---- finding the binaries ---------------------------------------------------------------------
+
 
 def _candidate_folders(lmplz: Path | None) -> list[tuple[str, Path]]:
     if lmplz is not None:
@@ -118,8 +136,10 @@ def find_binaries(lmplz: Path | None = None) -> tuple[Path, Path]:
 
 # ---- streaming the corpus into lmplz ------------------------------------------------------------
 
-def corpus_lines(paths: Sequence[Path], lang: str, lowercase: bool, counts: dict,
-                 progress: Progress | None = None) -> Iterable[str]:
+
+def corpus_lines(
+    paths: Sequence[Path], lang: str, lowercase: bool, counts: dict, progress: Progress | None = None
+) -> Iterable[str]:
     """One line of space-separated tokens per sentence (per whitespace-free run in Chinese)."""
     total = sum(path.stat().st_size for path in paths)
     done_bytes = 0
@@ -155,8 +175,9 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 def _run_lmplz(lmplz: Path, arguments: list[str], lines: Iterable[str], log_path: Path) -> None:
     with log_path.open("wb") as stderr:
-        process = subprocess.Popen([str(lmplz), *arguments], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                   stderr=stderr)
+        process = subprocess.Popen(
+            [str(lmplz), *arguments], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr
+        )
         try:
             batch: list[str] = []
             for line in lines:
@@ -208,8 +229,14 @@ def run(args: argparse.Namespace) -> None:
     lmplz_args = ["--order", str(args.order), "--memory", args.memory, "--skip_symbols"]
     if args.discount_fallback:
         lmplz_args.append("--discount_fallback")
-    log.info("%s %s < %d sentences file(s), lang %s%s", lmplz, " ".join(lmplz_args), len(args.sentences), lang,
-             ", lower-cased" if args.lowercase else "")
+    log.info(
+        "%s %s < %d sentences file(s), lang %s%s",
+        lmplz,
+        " ".join(lmplz_args),
+        len(args.sentences),
+        lang,
+        ", lower-cased" if args.lowercase else "",
+    )
     counts = {"sentences": 0, "lines": 0, "tokens": 0}
     with AtomicFiles() as files, tempfile.TemporaryDirectory(prefix=".kenlm-", dir=temp_dir) as work:
         work = Path(work)
@@ -218,24 +245,40 @@ def run(args: argparse.Namespace) -> None:
         lines = corpus_lines(args.sentences, lang, args.lowercase, counts, progress)
         first = next(lines, None)
         if first is None:
-            raise InputError(args.sentences[0], f"no tokens in the {len(args.sentences)} sentences file(s): "
-                             "nothing to estimate an LM from")
+            raise InputError(
+                args.sentences[0],
+                f"no tokens in the {len(args.sentences)} sentences file(s): nothing to estimate an LM from",
+            )
         lines = itertools.chain([first], lines)
-        _run_lmplz(lmplz, [*lmplz_args, "--temp_prefix", str(work) + "/", "--arpa", str(arpa)], lines,
-                   work / "lmplz.log")
+        _run_lmplz(
+            lmplz, [*lmplz_args, "--temp_prefix", str(work) + "/", "--arpa", str(arpa)], lines, work / "lmplz.log"
+        )
         progress.done()
         lmplz_log = (work / "lmplz.log").read_text(errors="replace")
         fallback_orders = sorted({int(order) + 1 for order in _FALLBACK.findall(lmplz_log)})
         if fallback_orders:
-            log.warning("fixed fallback discounts used for orders %s (corpus too small for Kneser-Ney estimates)",
-                        fallback_orders)
+            log.warning(
+                "fixed fallback discounts used for orders %s (corpus too small for Kneser-Ney estimates)",
+                fallback_orders,
+            )
         binary_args = ["-S", args.memory, "-T", str(work) + "/", args.binary_type]
-        result = subprocess.run([str(build_binary), *binary_args, str(arpa), str(files.temp(out))],
-                                check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        result = subprocess.run(
+            [str(build_binary), *binary_args, str(arpa), str(files.temp(out))],
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         if result.returncode != 0:
             raise RuntimeError(f"build_binary failed (exit status {result.returncode}):\n{result.stderr[-2000:]}")
-        params = {"lang": lang, "order": args.order, "lowercase": args.lowercase, "memory": args.memory,
-                  "binary_type": args.binary_type, "discount_fallback": args.discount_fallback}
+        params = {
+            "lang": lang,
+            "order": args.order,
+            "lowercase": args.lowercase,
+            "memory": args.memory,
+            "binary_type": args.binary_type,
+            "discount_fallback": args.discount_fallback,
+        }
         stats = {
             **counts,
             "order": args.order,
@@ -249,11 +292,17 @@ def run(args: argparse.Namespace) -> None:
             "provenance": provenance.make("kenlm", params, [provenance.file_fingerprint(p) for p in args.sentences]),
         }
         files.temp(out.with_name(out.name + ".json")).write_text(json_text(stats))
-    log.info("wrote %s (%d sentences, %d tokens, n-grams per order %s)", out, counts["sentences"], counts["tokens"],
-             stats["ngrams_per_order"])
+    log.info(
+        "wrote %s (%d sentences, %d tokens, n-grams per order %s)",
+        out,
+        counts["sentences"],
+        counts["tokens"],
+        stats["ngrams_per_order"],
+    )
 
 
 # ---- queries: corpus-level PMI ---------------------------------------------------------------------
+
 
 class CorpusLM:
     """A KenLM model of the whole corpus, answering corpus-level PMI queries (docs/method.md §2).
@@ -311,8 +360,10 @@ class CorpusLM:
             raise ValueError(f"pmi_many takes token sequences, not strings: {candidates[0]!r}")
         score = self.model.score
         unigram = self.unigram_log10
-        values = [(score(" ".join(tokens), bos=False, eos=False) - sum(map(unigram, tokens))) / len(tokens)
-                  for tokens in candidates]
+        values = [
+            (score(" ".join(tokens), bos=False, eos=False) - sum(map(unigram, tokens))) / len(tokens)
+            for tokens in candidates
+        ]
         return np.asarray(values, dtype=np.float64) * LN10
 
 

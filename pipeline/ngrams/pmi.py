@@ -36,11 +36,11 @@ class Order:
     """
 
     n: int
-    count: np.ndarray         # per group: occurrences in its document
-    first: np.ndarray         # per group: token position of the first occurrence
-    doc: np.ndarray           # per group: batch-local document index
+    count: np.ndarray  # per group: occurrences in its document
+    first: np.ndarray  # per group: token position of the first occurrence
+    doc: np.ndarray  # per group: batch-local document index
     n_shared: int
-    shared_pos: np.ndarray    # sorted positions of the shared groups' occurrences
+    shared_pos: np.ndarray  # sorted positions of the shared groups' occurrences
     shared_group: np.ndarray  # their group numbers
 
     def group_at(self, positions: np.ndarray) -> np.ndarray:
@@ -51,7 +51,7 @@ class Order:
         if len(self.shared_pos):
             hit = self.shared_pos[i] == positions
             group[hit] = self.shared_group[i[hit]]
-        unique_first = self.first[self.n_shared:]
+        unique_first = self.first[self.n_shared :]
         j = np.minimum(np.searchsorted(unique_first, positions), max(len(unique_first) - 1, 0))
         if len(unique_first):
             hit = (unique_first[j] == positions) & (group < 0)
@@ -65,8 +65,10 @@ class Order:
         wanted[groups[groups < self.n_shared]] = True
         at_shared = wanted[self.shared_group]
         unique = groups[groups >= self.n_shared]
-        return (np.concatenate([self.shared_pos[at_shared], self.first[unique]]),
-                np.concatenate([self.shared_group[at_shared], unique]))
+        return (
+            np.concatenate([self.shared_pos[at_shared], self.first[unique]]),
+            np.concatenate([self.shared_group[at_shared], unique]),
+        )
 
 
 def _number(keys: np.ndarray):
@@ -122,11 +124,17 @@ def count(batch: TokenBatch, max_n: int) -> list[Order]:
         shared_pos = candidates[at_shared]
         unique_pos = np.sort(np.concatenate([unique_pos, candidates[~at_shared]]))
         first = np.concatenate([candidates[first_idx[shared]], unique_pos])
-        orders.append(Order(
-            n=n, count=np.concatenate([size[shared], np.ones(len(unique_pos), dtype=np.int64)]), first=first,
-            doc=batch.doc[first], n_shared=int(shared.sum()), shared_pos=shared_pos,
-            shared_group=renumber[group[at_shared]],
-        ))
+        orders.append(
+            Order(
+                n=n,
+                count=np.concatenate([size[shared], np.ones(len(unique_pos), dtype=np.int64)]),
+                first=first,
+                doc=batch.doc[first],
+                n_shared=int(shared.sum()),
+                shared_pos=shared_pos,
+                shared_group=renumber[group[at_shared]],
+            )
+        )
     return orders
 
 
@@ -166,8 +174,10 @@ def scores(orders: list[Order], batch: TokenBatch, mode: str, normalise: bool = 
         inexact = np.flatnonzero(product >= 2.0**53)
         if len(inexact):
             ints = c1.astype(np.int64)
-            ratio[inexact] = [int(order.count[g]) / math.prod(int(ints[order.first[g] + k]) for k in range(order.n))
-                              for g in inexact.tolist()]
+            ratio[inexact] = [
+                int(order.count[g]) / math.prod(int(ints[order.first[g] + k]) for k in range(order.n))
+                for g in inexact.tolist()
+            ]
         score = np.log(ratio)
         total_n = np.bincount(order.doc, weights=order.count, minlength=batch.n_docs)
         score -= np.log(np.maximum(total_n, 1))[order.doc]
@@ -183,15 +193,21 @@ class Selection:
 
     doc: np.ndarray
     n: np.ndarray
-    group: np.ndarray   # group number within its order
+    group: np.ndarray  # group number within its order
     first: np.ndarray
     count: np.ndarray
     score: np.ndarray
-    rank: np.ndarray    # 1 = best in its document
+    rank: np.ndarray  # 1 = best in its document
 
 
-def select(orders: list[Order], order_scores: list[np.ndarray], n_docs: int, k: int,
-           min_count: int = 1, threshold: float | None = None) -> Selection:
+def select(
+    orders: list[Order],
+    order_scores: list[np.ndarray],
+    n_docs: int,
+    k: int,
+    min_count: int = 1,
+    threshold: float | None = None,
+) -> Selection:
     """The top ``k`` n-grams of orders 2..N per document, best first, ties shorter then earlier."""
     eligible = []
     for order, score in zip(orders[1:], order_scores):
@@ -206,8 +222,9 @@ def select(orders: list[Order], order_scores: list[np.ndarray], n_docs: int, k: 
     if np.any(doc_sizes > k):
         # Only candidates that reach their document's k-th best score need ranking.
         cut = _kth_best(orders[1:], order_scores, eligible, doc_sizes, k)
-        eligible = [idx[score[idx] >= cut[order.doc[idx]]]
-                    for order, score, idx in zip(orders[1:], order_scores, eligible)]
+        eligible = [
+            idx[score[idx] >= cut[order.doc[idx]]] for order, score, idx in zip(orders[1:], order_scores, eligible)
+        ]
     n = np.concatenate([np.full(len(idx), order.n, dtype=np.int64) for order, idx in zip(orders[1:], eligible)])
     group = np.concatenate(eligible)
     first = np.concatenate([order.first[idx] for order, idx in zip(orders[1:], eligible)])
@@ -240,8 +257,9 @@ def rank_order(doc: np.ndarray, score: np.ndarray, n: np.ndarray, first: np.ndar
     return np.argsort(key)
 
 
-def _kth_best(orders: list[Order], order_scores: list[np.ndarray], eligible: list[np.ndarray],
-              doc_sizes: np.ndarray, k: int) -> np.ndarray:
+def _kth_best(
+    orders: list[Order], order_scores: list[np.ndarray], eligible: list[np.ndarray], doc_sizes: np.ndarray, k: int
+) -> np.ndarray:
     """Per document, its k-th best eligible score (-inf where it has at most k candidates).
 
     Each order's groups are two runs sorted by document (the shared groups, numbered in key
@@ -257,6 +275,6 @@ def _kth_best(orders: list[Order], order_scores: list[np.ndarray], eligible: lis
             slices.append((score[run], np.searchsorted(run_doc, docs)))
     cut = np.full(len(doc_sizes), -np.inf)
     for d in np.flatnonzero(doc_sizes > k).tolist():
-        doc_scores = np.concatenate([values[bounds[d]:bounds[d + 1]] for values, bounds in slices])
+        doc_scores = np.concatenate([values[bounds[d] : bounds[d + 1]] for values, bounds in slices])
         cut[d] = np.partition(doc_scores, len(doc_scores) - k)[len(doc_scores) - k]
     return cut

@@ -56,7 +56,7 @@ def count_ngrams(sentences: list[list[str]], max_n: int, skip_brackets: bool) ->
         counts: dict[str, int] = {}
         for words in sentences:
             for i in range(len(words) - n + 1):
-                ngram = " ".join(words[i:i + n])
+                ngram = " ".join(words[i : i + n])
                 if skip_brackets and has_bracket(ngram):
                     continue
                 counts[ngram] = counts.get(ngram, 0) + 1
@@ -114,7 +114,7 @@ def mark(words: list[str], kept: set[str], max_n: int) -> list[tuple[int, int]]:
     i = 0
     while i < len(words):
         for n in range(max_n, 1, -1):
-            if i + n <= len(words) and " ".join(words[i:i + n]) in kept:
+            if i + n <= len(words) and " ".join(words[i : i + n]) in kept:
                 spans.append((i, i + n))
                 i += n
                 break
@@ -134,9 +134,16 @@ def render(words: list[str], spans: Iterable[tuple[int, int]]) -> str:
     return " ".join(out)
 
 
-def process_document(sentences: list[str], mode: str = "reference", max_n: int = 6, k: int = 3000,
-                     normalise: bool = False, lowercase: bool = False, min_count: int = 1,
-                     threshold: float = -math.inf):
+def process_document(
+    sentences: list[str],
+    mode: str = "reference",
+    max_n: int = 6,
+    k: int = 3000,
+    normalise: bool = False,
+    lowercase: bool = False,
+    min_count: int = 1,
+    threshold: float = -math.inf,
+):
     """One document: ``(kept n-grams best first, per-sentence words, per-sentence spans)``."""
     if mode == "reference":
         words = [reference_tokens(s) for s in sentences]

@@ -53,7 +53,9 @@ def sentence_hash(doc_ids, sent_ids, seed: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         key = np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * _GOLDEN
         doc = _mix(np.asarray(doc_ids).astype(np.int64).view(np.uint64) ^ key)
-        return _mix(doc + _GOLDEN + np.asarray(sent_ids).astype(np.int64).view(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
+        return _mix(
+            doc + _GOLDEN + np.asarray(sent_ids).astype(np.int64).view(np.uint64) * np.uint64(0xD6E8FEB86659FD93)
+        )
 
 
 def threshold(paths: list[Path], size: int, seed: int) -> int | None:
@@ -95,10 +97,13 @@ def run(args: argparse.Namespace) -> None:
         raise InputError(args.only, "--only must be one of the --marked files")
     sizes = _check(paths)
     chosen = paths if args.only is None else [args.only]
-    params = {"size": args.size, "seed": args.seed, "shards": [provenance.portable_path(p) for p in paths],
-              "only": provenance.portable_path(args.only) if args.only else None}
-    record = provenance.make("sample", params, inputs=[provenance.file_fingerprint(p) for p in chosen],
-                             seed=args.seed)
+    params = {
+        "size": args.size,
+        "seed": args.seed,
+        "shards": [provenance.portable_path(p) for p in paths],
+        "only": provenance.portable_path(args.only) if args.only else None,
+    }
+    record = provenance.make("sample", params, inputs=[provenance.file_fingerprint(p) for p in chosen], seed=args.seed)
     started = time.monotonic()
     cut = threshold(paths, args.size, args.seed)
     if cut is None:
@@ -120,9 +125,14 @@ def run(args: argparse.Namespace) -> None:
                 kept_total += len(keep)
                 seen += len(batch)
                 meter.update(len(batch), position=seen)
-        stats = {"sentences_in": seen, "sentences_out": kept_total, "corpus_sentences": int(sum(sizes)),
-                 "sample_size": min(args.size, int(sum(sizes))), "seconds": round(time.monotonic() - started, 3),
-                 "provenance": record}
+        stats = {
+            "sentences_in": seen,
+            "sentences_out": kept_total,
+            "corpus_sentences": int(sum(sizes)),
+            "sample_size": min(args.size, int(sum(sizes))),
+            "seconds": round(time.monotonic() - started, 3),
+            "provenance": record,
+        }
         outputs.temp(args.out.with_suffix(".stats.json")).write_text(json_text(stats))
     meter.done()
     log.info("%s: %s of %s sentences", args.out, kept_total, seen)

@@ -43,8 +43,13 @@ TOP_LENGTHS = 2000  # the length distribution in the stats is also given for eac
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sentences", required=True, nargs="+", type=Path,
-                        help="sentences Parquet files (columns doc_id, sent_id, text; entities if present)")
+    parser.add_argument(
+        "--sentences",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="sentences Parquet files (columns doc_id, sent_id, text; entities if present)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--lang", default="en", help="en (words) or zh (characters)")
     parser.add_argument("--mode", choices=MODES, default="paper")
@@ -52,15 +57,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-k", type=int, default=3000, help="n-grams kept per document (K)")
     parser.add_argument("--normalise", action="store_true", help="reference mode: divide the score by n")
     parser.add_argument("--lowercase", action="store_true", help="fold case (for an uncased model's tokenizer)")
-    parser.add_argument("--min-count", type=int, default=None,
-                        help=f"keep n-grams seen at least this often in their document (default {MIN_COUNT}, which "
-                             "gives the n-gram lengths ULR-BERT §4 describes, see the README; 1 in reference mode, "
-                             "as the released code; 1 = every n-gram, the former default)")
+    parser.add_argument(
+        "--min-count",
+        type=int,
+        default=None,
+        help=f"keep n-grams seen at least this often in their document (default {MIN_COUNT}, which "
+        "gives the n-gram lengths ULR-BERT §4 describes, see the README; 1 in reference mode, "
+        "as the released code; 1 = every n-gram, the former default)",
+    )
     parser.add_argument("--threshold", type=float, help="keep n-grams scoring at least this")
     parser.add_argument("--lm", type=Path, help="KenLM model for --mode corpus")
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
-    parser.add_argument("--batch-chars", type=int, default=2_000_000,
-                        help="characters of text per batch of documents (peak memory: about 400 MB at the default)")
+    parser.add_argument(
+        "--batch-chars",
+        type=int,
+        default=2_000_000,
+        help="characters of text per batch of documents (peak memory: about 400 MB at the default)",
+    )
 
 
 def check_arguments(args) -> None:
@@ -117,8 +130,11 @@ class NgramScorer:
         length, span_score = marking.longest_match(orders, selection, len(tokens))
         picked = marking.greedy(length)
         spans = {
-            "sentence": tokens.sentence[picked], "start": tokens.offset[picked],
-            "n": length[picked], "pmi": span_score[picked], "source": np.zeros(len(picked), dtype=np.int8),
+            "sentence": tokens.sentence[picked],
+            "start": tokens.offset[picked],
+            "n": length[picked],
+            "pmi": span_score[picked],
+            "source": np.zeros(len(picked), dtype=np.int8),
         }
         spans["end"] = spans["start"] + spans["n"]  # PMI n-grams stay inside a run: no gaps
         rows = self._ngram_rows(docs, tokens, selection)
@@ -127,8 +143,14 @@ class NgramScorer:
             entities.score(found, orders, order_scores)
             counts["entity_spans"] += len(found.start)
             counts["entity_spans_dropped"] += found.dropped
-            for key, values in (("sentence", found.sentence), ("start", found.start), ("end", found.end),
-                                ("n", found.n), ("pmi", found.pmi), ("source", np.ones(len(found.n), np.int8))):
+            for key, values in (
+                ("sentence", found.sentence),
+                ("start", found.start),
+                ("end", found.end),
+                ("n", found.n),
+                ("pmi", found.pmi),
+                ("source", np.ones(len(found.n), np.int8)),
+            ):
                 spans[key] = np.concatenate([spans[key], values])
             if len(found.n):  # a stable sort: each document's PMI rows, then its entity rows
                 rows = pa.concat_tables([rows, self._entity_rows(found, tokens, docs)]).sort_by("doc_id")
@@ -146,27 +168,33 @@ class NgramScorer:
         return rows, self._marked(docs, tokens, spans)
 
     def _ngram_rows(self, docs, tokens, selection: pmi.Selection) -> pa.Table:
-        return pa.table({
-            "doc_id": docs.doc_ids[selection.doc],
-            "ngram": tokens.ngram_text(selection.first, selection.n),
-            "n": selection.n.astype(np.int8),
-            "count": selection.count.astype(np.int32),
-            "pmi": selection.score,
-            "rank": selection.rank.astype(np.int32),
-            "source": pa.array([self.source] * len(selection.n), pa.string()),
-        }, schema=contracts.NGRAMS)
+        return pa.table(
+            {
+                "doc_id": docs.doc_ids[selection.doc],
+                "ngram": tokens.ngram_text(selection.first, selection.n),
+                "n": selection.n.astype(np.int8),
+                "count": selection.count.astype(np.int32),
+                "pmi": selection.score,
+                "rank": selection.rank.astype(np.int32),
+                "source": pa.array([self.source] * len(selection.n), pa.string()),
+            },
+            schema=contracts.NGRAMS,
+        )
 
     def _entity_rows(self, found, tokens, docs) -> pa.Table:
         frame = entities.ngram_rows(found, tokens, docs.doc_ids)
-        return pa.table({
-            "doc_id": frame["doc_id"].to_arrow(),
-            "ngram": frame["ngram"].to_arrow().cast(pa.string()),
-            "n": frame["n"].to_numpy().astype(np.int8),
-            "count": frame["count"].to_numpy().astype(np.int32),
-            "pmi": frame["pmi"].to_arrow().cast(pa.float64()),
-            "rank": frame["rank"].to_numpy().astype(np.int32),
-            "source": pa.array(["entity"] * len(frame), pa.string()),
-        }, schema=contracts.NGRAMS)
+        return pa.table(
+            {
+                "doc_id": frame["doc_id"].to_arrow(),
+                "ngram": frame["ngram"].to_arrow().cast(pa.string()),
+                "n": frame["n"].to_numpy().astype(np.int8),
+                "count": frame["count"].to_numpy().astype(np.int32),
+                "pmi": frame["pmi"].to_arrow().cast(pa.float64()),
+                "rank": frame["rank"].to_numpy().astype(np.int32),
+                "source": pa.array(["entity"] * len(frame), pa.string()),
+            },
+            schema=contracts.NGRAMS,
+        )
 
     def _marked(self, docs, tokens, spans: dict) -> pa.Table:
         order = np.lexsort((spans["source"], -spans["n"], spans["start"], spans["sentence"]))
@@ -175,20 +203,31 @@ class NgramScorer:
         pmi_values = spans["pmi"][order]
         sources = np.array([self.source, "entity"])[spans["source"][order]]
         struct = pa.StructArray.from_arrays(
-            [pa.array(spans["start"][order].astype(np.int32)), pa.array(spans["end"][order].astype(np.int32)),
-             pa.array(spans["n"][order].astype(np.int8)), pa.array(pmi_values, mask=np.isnan(pmi_values)),
-             pa.array(sources, pa.string())],
-            fields=list(contracts.SPAN))
+            [
+                pa.array(spans["start"][order].astype(np.int32)),
+                pa.array(spans["end"][order].astype(np.int32)),
+                pa.array(spans["n"][order].astype(np.int8)),
+                pa.array(pmi_values, mask=np.isnan(pmi_values)),
+                pa.array(sources, pa.string()),
+            ],
+            fields=list(contracts.SPAN),
+        )
         texts = docs.texts
         if self.args.mode == "reference":  # the text whose words the spans count
             words = pa.ListArray.from_arrays(
                 pa.array(np.searchsorted(tokens.sentence, np.arange(len(docs.texts) + 1)).astype(np.int32)),
-                tokens.words.cast(pa.string()))
+                tokens.words.cast(pa.string()),
+            )
             texts = pc.binary_join(words, " ")
-        return pa.table({
-            "doc_id": docs.doc_ids[docs.sentence_doc], "sent_id": docs.sent_ids, "text": texts,
-            "spans": pa.ListArray.from_arrays(pa.array(offsets), struct),
-        }, schema=contracts.MARKED)
+        return pa.table(
+            {
+                "doc_id": docs.doc_ids[docs.sentence_doc],
+                "sent_id": docs.sent_ids,
+                "text": texts,
+                "spans": pa.ListArray.from_arrays(pa.array(offsets), struct),
+            },
+            schema=contracts.MARKED,
+        )
 
 
 def run(args: argparse.Namespace) -> None:
@@ -199,8 +238,11 @@ def run(args: argparse.Namespace) -> None:
 
         lm = CorpusLM(args.lm)
     scorer = NgramScorer(args, lm)
-    params = {key: (provenance.portable_path(value) if isinstance(value, Path) else value) for key, value in sorted(vars(args).items())
-              if key not in ("sentences", "out", "run", "verbose", "stage")}
+    params = {
+        key: (provenance.portable_path(value) if isinstance(value, Path) else value)
+        for key, value in sorted(vars(args).items())
+        if key not in ("sentences", "out", "run", "verbose", "stage")
+    }
     total_rows = sum(_rows(path) for path in args.sentences)  # checks every input before it is fingerprinted
     record = provenance.make("ngrams", params, inputs=[provenance.file_fingerprint(p) for p in args.sentences])
     started = time.monotonic()
@@ -217,10 +259,13 @@ def run(args: argparse.Namespace) -> None:
                     marked_writer.write_table(marked_rows)
                     meter.update(len(docs.texts), position=counts["sentences"])
         seconds = time.monotonic() - started
-        stats = {**dict(sorted(counts.items())), "seconds": round(seconds, 3),
-                 "words_per_second": round(counts["tokens"] / seconds) if seconds else None,
-                 "length_distribution": length_distribution(counts, args.max_n),
-                 "provenance": record}
+        stats = {
+            **dict(sorted(counts.items())),
+            "seconds": round(seconds, 3),
+            "words_per_second": round(counts["tokens"] / seconds) if seconds else None,
+            "length_distribution": length_distribution(counts, args.max_n),
+            "provenance": record,
+        }
         outputs.temp(args.out / "stats.json").write_text(json_text(stats))
     meter.done()
     log.info("%s: %s", args.out, ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
@@ -231,8 +276,9 @@ def length_distribution(counts: Counter, max_n: int) -> dict:
     out = {}
     for name, prefix in (("kept", "kept"), (f"top{TOP_LENGTHS}", f"top{TOP_LENGTHS}")):
         total = sum(counts[f"{prefix}_{n}grams"] for n in range(2, max_n + 1))
-        out[name] = {str(n): round(counts[f"{prefix}_{n}grams"] / total, 4) if total else 0.0
-                     for n in range(2, max_n + 1)}
+        out[name] = {
+            str(n): round(counts[f"{prefix}_{n}grams"] / total, 4) if total else 0.0 for n in range(2, max_n + 1)
+        }
     return out
 
 

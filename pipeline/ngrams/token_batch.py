@@ -24,16 +24,16 @@ from pipeline.ngrams.pmi_python import REFERENCE_STRIP
 
 @dataclass
 class TokenBatch:
-    ids: np.ndarray        # int64 token ids; equal ids ⇔ equal tokens within the batch
-    vocab_size: int        # ids are < vocab_size
-    doc: np.ndarray        # int64 batch-local document index of each token (non-decreasing)
-    run_end: np.ndarray    # int64 index one past the last token of the token's run
-    sentence: np.ndarray   # int64 batch-local sentence index of each token
-    offset: np.ndarray     # int64 token offset in its sentence: word index (en), string index (zh)
+    ids: np.ndarray  # int64 token ids; equal ids ⇔ equal tokens within the batch
+    vocab_size: int  # ids are < vocab_size
+    doc: np.ndarray  # int64 batch-local document index of each token (non-decreasing)
+    run_end: np.ndarray  # int64 index one past the last token of the token's run
+    sentence: np.ndarray  # int64 batch-local sentence index of each token
+    offset: np.ndarray  # int64 token offset in its sentence: word index (en), string index (zh)
     n_docs: int
     n_sentences: int
     blocked: np.ndarray | None = None  # bool: no n-gram may contain this token
-    words: pa.Array | None = None      # en: the batch's token strings, for building n-gram text
+    words: pa.Array | None = None  # en: the batch's token strings, for building n-gram text
     codepoints: np.ndarray | None = None  # zh: the token characters' code points
 
     def __len__(self) -> int:
@@ -55,8 +55,27 @@ class TokenBatch:
 
 # The characters for which str.isspace() is true (Unicode 15; tests/ngrams check it against
 # the running Python): what str.split() and pipeline.ngrams.tokens split on.
-WHITESPACE = (0x9, 0xA, 0xB, 0xC, 0xD, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
-              0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+WHITESPACE = (
+    0x9,
+    0xA,
+    0xB,
+    0xC,
+    0xD,
+    0x1C,
+    0x1D,
+    0x1E,
+    0x1F,
+    0x20,
+    0x85,
+    0xA0,
+    0x1680,
+    *range(0x2000, 0x200B),
+    0x2028,
+    0x2029,
+    0x202F,
+    0x205F,
+    0x3000,
+)
 _WHITESPACE = np.array(WHITESPACE, dtype=np.uint32)
 # Arrow's whitespace split knows only ASCII spaces for certain: the others become " " first.
 _OTHER_SPACE = "[" + "".join(f"\\x{{{c:x}}}" for c in WHITESPACE if c > 0x20 or 0x1C <= c <= 0x1F) + "]"
@@ -71,8 +90,9 @@ def _runs_to_ends(run_id: np.ndarray) -> np.ndarray:
     return ends[np.searchsorted(ends, np.arange(len(run_id)), side="right")]
 
 
-def english(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, reference: bool = False,
-            lowercase: bool = False) -> TokenBatch:
+def english(
+    texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, reference: bool = False, lowercase: bool = False
+) -> TokenBatch:
     """Whitespace words; ``reference`` strips the released code's punctuation and blocks brackets."""
     if lowercase:  # Python's lower(), as pipeline.ngrams.tokens folds case
         texts = [text.lower() for text in _strings(texts)]
@@ -93,9 +113,16 @@ def english(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, 
         bracket = pc.match_substring_regex(encoded.dictionary, r"[\[\]]").to_numpy(zero_copy_only=False)
         blocked = bracket[ids] if len(ids) else np.zeros(0, dtype=bool)
     return TokenBatch(
-        ids=ids, vocab_size=len(encoded.dictionary), doc=np.asarray(sentence_doc, dtype=np.int64)[sentence],
-        run_end=_runs_to_ends(sentence), sentence=sentence, offset=np.arange(len(ids)) - starts[sentence],
-        n_docs=n_docs, n_sentences=len(texts), blocked=blocked, words=words,
+        ids=ids,
+        vocab_size=len(encoded.dictionary),
+        doc=np.asarray(sentence_doc, dtype=np.int64)[sentence],
+        run_end=_runs_to_ends(sentence),
+        sentence=sentence,
+        offset=np.arange(len(ids)) - starts[sentence],
+        n_docs=n_docs,
+        n_sentences=len(texts),
+        blocked=blocked,
+        words=words,
     )
 
 
@@ -106,8 +133,8 @@ def _ascii_spaces(array: pa.Array) -> pa.Array:
     array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
     if len(array) == 0:
         return array
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset: array.offset + len(array) + 1]
-    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0]: offsets[-1]]
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
     # lead bytes of every whitespace character above U+007F (C2, E1, E2, E3) and U+001C..U+001F
     suspect = np.flatnonzero(((data >= 0xE1) & (data <= 0xE3)) | (data == 0xC2) | ((data >= 0x1C) & (data <= 0x1F)))
     if len(suspect) == 0:
@@ -145,8 +172,13 @@ def chinese(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, 
     keep = ~space
     sentence = char_sentence[keep]
     return TokenBatch(
-        ids=codepoints[keep].astype(np.int64), vocab_size=sys.maxunicode + 1,
-        doc=np.asarray(sentence_doc, dtype=np.int64)[sentence], run_end=_runs_to_ends(run_id[keep]),
-        sentence=sentence, offset=np.flatnonzero(keep) - sentence_start[sentence],
-        n_docs=n_docs, n_sentences=len(texts), codepoints=codepoints[keep],
+        ids=codepoints[keep].astype(np.int64),
+        vocab_size=sys.maxunicode + 1,
+        doc=np.asarray(sentence_doc, dtype=np.int64)[sentence],
+        run_end=_runs_to_ends(run_id[keep]),
+        sentence=sentence,
+        offset=np.flatnonzero(keep) - sentence_start[sentence],
+        n_docs=n_docs,
+        n_sentences=len(texts),
+        codepoints=codepoints[keep],
     )

@@ -31,9 +31,14 @@ DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropou
 
 # the backbone registry of generator / discriminator pairs: each released discriminator and its generator
 ELECTRA_GENERATORS = {
-    **{f"google/electra-{size}-discriminator": f"google/electra-{size}-generator" for size in ("small", "base", "large")},
-    **{f"hfl/chinese-electra-180g-{size}-discriminator": f"hfl/chinese-electra-180g-{size}-generator"
-       for size in ("small", "base", "large")},
+    **{
+        f"google/electra-{size}-discriminator": f"google/electra-{size}-generator"
+        for size in ("small", "base", "large")
+    },
+    **{
+        f"hfl/chinese-electra-180g-{size}-discriminator": f"hfl/chinese-electra-180g-{size}-generator"
+        for size in ("small", "base", "large")
+    },
 }
 
 
@@ -82,8 +87,11 @@ def generator_for(discriminator: str, generator: str | None = None) -> str:
     inside = Path(discriminator) / "generator"
     if (inside / "config.json").exists():
         return str(inside)
-    raise InputError(discriminator, "an ELECTRA discriminator is trained with its generator: pass --generator "
-                                    "(known pairs: " + ", ".join(sorted(ELECTRA_GENERATORS)) + ")")
+    raise InputError(
+        discriminator,
+        "an ELECTRA discriminator is trained with its generator: pass --generator "
+        "(known pairs: " + ", ".join(sorted(ELECTRA_GENERATORS)) + ")",
+    )
 
 
 def load_discriminator(name_or_path: str, dropout: float | None = 0.1):
@@ -103,8 +111,10 @@ def load_masked_lm(name_or_path: str, dropout: float | None = 0.1):
     prefix = model.base_model_prefix + "."
     head_missing = [key for key in info["missing_keys"] if not key.startswith(prefix)]
     if head_missing:
-        message = (f"{name_or_path}: checkpoint has no MLM head ({len(head_missing)} tensors missing, e.g. "
-                   f"{head_missing[0]}); a new head was initialised at random")
+        message = (
+            f"{name_or_path}: checkpoint has no MLM head ({len(head_missing)} tensors missing, e.g. "
+            f"{head_missing[0]}); a new head was initialised at random"
+        )
         warnings.warn(message, NewHeadWarning, stacklevel=2)
         log.warning(message)
     return model, bool(head_missing)

@@ -52,8 +52,16 @@ def save(directory: Path, world: World, model, optimizer, scheduler, position: d
     if world.is_main:
         shutil.rmtree(temp, ignore_errors=True)
         temp.mkdir(parents=True)
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "position": position, "settings": settings}, temp / STATE)
+        torch.save(
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "position": position,
+                "settings": settings,
+            },
+            temp / STATE,
+        )
         (temp / "settings.json").write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
     barrier(world)
     torch.save(rng_state(), temp / f"rng-{world.rank}.pt")

@@ -35,8 +35,9 @@ def share_embeddings(generator, discriminator) -> bool:
     return True
 
 
-def generator_step(generator, hidden: torch.Tensor, input_ids: torch.Tensor,
-                   labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def generator_step(
+    generator, hidden: torch.Tensor, input_ids: torch.Tensor, labels: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(generator MLM loss, discriminator input)``: the masked positions filled with tokens sampled
     from the generator (without gradient), every other position as it was."""
     where = labels != -100
@@ -51,8 +52,14 @@ def generator_step(generator, hidden: torch.Tensor, input_ids: torch.Tensor,
     return loss, replaced
 
 
-def rtd_loss(discriminator, hidden: torch.Tensor, replaced: torch.Tensor, input_ids: torch.Tensor,
-             labels: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+def rtd_loss(
+    discriminator,
+    hidden: torch.Tensor,
+    replaced: torch.Tensor,
+    input_ids: torch.Tensor,
+    labels: torch.Tensor,
+    attention_mask: torch.Tensor,
+) -> torch.Tensor:
     """Binary cross-entropy of the discriminator's 'replaced' logits over the real tokens."""
     original = torch.where(labels != -100, labels, input_ids)
     target = (replaced != original).float()

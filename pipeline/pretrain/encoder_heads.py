@@ -23,7 +23,9 @@ def mlm_head(model):
         return lambda hidden: model.generator_lm_head(model.generator_predictions(hidden))
     if hasattr(model, "lm_head"):  # RoBERTa, XLM-R, DeBERTa
         return model.lm_head
-    raise TypeError(f"{type(model).__name__}: no known masked-LM head (cls, predictions, generator_predictions, lm_head)")
+    raise TypeError(
+        f"{type(model).__name__}: no known masked-LM head (cls, predictions, generator_predictions, lm_head)"
+    )
 
 
 def encode(model, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:

@@ -35,9 +35,17 @@ class MaskingCollator:
     ``entity`` (named-entity spans, same procedure as ``ngram``), ``span`` (SpanBERT).
     """
 
-    def __init__(self, tokenizer, strategy: str = "token", mlm_probability: float = 0.15,
-                 mask_replace_prob: float = 0.8, random_replace_prob: float = 0.1, seed: int = 0,
-                 ngram_pool: str = "uniform", pad_to_multiple_of: int | None = None):
+    def __init__(
+        self,
+        tokenizer,
+        strategy: str = "token",
+        mlm_probability: float = 0.15,
+        mask_replace_prob: float = 0.8,
+        random_replace_prob: float = 0.1,
+        seed: int = 0,
+        ngram_pool: str = "uniform",
+        pad_to_multiple_of: int | None = None,
+    ):
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown masking strategy {strategy!r}; choose from {STRATEGIES}")
         if ngram_pool not in span_sampling.POOLS:
@@ -76,8 +84,9 @@ class MaskingCollator:
             return None
         return span_sampling.ngram_pool(self.spans(example), eligible)
 
-    def units(self, example: dict, eligible: np.ndarray, rng: np.random.Generator,
-              pool: tuple | None = None) -> list[tuple[int, int]]:
+    def units(
+        self, example: dict, eligible: np.ndarray, rng: np.random.Generator, pool: tuple | None = None
+    ) -> list[tuple[int, int]]:
         budget = span_sampling.budget_for(int(eligible.sum()), self.mlm_probability)
         if self.strategy == "token":
             return span_sampling.token_units(eligible, budget, rng)
@@ -136,8 +145,9 @@ class MaskingCollator:
             elif draw < self.mask_replace_prob + self.random_replace_prob:
                 ids[start:end] = rng.choice(self.random_ids, size=end - start)
 
-    def mask_example(self, example: dict, exclude: np.ndarray | None = None,
-                     stats: MaskingStats | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def mask_example(
+        self, example: dict, exclude: np.ndarray | None = None, stats: MaskingStats | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(masked ids, labels)`` of one example; ``exclude`` marks positions never to mask;
         ``stats`` (if given) records what was masked."""
         ids = np.array(example["input_ids"], dtype=np.int64)
@@ -159,8 +169,10 @@ class MaskingCollator:
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
         stats = MaskingStats()
         masked = [self.mask_example(example, stats=stats) for example in examples]
-        batch = {"input_ids": self.pad([ids for ids, _ in masked], self.pad_id),
-                 "labels": self.pad([labels for _, labels in masked], -100)}
+        batch = {
+            "input_ids": self.pad([ids for ids, _ in masked], self.pad_id),
+            "labels": self.pad([labels for _, labels in masked], -100),
+        }
         batch["attention_mask"] = self.pad([np.ones(len(ids), np.int64) for ids, _ in masked], 0)
         if all("idx" in example for example in examples):
             batch["idx"] = torch.tensor([int(example["idx"]) for example in examples])
@@ -175,7 +187,7 @@ def pad_rows(rows: list[np.ndarray], value: int, multiple: int | None = None) ->
         width = -(-width // multiple) * multiple
     out = np.full((len(rows), width), value, dtype=np.int64)
     for i, row in enumerate(rows):
-        out[i, :len(row)] = row
+        out[i, : len(row)] = row
     return torch.from_numpy(out)
 
 

@@ -25,8 +25,18 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-COUNTS = ("rows", "eligible_tokens", "masked_tokens", "covered_tokens", "masked_in_ngrams", "misad_rows",
-          "misad_fallbacks", "misad_none", "pairs", "nsp_relabelled")
+COUNTS = (
+    "rows",
+    "eligible_tokens",
+    "masked_tokens",
+    "covered_tokens",
+    "masked_in_ngrams",
+    "misad_rows",
+    "misad_fallbacks",
+    "misad_none",
+    "pairs",
+    "nsp_relabelled",
+)
 
 
 @dataclass
@@ -46,26 +56,33 @@ class MaskingStats:
 
     def as_dict(self) -> dict:
         """Raw counts (JSON-ready; :meth:`from_dict` reads them back, e.g. after an all-gather)."""
-        return {"counts": {k: int(self.counts[k]) for k in COUNTS},
-                "masked_by_source": dict(sorted(self.masked_by_source.items())),
-                "masked_unit_words": {str(k): v for k, v in sorted(self.masked_unit_words.items())},
-                "pool_unit_words": {str(k): v for k, v in sorted(self.pool_unit_words.items())}}
+        return {
+            "counts": {k: int(self.counts[k]) for k in COUNTS},
+            "masked_by_source": dict(sorted(self.masked_by_source.items())),
+            "masked_unit_words": {str(k): v for k, v in sorted(self.masked_unit_words.items())},
+            "pool_unit_words": {str(k): v for k, v in sorted(self.pool_unit_words.items())},
+        }
 
     @classmethod
     def from_dict(cls, raw: dict) -> MaskingStats:
-        return cls(Counter(raw["counts"]), Counter(raw["masked_by_source"]),
-                   Counter({int(k): v for k, v in raw["masked_unit_words"].items()}),
-                   Counter({int(k): v for k, v in raw["pool_unit_words"].items()}))
+        return cls(
+            Counter(raw["counts"]),
+            Counter(raw["masked_by_source"]),
+            Counter({int(k): v for k, v in raw["masked_unit_words"].items()}),
+            Counter({int(k): v for k, v in raw["pool_unit_words"].items()}),
+        )
 
     def summary(self) -> dict:
         c = self.counts
         masked, eligible = c["masked_tokens"], c["eligible_tokens"]
-        out = {**self.as_dict(),
-               "mask_rate": masked / eligible if eligible else None,
-               "masked_share": {k: v / masked for k, v in sorted(self.masked_by_source.items())} if masked else {},
-               "masked_unit_share": shares(self.masked_unit_words),
-               "pool_unit_share": shares(self.pool_unit_words),
-               "coverage_ratio": None}
+        out = {
+            **self.as_dict(),
+            "mask_rate": masked / eligible if eligible else None,
+            "masked_share": {k: v / masked for k, v in sorted(self.masked_by_source.items())} if masked else {},
+            "masked_unit_share": shares(self.masked_unit_words),
+            "pool_unit_share": shares(self.pool_unit_words),
+            "coverage_ratio": None,
+        }
         if masked and c["covered_tokens"]:
             out["coverage_ratio"] = (c["masked_in_ngrams"] / masked) / (c["covered_tokens"] / eligible)
         return out

@@ -32,8 +32,15 @@ CHOICES = ("mlm-score", "random")
 class MisadCollator:
     """Batches of S with their candidate n-grams; :meth:`build` makes the S / w / R inputs for a choice."""
 
-    def __init__(self, tokenizer, choice: str = "mlm-score", seed: int = 0, mlm_probability: float = 0.15,
-                 max_candidates: int = 0, **masking_options):
+    def __init__(
+        self,
+        tokenizer,
+        choice: str = "mlm-score",
+        seed: int = 0,
+        mlm_probability: float = 0.15,
+        max_candidates: int = 0,
+        **masking_options,
+    ):
         if choice not in CHOICES:
             raise ValueError(f"unknown MiSAD choice {choice!r}; choose from {CHOICES}")
         self.choice = choice
@@ -55,8 +62,11 @@ class MisadCollator:
         word_ids = np.asarray(example["word_ids"])
         content = np.flatnonzero(word_ids >= 0)
         first, last = int(content[0]), int(content[-1]) + 1
-        spans = {(int(s), int(e)) for s, e in np.asarray(example["ngram_spans"]).reshape(-1, 2)
-                 if first <= s < e <= last and (s, e) != (first, last)}
+        spans = {
+            (int(s), int(e))
+            for s, e in np.asarray(example["ngram_spans"]).reshape(-1, 2)
+            if first <= s < e <= last and (s, e) != (first, last)
+        }
         rng = self.choice_rng(example)
         if not spans:  # no marked n-gram: a single word, if it leaves anything for R
             words = word_units(word_ids, word_ids >= 0)
@@ -74,19 +84,24 @@ class MisadCollator:
         stats = MaskingStats()
         candidates = [self.candidates(example, stats) for example in examples]
         if self.choice == "random":
-            chosen = [c[int(self.choice_rng(e).integers(len(c)))] if len(c) else None
-                      for c, e in zip(candidates, examples)]
+            chosen = [
+                c[int(self.choice_rng(e).integers(len(c)))] if len(c) else None for c, e in zip(candidates, examples)
+            ]
             batch = self.build(examples, chosen)
             batch["masking_stats"].add(stats)
             return batch
         width = max((len(c) for c in candidates), default=0)
         table = np.full((len(examples), max(width, 1), 2), -1, dtype=np.int64)
         for i, c in enumerate(candidates):
-            table[i, :len(c)] = c
+            table[i, : len(c)] = c
         ids = [np.asarray(e["input_ids"], dtype=np.int64) for e in examples]
-        return {"score_input_ids": pad_rows(ids, self.pad_id), "score_attention_mask":
-                pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
-                "candidates": torch.from_numpy(table), "rows": examples, "masking_stats": stats}
+        return {
+            "score_input_ids": pad_rows(ids, self.pad_id),
+            "score_attention_mask": pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
+            "candidates": torch.from_numpy(table),
+            "rows": examples,
+            "masking_stats": stats,
+        }
 
     def build(self, examples: list[dict], chosen: list) -> dict[str, torch.Tensor]:
         """S (masked outside w), w and R for each example; ``misad_valid`` is False where no w exists."""
@@ -107,23 +122,33 @@ class MisadCollator:
                 valid.append(False)
                 continue
             content = np.flatnonzero(np.asarray(example["word_ids"]) >= 0)
-            prefix, suffix = ids[:content[0]], ids[content[-1] + 1:]
+            prefix, suffix = ids[: content[0]], ids[content[-1] + 1 :]
             w_ids.append(np.concatenate([prefix, ids[start:end], suffix]))
             r_ids.append(np.concatenate([ids[:start], ids[end:]]))
             valid.append(True)
         ones = [np.ones(len(i), np.int64) for i in s_ids]
-        return {"input_ids": pad_rows(s_ids, self.pad_id), "labels": pad_rows(s_labels, -100),
-                "attention_mask": pad_rows(ones, 0),
-                "w_input_ids": pad_rows(w_ids, self.pad_id), "w_attention_mask": pad_rows(
-                    [np.ones(len(i), np.int64) for i in w_ids], 0),
-                "r_input_ids": pad_rows(r_ids, self.pad_id), "r_attention_mask": pad_rows(
-                    [np.ones(len(i), np.int64) for i in r_ids], 0),
-                "misad_valid": torch.tensor(valid, dtype=torch.bool), "masking_stats": stats}
+        return {
+            "input_ids": pad_rows(s_ids, self.pad_id),
+            "labels": pad_rows(s_labels, -100),
+            "attention_mask": pad_rows(ones, 0),
+            "w_input_ids": pad_rows(w_ids, self.pad_id),
+            "w_attention_mask": pad_rows([np.ones(len(i), np.int64) for i in w_ids], 0),
+            "r_input_ids": pad_rows(r_ids, self.pad_id),
+            "r_attention_mask": pad_rows([np.ones(len(i), np.int64) for i in r_ids], 0),
+            "misad_valid": torch.tensor(valid, dtype=torch.bool),
+            "masking_stats": stats,
+        }
 
 
 @torch.no_grad()
-def mlm_scores(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, candidates: torch.Tensor,
-               mask_id: int, chunk_tokens: int = 8192) -> torch.Tensor:
+def mlm_scores(
+    model,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    candidates: torch.Tensor,
+    mask_id: int,
+    chunk_tokens: int = 8192,
+) -> torch.Tensor:
     """``(batch, candidates)`` mean probability of each candidate's tokens with it masked (inf where padded).
 
     The masked variants run shortest first in chunks of at most ``chunk_tokens`` padded tokens,
@@ -161,13 +186,17 @@ def choose_by_mlm_score(model, batch: dict, collator: MisadCollator, mask_id: in
     """Score the candidates with the current model (eval mode), pick the lowest, build S / w / R."""
     was_training = model.training
     model.eval()
-    scores = mlm_scores(model, batch["score_input_ids"].to(device), batch["score_attention_mask"].to(device),
-                        batch["candidates"].to(device), mask_id)
+    scores = mlm_scores(
+        model,
+        batch["score_input_ids"].to(device),
+        batch["score_attention_mask"].to(device),
+        batch["candidates"].to(device),
+        mask_id,
+    )
     model.train(was_training)
     best = scores.argmin(dim=1).cpu()
     candidates = batch["candidates"]
-    chosen = [candidates[i, best[i]].tolist() if candidates[i, best[i], 0] >= 0 else None
-              for i in range(len(best))]
+    chosen = [candidates[i, best[i]].tolist() if candidates[i, best[i], 0] >= 0 else None for i in range(len(best))]
     built = collator.build(batch["rows"], chosen)
     built["masking_stats"].add(batch.get("masking_stats"))
     return built

@@ -24,9 +24,13 @@ def write_sentence_transformers_config(directory: Path, hidden_size: int, max_le
     ]
     (directory / "modules.json").write_text(json.dumps(modules, indent=2) + "\n")
     (directory / "sentence_bert_config.json").write_text(
-        json.dumps({"max_seq_length": max_length, "do_lower_case": False}, indent=2) + "\n")
-    pooling_config = {"word_embedding_dimension": hidden_size, **{flag: False for flag in POOLING_FLAGS.values()},
-                      POOLING_FLAGS[pooling]: True}
+        json.dumps({"max_seq_length": max_length, "do_lower_case": False}, indent=2) + "\n"
+    )
+    pooling_config = {
+        "word_embedding_dimension": hidden_size,
+        **{flag: False for flag in POOLING_FLAGS.values()},
+        POOLING_FLAGS[pooling]: True,
+    }
     (directory / "1_Pooling").mkdir(exist_ok=True)
     (directory / "1_Pooling" / "config.json").write_text(json.dumps(pooling_config, indent=2) + "\n")
 

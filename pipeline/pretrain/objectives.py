@@ -71,20 +71,34 @@ class PretrainingModel(nn.Module):
         """The model whose representations are trained for use: the discriminator of an ELECTRA pair."""
         return self.mlm if self.discriminator is None else self.discriminator
 
-    def forward(self, input_ids, attention_mask, labels, token_type_ids=None, pair_labels=None,
-                w_input_ids=None, w_attention_mask=None, r_input_ids=None, r_attention_mask=None,
-                misad_valid=None, **_unused) -> dict[str, torch.Tensor]:
+    def forward(
+        self,
+        input_ids,
+        attention_mask,
+        labels,
+        token_type_ids=None,
+        pair_labels=None,
+        w_input_ids=None,
+        w_attention_mask=None,
+        r_input_ids=None,
+        r_attention_mask=None,
+        misad_valid=None,
+        **_unused,
+    ) -> dict[str, torch.Tensor]:
         hidden = encode(self.mlm, input_ids, attention_mask, token_type_ids)
         if self.discriminator is None:
             losses = {"mlm": mlm_loss(self.mlm, hidden, labels)}
         else:
             generated, replaced = electra.generator_step(self.mlm, hidden, input_ids, labels)
             hidden = encode(self.discriminator, replaced, attention_mask, token_type_ids)
-            losses = {"mlm": generated,
-                      "rtd": electra.rtd_loss(self.discriminator, hidden, replaced, input_ids, labels, attention_mask)}
+            losses = {
+                "mlm": generated,
+                "rtd": electra.rtd_loss(self.discriminator, hidden, replaced, input_ids, labels, attention_mask),
+            }
         if self.objective == "misad":
-            losses["misad"] = self.misad_loss(hidden, attention_mask, w_input_ids, w_attention_mask,
-                                              r_input_ids, r_attention_mask, misad_valid)
+            losses["misad"] = self.misad_loss(
+                hidden, attention_mask, w_input_ids, w_attention_mask, r_input_ids, r_attention_mask, misad_valid
+            )
         elif self.objective in ("nsp", "sop"):
             logits = self.pair_head(hidden)
             losses[self.objective] = F.cross_entropy(logits.float(), pair_labels)
@@ -102,12 +116,22 @@ class PretrainingModel(nn.Module):
         return F.mse_loss(unit[0] + unit[1], unit[2])
 
 
-def make_data(objective: str, dataset, tokenizer, seed: int, max_length: int, misad_choice: str = "mlm-score",
-              misad_max_candidates: int = 0, ngram_pool: str = "uniform", mlm_probability: float = 0.15):
+def make_data(
+    objective: str,
+    dataset,
+    tokenizer,
+    seed: int,
+    max_length: int,
+    misad_choice: str = "mlm-score",
+    misad_max_candidates: int = 0,
+    ngram_pool: str = "uniform",
+    mlm_probability: float = 0.15,
+):
     """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
     if objective in ("nsp", "sop"):
         return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)
     if objective == "misad":
         return dataset, MisadCollator(tokenizer, misad_choice, seed, mlm_probability, misad_max_candidates)
-    return dataset, collator_for(objective, tokenizer, seed=seed, mlm_probability=mlm_probability,
-                                 ngram_pool=ngram_pool)
+    return dataset, collator_for(
+        objective, tokenizer, seed=seed, mlm_probability=mlm_probability, ngram_pool=ngram_pool
+    )

@@ -45,8 +45,7 @@ class PairTemplate:
         probe = tokenizer("a", "b", return_special_tokens_mask=True, return_token_type_ids=True)
         self.pieces: list[tuple[int | str, int]] = []  # (special id or "A"/"B", segment)
         seen = 0
-        for token, special, segment in zip(probe["input_ids"], probe["special_tokens_mask"],
-                                           probe["token_type_ids"]):
+        for token, special, segment in zip(probe["input_ids"], probe["special_tokens_mask"], probe["token_type_ids"]):
             if special:
                 self.pieces.append((token, segment))
             elif not self.pieces or self.pieces[-1][0] not in ("A", "B"):
@@ -131,8 +130,11 @@ class PairCollator:
             ids.append(masked)
             segments.append(segment)
             labels.append(label)
-        return {"input_ids": pad_rows(ids, self.pad_id), "token_type_ids": pad_rows(segments, 0),
-                "attention_mask": pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
-                "labels": pad_rows(labels, -100),
-                "pair_labels": torch.tensor([e["pair_label"] for e in examples], dtype=torch.long),
-                "masking_stats": stats}
+        return {
+            "input_ids": pad_rows(ids, self.pad_id),
+            "token_type_ids": pad_rows(segments, 0),
+            "attention_mask": pad_rows([np.ones(len(i), np.int64) for i in ids], 0),
+            "labels": pad_rows(labels, -100),
+            "pair_labels": torch.tensor([e["pair_label"] for e in examples], dtype=torch.long),
+            "masking_stats": stats,
+        }

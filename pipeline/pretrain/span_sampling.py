@@ -113,8 +113,14 @@ def ngram_pool(spans: np.ndarray, eligible: np.ndarray) -> tuple[list[tuple[int,
     return ngrams, [(int(p), int(p) + 1) for p in np.flatnonzero(uncovered)]
 
 
-def ngram_units(spans: np.ndarray, eligible: np.ndarray, budget: float, rng: np.random.Generator,
-                pool: str = "uniform", units: tuple | None = None) -> list[tuple[int, int]]:
+def ngram_units(
+    spans: np.ndarray,
+    eligible: np.ndarray,
+    budget: float,
+    rng: np.random.Generator,
+    pool: str = "uniform",
+    units: tuple | None = None,
+) -> list[tuple[int, int]]:
     """``units``: :func:`ngram_pool`'s result when the caller already has it."""
     if pool not in POOLS:
         raise ValueError(f"unknown n-gram pool {pool!r}; choose from {POOLS}")
@@ -153,13 +159,20 @@ def _windows(words: list[tuple[int, int]], max_words: int) -> list[np.ndarray]:
             continue
         ok = np.ones(count, dtype=bool)
         for k in range(length - 1):
-            ok &= joined[k:k + count]
-        out.append(np.where(ok, ends[length - 1:] - starts[:count], -1))
+            ok &= joined[k : k + count]
+        out.append(np.where(ok, ends[length - 1 :] - starts[:count], -1))
     return out
 
 
-def span_units(example: dict, eligible: np.ndarray, budget: float, rng: np.random.Generator,
-               p: float = 0.2, max_words: int = 6, max_tries: int = 20) -> list[tuple[int, int]]:
+def span_units(
+    example: dict,
+    eligible: np.ndarray,
+    budget: float,
+    rng: np.random.Generator,
+    p: float = 0.2,
+    max_words: int = 6,
+    max_tries: int = 20,
+) -> list[tuple[int, int]]:
     words = word_units(np.asarray(example["word_ids"]), eligible)
     if not words or budget <= 0:
         return []
@@ -181,7 +194,7 @@ def span_units(example: dict, eligible: np.ndarray, budget: float, rng: np.rando
             free = np.flatnonzero((windows[length - 1] >= 0) & (busy[starts + length] == busy[starts]))
             if len(free):
                 first = int(free[int(rng.integers(len(free)))])
-                taken[first:first + length] = True
+                taken[first : first + length] = True
                 chosen.append((words[first][0], words[first + length - 1][1]))
                 break
     return sorted(chosen)

@@ -28,13 +28,23 @@ log = logging.getLogger("pipeline.tiny-model")
 
 MAX_PIECE_CHARS = 24  # longer words are spelled with shorter pieces
 
-SPECIAL_TOKENS = {"pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]",
-                  "mask_token": "[MASK]"}
+SPECIAL_TOKENS = {
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sentences", required=True, nargs="+", type=Path,
-                        help="Parquet files (or directories) with a `text` column: sentences or marked")
+    parser.add_argument(
+        "--sentences",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="Parquet files (or directories) with a `text` column: sentences or marked",
+    )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
     parser.add_argument("--vocab-size", type=int, default=4000)
@@ -79,8 +89,10 @@ def learn_vocabulary(texts, vocab_size: int, min_frequency: int) -> list[str]:
             pieces["##" + word[k:]] += count
     specials = list(SPECIAL_TOKENS.values())
     vocab = specials + initials + continuations  # the alphabet: every word can be spelled
-    ranked = sorted(((count * len(piece.removeprefix("##")), piece) for piece, count in pieces.items()
-                     if count >= min_frequency), key=lambda scored: (-scored[0], scored[1]))
+    ranked = sorted(
+        ((count * len(piece.removeprefix("##")), piece) for piece, count in pieces.items() if count >= min_frequency),
+        key=lambda scored: (-scored[0], scored[1]),
+    )
     taken = set(vocab)
     for _, piece in ranked:
         if len(vocab) >= vocab_size:
@@ -93,16 +105,26 @@ def learn_vocabulary(texts, vocab_size: int, min_frequency: int) -> list[str]:
 
 def train_tokenizer(files: list[Path], vocab_size: int, min_frequency: int, max_length: int) -> BertTokenizerFast:
     vocab = learn_vocabulary(iter_texts(files), vocab_size, min_frequency)
-    wordpiece = BertWordPieceTokenizer({token: i for i, token in enumerate(vocab)}, lowercase=True,
-                                       handle_chinese_chars=True)
-    return BertTokenizerFast(tokenizer_object=wordpiece._tokenizer, do_lower_case=True,
-                             model_max_length=max_length, **SPECIAL_TOKENS)
+    wordpiece = BertWordPieceTokenizer(
+        {token: i for i, token in enumerate(vocab)}, lowercase=True, handle_chinese_chars=True
+    )
+    return BertTokenizerFast(
+        tokenizer_object=wordpiece._tokenizer, do_lower_case=True, model_max_length=max_length, **SPECIAL_TOKENS
+    )
 
 
 def tiny_bert(tokenizer, hidden: int, layers: int, heads: int, max_length: int, seed: int) -> BertForMaskedLM:
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers,
-                        num_attention_heads=heads, intermediate_size=4 * hidden, max_position_embeddings=max_length,
-                        hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, pad_token_id=tokenizer.pad_token_id)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=4 * hidden,
+        max_position_embeddings=max_length,
+        hidden_dropout_prob=0.1,
+        attention_probs_dropout_prob=0.1,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     torch.manual_seed(seed)
     return BertForMaskedLM(config)
 
@@ -115,8 +137,9 @@ def run(args: argparse.Namespace) -> None:
     tokenizer = train_tokenizer(files, args.vocab_size, args.min_frequency, args.max_length)
     model = tiny_bert(tokenizer, args.hidden, args.layers, args.heads, args.max_length, args.seed)
     params = {k: v for k, v in vars(args).items() if k not in ("sentences", "out", "run", "verbose", "stage")}
-    record = provenance.make("tiny-model", params, inputs=[provenance.file_fingerprint(p) for p in files],
-                             seed=args.seed)
+    record = provenance.make(
+        "tiny-model", params, inputs=[provenance.file_fingerprint(p) for p in files], seed=args.seed
+    )
     record["vocab_sha256"] = vocab_sha256(tokenizer)
     with AtomicDir(args.out) as tmp:
         model.save_pretrained(tmp)

@@ -31,8 +31,11 @@ def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Pat
     for path in paths:
         contracts.check_schema(path, contracts.TOKENS)
     schema = contracts.TOKENS.with_metadata(pq.ParquetFile(paths[0]).schema_arrow.metadata)
-    with (AtomicFiles() as files, pa.OSFile(str(files.temp(cache_path)), "wb") as sink,
-          pa.ipc.new_file(sink, schema) as writer):
+    with (
+        AtomicFiles() as files,
+        pa.OSFile(str(files.temp(cache_path)), "wb") as sink,
+        pa.ipc.new_file(sink, schema) as writer,
+    ):
         for path in paths:
             for batch in contracts.iter_batches(path, contracts.TOKENS.names, batch_rows):
                 writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
@@ -54,15 +57,17 @@ class _Chunk:
         for name in SPAN_COLUMNS:
             column = batch.column(name)
             start, end = column.values.flatten()
-            self.spans[name] = (column.offsets.to_numpy(), np.stack([start.to_numpy(), end.to_numpy()], axis=1)
-                                if len(start) else np.zeros((0, 2), np.int32))
+            self.spans[name] = (
+                column.offsets.to_numpy(),
+                np.stack([start.to_numpy(), end.to_numpy()], axis=1) if len(start) else np.zeros((0, 2), np.int32),
+            )
 
     def row(self, i: int) -> dict:
         item = {"doc_id": int(self.doc_id[i]), "sent_id": int(self.sent_id[i])}
         for name, (offsets, values) in self.lists.items():
-            item[name] = values[offsets[i]:offsets[i + 1]]
+            item[name] = values[offsets[i] : offsets[i + 1]]
         for name, (offsets, values) in self.spans.items():
-            item[name] = values[offsets[i]:offsets[i + 1]]
+            item[name] = values[offsets[i] : offsets[i + 1]]
         return item
 
 
@@ -104,6 +109,9 @@ class TokenDataset:
 
     def lengths(self) -> np.ndarray:
         """Tokens per row (special tokens included), in index order."""
-        stored = np.concatenate([np.diff(c.lists["input_ids"][0]) for c in self._chunks]) \
-            if self._chunks else np.zeros(0, np.int64)
+        stored = (
+            np.concatenate([np.diff(c.lists["input_ids"][0]) for c in self._chunks])
+            if self._chunks
+            else np.zeros(0, np.int64)
+        )
         return stored[self._order]

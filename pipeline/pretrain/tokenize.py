@@ -46,8 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="backbone (hub id or local path) whose tokenizer to use")
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--max-length", type=int, default=128, help="tokens per input, special tokens included")
-    parser.add_argument("--ngram-sources", default=",".join(NGRAM_SOURCES),
-                        help="span sources that count as n-grams (the papers use entities as n-grams too)")
+    parser.add_argument(
+        "--ngram-sources",
+        default=",".join(NGRAM_SOURCES),
+        help="span sources that count as n-grams (the papers use entities as n-grams too)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="output token dataset (.parquet)")
 
 
@@ -59,8 +62,9 @@ class SpanAligner:
         self.path = path
         self.ngram_sources = ngram_sources
 
-    def row(self, marked: dict, ids: list[int], offsets: list[tuple[int, int]], special: list[int],
-            counts: Counter) -> dict | None:
+    def row(
+        self, marked: dict, ids: list[int], offsets: list[tuple[int, int]], special: list[int], counts: Counter
+    ) -> dict | None:
         text = marked["text"]
         units = char_spans(text, self.lang)
         starts = [start for start, _ in units]
@@ -84,8 +88,11 @@ class SpanAligner:
             counts["spans_in"] += 1
             s, e = span["start"], span["end"]
             if not 0 <= s < e <= len(units):
-                raise InputError(self.path, f"span [{s}, {e}) outside the sentence's {len(units)} tokens",
-                                 where=f"doc_id {marked['doc_id']}, sent_id {marked['sent_id']}")
+                raise InputError(
+                    self.path,
+                    f"span [{s}, {e}) outside the sentence's {len(units)} tokens",
+                    where=f"doc_id {marked['doc_id']}, sent_id {marked['sent_id']}",
+                )
             if e - 1 > last_unit:
                 counts["spans_truncated"] += 1
                 continue
@@ -103,13 +110,24 @@ class SpanAligner:
                 entity.append(target)
             counts["spans_kept"] += 1
         counts["tokens"] += len(ids)
-        return {"doc_id": marked["doc_id"], "sent_id": marked["sent_id"], "input_ids": ids, "word_ids": word_ids,
-                "ngram_spans": ngram, "entity_spans": entity}
+        return {
+            "doc_id": marked["doc_id"],
+            "sent_id": marked["sent_id"],
+            "input_ids": ids,
+            "word_ids": word_ids,
+            "ngram_spans": ngram,
+            "entity_spans": entity,
+        }
 
 
 def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length: int, counts: Counter) -> list[dict]:
-    encoded = tokenizer([r["text"] for r in rows], truncation=True, max_length=max_length,
-                        return_offsets_mapping=True, return_special_tokens_mask=True)
+    encoded = tokenizer(
+        [r["text"] for r in rows],
+        truncation=True,
+        max_length=max_length,
+        return_offsets_mapping=True,
+        return_special_tokens_mask=True,
+    )
     out = []
     for i, marked in enumerate(rows):
         ids = encoded["input_ids"][i]
@@ -130,9 +148,14 @@ def run(args: argparse.Namespace) -> None:
     for path in files:
         contracts.check_schema(path, contracts.MARKED)
     tokenizer = load_tokenizer(args.model)
-    params = {"model": args.model, "tokenizer_class": type(tokenizer).__name__,
-              "vocab_sha256": vocab_sha256(tokenizer), "lang": lang, "max_length": args.max_length,
-              "ngram_sources": sorted(sources)}
+    params = {
+        "model": args.model,
+        "tokenizer_class": type(tokenizer).__name__,
+        "vocab_sha256": vocab_sha256(tokenizer),
+        "lang": lang,
+        "max_length": args.max_length,
+        "ngram_sources": sorted(sources),
+    }
     record = provenance.make("tokenize", params, inputs=[provenance.file_fingerprint(p) for p in files])
     aligner = SpanAligner(lang, sources)
     counts: Counter = Counter()
@@ -149,8 +172,7 @@ def run(args: argparse.Namespace) -> None:
                     if produced:
                         writer.write_table(pa.Table.from_pylist(produced, schema=writer.schema))
                     meter.update(len(rows), position=counts["sentences_in"])
-        stats = {**dict(sorted(counts.items())), "seconds": round(time.monotonic() - started, 3),
-                 "provenance": record}
+        stats = {**dict(sorted(counts.items())), "seconds": round(time.monotonic() - started, 3), "provenance": record}
         outputs.temp(args.out.with_suffix(".stats.json")).write_text(json_text(stats))
     meter.done()
     log.info("%s: %s", args.out, ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))

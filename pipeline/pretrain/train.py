@@ -74,9 +74,26 @@ from pipeline.progress import Progress
 log = logging.getLogger("pipeline.pretrain")
 
 # settings a resumed run must share with its checkpoint
-RESUME_KEYS = ("model", "generator", "objective", "misad_choice", "misad_max_candidates", "pooling", "ngram_pool", "max_steps",
-               "epochs", "batch_size", "grad_accum", "lr", "warmup", "weight_decay", "dropout", "max_grad_norm",
-               "mlm_probability", "seed")
+RESUME_KEYS = (
+    "model",
+    "generator",
+    "objective",
+    "misad_choice",
+    "misad_max_candidates",
+    "pooling",
+    "ngram_pool",
+    "max_steps",
+    "epochs",
+    "batch_size",
+    "grad_accum",
+    "lr",
+    "warmup",
+    "weight_decay",
+    "dropout",
+    "max_grad_norm",
+    "mlm_probability",
+    "seed",
+)
 
 
 class TrainingHalted(Exception):
@@ -84,20 +101,35 @@ class TrainingHalted(Exception):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", required=True, nargs="+", type=Path,
-                        help="token dataset (tokenize stage): files or directories of shards, in any order")
+    parser.add_argument(
+        "--data",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="token dataset (tokenize stage): files or directories of shards, in any order",
+    )
     parser.add_argument("--model", required=True, help="backbone: hub id or local path")
     parser.add_argument("--objective", required=True, choices=OBJECTIVES)
-    parser.add_argument("--generator", help="ELECTRA: the generator paired with the --model discriminator (default: "
-                                            "the registry's pair, or MODEL/generator)")
+    parser.add_argument(
+        "--generator",
+        help="ELECTRA: the generator paired with the --model discriminator (default: "
+        "the registry's pair, or MODEL/generator)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
-    parser.add_argument("--misad-choice", choices=CHOICES, default="mlm-score",
-                        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)")
+    parser.add_argument(
+        "--misad-choice",
+        choices=CHOICES,
+        default="mlm-score",
+        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)",
+    )
     parser.add_argument("--misad-max-candidates", type=int, default=0, help="n-grams scored per sentence (0: all)")
     parser.add_argument("--pooling", choices=("mean", "cls", "max"), default="mean", help="MiSAD / exported pooling")
-    parser.add_argument("--ngram-pool", choices=POOLS, default="uniform",
-                        help="BURT masking: uniform over kept n-grams and uncovered tokens (paper), or n-grams "
-                             "first then tokens")
+    parser.add_argument(
+        "--ngram-pool",
+        choices=POOLS,
+        default="uniform",
+        help="BURT masking: uniform over kept n-grams and uncovered tokens (paper), or n-grams first then tokens",
+    )
     parser.add_argument("--max-steps", type=int, default=0, help="optimizer steps (0: --epochs over the data)")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--batch-size", type=int, default=64, help="sentences per process and micro-batch")
@@ -110,8 +142,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mlm-probability", type=float, default=0.15)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save-every", type=int, default=0, help="checkpoint every N steps (0: never)")
-    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint in .OUT.work/ "
-                        "(refused, exit 2, if it was made with other settings)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the checkpoint in .OUT.work/ (refused, exit 2, if it was made with other settings)",
+    )
     parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
     parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
     parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
@@ -131,8 +166,10 @@ def check_data(paths: list[Path], tokenizer) -> dict:
         record = contracts.read_provenance(path)
         made_with = record.get("params", {}).get("vocab_sha256")
         if made_with and made_with != vocab_sha256(tokenizer):
-            raise InputError(path, f"tokenized with another vocabulary ({record['params'].get('model')}); "
-                                   "rerun tokenize with this model")
+            raise InputError(
+                path,
+                f"tokenized with another vocabulary ({record['params'].get('model')}); rerun tokenize with this model",
+            )
         if records and record.get("params", {}).get("max_length") != records[0].get("params", {}).get("max_length"):
             raise InputError(path, "tokenized with another --max-length than the other shards")
         records.append(record)
@@ -154,8 +191,8 @@ def epoch_batches(size: int, epoch: int, seed: int, batch_size: int, world: runt
     """This process's batches of an epoch: a seeded permutation, split evenly over the processes."""
     order = np.random.default_rng([seed, epoch, 3]).permutation(size)
     if world.size > 1:
-        order = order[: size // world.size * world.size][world.rank::world.size]
-    return [order[i:i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+        order = order[: size // world.size * world.size][world.rank :: world.size]
+    return [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
 
 
 def optimizer_for(model, lr: float, weight_decay: float) -> torch.optim.AdamW:
@@ -163,8 +200,9 @@ def optimizer_for(model, lr: float, weight_decay: float) -> torch.optim.AdamW:
     for name, param in model.named_parameters():
         if param.requires_grad:
             (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
-    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=lr)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
 
 
 def to_device(batch: dict, device) -> dict:
@@ -173,8 +211,10 @@ def to_device(batch: dict, device) -> dict:
 
 def masking_line(stats: MaskingStats) -> str:
     s = stats.summary()
-    parts = [f"mask rate {100 * s['mask_rate']:.2f}%" if s["mask_rate"] is not None else "nothing masked",
-             "masked by source " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["masked_share"].items())]
+    parts = [
+        f"mask rate {100 * s['mask_rate']:.2f}%" if s["mask_rate"] is not None else "nothing masked",
+        "masked by source " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["masked_share"].items()),
+    ]
     if s["coverage_ratio"] is not None:
         parts.append(f"coverage ratio {s['coverage_ratio']:.3f}")
     parts.append("masked unit words " + ", ".join(f"{k}: {100 * v:.1f}%" for k, v in s["masked_unit_share"].items()))
@@ -245,8 +285,10 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     resumable = args.resume and not args.restart and checkpoint.exists(work / "checkpoint")
     changed = resumable and checkpoint.differences(work / "checkpoint", settings)
     if changed:  # every process raises, so that none waits at a barrier for the others
-        raise InputError(work / "checkpoint", f"checkpoint made with other settings ({changed}); "
-                                              "pass --restart to discard it and start afresh")
+        raise InputError(
+            work / "checkpoint",
+            f"checkpoint made with other settings ({changed}); pass --restart to discard it and start afresh",
+        )
     if world.is_main:
         if args.restart and work.exists():
             log.warning("%s: --restart: discarding the work directory and its checkpoint", work)
@@ -273,18 +315,36 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         mlm_model, new_head = load_masked_lm(args.model, args.dropout)
     positions = getattr(mlm_model.config, "max_position_embeddings", None)
     if positions and int(dataset.lengths().max()) > positions:
-        raise InputError(data_files[0], f"inputs of up to {int(dataset.lengths().max())} tokens, but the model has "
-                                    f"{positions} positions; rerun tokenize with --max-length {positions}")
+        raise InputError(
+            data_files[0],
+            f"inputs of up to {int(dataset.lengths().max())} tokens, but the model has "
+            f"{positions} positions; rerun tokenize with --max-length {positions}",
+        )
     module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
-    model = DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None) \
-        if world.size > 1 else module  # DDP starts every replica from rank 0's weights
+    model = (
+        DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None)
+        if world.size > 1
+        else module
+    )  # DDP starts every replica from rank 0's weights
     seed_everything(dropout_seed(args.seed, world.rank))
-    examples, collator = make_data(args.objective, dataset, tokenizer, args.seed, max_length, args.misad_choice,
-                                   args.misad_max_candidates, args.ngram_pool, args.mlm_probability)
+    examples, collator = make_data(
+        args.objective,
+        dataset,
+        tokenizer,
+        args.seed,
+        max_length,
+        args.misad_choice,
+        args.misad_max_candidates,
+        args.ngram_pool,
+        args.mlm_probability,
+    )
     per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world))
     if per_epoch < args.grad_accum:
-        raise InputError(data_files[0], f"{len(examples)} examples make {per_epoch} batch(es) per process and epoch, "
-                                    f"fewer than --grad-accum {args.grad_accum}")
+        raise InputError(
+            data_files[0],
+            f"{len(examples)} examples make {per_epoch} batch(es) per process and epoch, "
+            f"fewer than --grad-accum {args.grad_accum}",
+        )
     total_steps = args.max_steps or max(1, math.floor(args.epochs * per_epoch / args.grad_accum))
     optimizer = optimizer_for(module, args.lr, args.weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(args.warmup * total_steps), total_steps)
@@ -292,20 +352,32 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     position = {"epoch": 0, "batches_done": 0, "step": 0}
     if args.resume and checkpoint.exists(work / "checkpoint"):
         position = checkpoint.load(work / "checkpoint", world, module, optimizer, scheduler, settings)
-        log.info("resumed at step %d (epoch %d, batch %d)", position["step"], position["epoch"],
-                 position["batches_done"])
+        log.info(
+            "resumed at step %d (epoch %d, batch %d)", position["step"], position["epoch"], position["batches_done"]
+        )
     log_path = work / "train_log.jsonl"
     if world.is_main:
         kept = log_path.read_text().splitlines() if log_path.exists() else []
         log_path.write_text("".join(line + "\n" for line in kept if json.loads(line)["step"] <= position["step"]))
 
-    config = {**{k: (str(v) if isinstance(v, Path) else [str(p) for p in v] if k == "data" else v)
-                 for k, v in vars(args).items() if k not in ("run", "verbose", "stage")},
-              "total_steps": total_steps, "warmup_steps": math.ceil(args.warmup * total_steps),
-              "batches_per_epoch": per_epoch, "examples": len(examples), "world_size": world.size,
-              "effective_batch_size": args.batch_size * args.grad_accum * world.size, "device": device.type,
-              "precision": "bf16-autocast" if device.type == "cuda" else "fp32", "max_length": max_length,
-              "new_mlm_head": new_head, "vocab_sha256": vocab_sha256(tokenizer)}
+    config = {
+        **{
+            k: (str(v) if isinstance(v, Path) else [str(p) for p in v] if k == "data" else v)
+            for k, v in vars(args).items()
+            if k not in ("run", "verbose", "stage")
+        },
+        "total_steps": total_steps,
+        "warmup_steps": math.ceil(args.warmup * total_steps),
+        "batches_per_epoch": per_epoch,
+        "examples": len(examples),
+        "world_size": world.size,
+        "effective_batch_size": args.batch_size * args.grad_accum * world.size,
+        "device": device.type,
+        "precision": "bf16-autocast" if device.type == "cuda" else "fp32",
+        "max_length": max_length,
+        "new_mlm_head": new_head,
+        "vocab_sha256": vocab_sha256(tokenizer),
+    }
     record = provenance.make("pretrain", config, inputs=data_prints, seed=args.seed)
     run_stats = MaskingStats.from_dict(position["masking"]) if "masking" in position else MaskingStats()
 
@@ -322,8 +394,13 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world)
             # an epoch ends on an optimizer step: drop the tail that cannot fill a whole accumulation
             batches = batches[: len(batches) // args.grad_accum * args.grad_accum] or batches
-            loader = DataLoader(examples, batch_sampler=batches[done:], collate_fn=collator,
-                                num_workers=args.num_workers, generator=loader_rng)
+            loader = DataLoader(
+                examples,
+                batch_sampler=batches[done:],
+                collate_fn=collator,
+                num_workers=args.num_workers,
+                generator=loader_rng,
+            )
             sums, tokens, started, micro, step_stats = {}, 0, time.monotonic(), 0, MaskingStats()
             for batch in loader:
                 stats = batch.pop("masking_stats", None)
@@ -346,9 +423,15 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 all_tokens = int(runtime.all_sum(tokens, world, device))
                 losses = {k: runtime.all_mean(v, world, device) for k, v in sorted(sums.items())}
                 counts = step_stats.counts
-                entry = {"step": step, "epoch": epoch, "lr": lr, **losses, "tokens": all_tokens,
-                         "tokens_per_s": round(all_tokens / seconds, 1),
-                         "mask_rate": round(counts["masked_tokens"] / max(counts["eligible_tokens"], 1), 5)}
+                entry = {
+                    "step": step,
+                    "epoch": epoch,
+                    "lr": lr,
+                    **losses,
+                    "tokens": all_tokens,
+                    "tokens_per_s": round(all_tokens / seconds, 1),
+                    "mask_rate": round(counts["masked_tokens"] / max(counts["eligible_tokens"], 1), 5),
+                }
                 for key in ("misad_fallbacks", "nsp_relabelled"):
                     if counts[key]:
                         entry[key] = counts[key]
@@ -359,9 +442,15 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 meter.update(1, position=step, info={"loss": float(losses["loss"])})
                 sums, tokens, started, step_stats = {}, 0, time.monotonic(), MaskingStats()
                 if args.save_every and step % args.save_every == 0 and step < total_steps:
-                    checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler,
-                                    {"epoch": epoch, "batches_done": done, "step": step,
-                                     "masking": run_stats.as_dict()}, settings)
+                    checkpoint.save(
+                        work / "checkpoint",
+                        world,
+                        module,
+                        optimizer,
+                        scheduler,
+                        {"epoch": epoch, "batches_done": done, "step": step, "masking": run_stats.as_dict()},
+                        settings,
+                    )
                 if halt_after is not None and step >= halt_after:
                     raise TrainingHalted(f"halted after step {step}")
                 if step >= total_steps:
@@ -371,8 +460,15 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     meter.done()
     log.info("masking: %s", masking_line(run_stats))
     if args.keep_checkpoint:
-        checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler,
-                        {"epoch": epoch, "batches_done": done, "step": step}, settings)
+        checkpoint.save(
+            work / "checkpoint",
+            world,
+            module,
+            optimizer,
+            scheduler,
+            {"epoch": epoch, "batches_done": done, "step": step},
+            settings,
+        )
     if world.is_main:
         with AtomicDir(out) as tmp:
             export(tmp, module.encoder, tokenizer, max_length, args.pooling)
@@ -380,8 +476,9 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 module.mlm.save_pretrained(tmp / "generator")
                 tokenizer.save_pretrained(tmp / "generator")
             (tmp / "pretrain_config.json").write_text(json_text({**config, "provenance": record}))
-            (tmp / "stats.json").write_text(json_text({"steps": step, "masking": run_stats.summary(),
-                                                       "provenance": record}))
+            (tmp / "stats.json").write_text(
+                json_text({"steps": step, "masking": run_stats.summary(), "provenance": record})
+            )
             shutil.copy(log_path, tmp / "train_log.jsonl")
             if args.keep_checkpoint:
                 shutil.move(work / "checkpoint", tmp / "checkpoint")

@@ -60,18 +60,28 @@ def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
         for facet, cells in spec.cells(item):
             key = (item.model["name"], item.model["pooling"], facet)
             if (*key, item.task) in seen:
-                raise InputError(item.path, f"table {spec.name!r} already has a row for model "
-                                            f"{key[0]!r}, pooling {key[1]!r}" + (f", {facet}" if facet else "")
-                                 + f" from {seen[(*key, item.task)].path}; give the runs distinct names (--name)")
+                raise InputError(
+                    item.path,
+                    f"table {spec.name!r} already has a row for model "
+                    f"{key[0]!r}, pooling {key[1]!r}"
+                    + (f", {facet}" if facet else "")
+                    + f" from {seen[(*key, item.task)].path}; give the runs distinct names (--name)",
+                )
             seen[(*key, item.task)] = item
-            scaled = {column: _to_paper_units(value, spec.column(column).metric_scale)
-                      for column, value in cells.items()}
+            scaled = {
+                column: _to_paper_units(value, spec.column(column).metric_scale) for column, value in cells.items()
+            }
             if key in by_key:  # another task's file of the same row
                 by_key[key].cells.update({column: value for column, value in scaled.items() if value is not None})
                 by_key[key].trace.setdefault("more", []).append(item.trace())
                 continue
-            row = Row(item.model["name"], item.model["pooling"], facet,
-                      {**dict.fromkeys(c.key for c in spec.columns), **scaled}, trace=item.trace())
+            row = Row(
+                item.model["name"],
+                item.model["pooling"],
+                facet,
+                {**dict.fromkeys(c.key for c in spec.columns), **scaled},
+                trace=item.trace(),
+            )
             by_key[key] = row
             rows.append(row)
     if spec.row_order is not None:
@@ -92,19 +102,28 @@ def merge_rows(spec: TableSpec, rows: list[Row], metrics: list[MetricsFile]) -> 
                 continue
             key = (item.model["name"], item.model["pooling"])
             if key in seen:
-                raise InputError(item.path, f"table {spec.name!r} already has {task} numbers for model {key[0]!r}, "
-                                            f"pooling {key[1]!r} from {seen[key].path}; give the runs distinct names")
+                raise InputError(
+                    item.path,
+                    f"table {spec.name!r} already has {task} numbers for model {key[0]!r}, "
+                    f"pooling {key[1]!r} from {seen[key].path}; give the runs distinct names",
+                )
             seen[key] = item
             cells = cells_of(item)
             row = by_key.get(key)
             if row is None:  # the first file of this model names the row, as a main-task file does
-                row = by_key[key] = Row(key[0], key[1], None, dict.fromkeys(c.key for c in spec.columns),
-                                        trace={**item.trace(), "task": task})
+                row = by_key[key] = Row(
+                    key[0],
+                    key[1],
+                    None,
+                    dict.fromkeys(c.key for c in spec.columns),
+                    trace={**item.trace(), "task": task},
+                )
                 rows.append(row)
             else:
                 row.trace.setdefault("merged", []).append({"task": task, "columns": sorted(cells), **item.trace()})
-            row.cells.update({column: _to_paper_units(value, spec.column(column).metric_scale)
-                              for column, value in cells.items()})
+            row.cells.update(
+                {column: _to_paper_units(value, spec.column(column).metric_scale) for column, value in cells.items()}
+            )
     if spec.finish is not None:
         for row in rows:
             spec.finish(row.cells)
@@ -152,6 +171,8 @@ def _add_gain_per_row(spec: TableSpec, rows: list[Row]) -> None:
         base = by_label.get((spec.gain_base(row.label), row.facet))
         if base is not None and row.cells[of_key] is not None and filled(row) == filled(base):
             row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
+
+
 def published_notes(table: Table) -> list[str]:
     """The notes of the table's published rows (published.yaml), shown under the table: "row label: note"."""
     notes = []
@@ -163,8 +184,10 @@ def published_notes(table: Table) -> list[str]:
 
 
 def published_rows(rows: list[PublishedRow]) -> list[Row]:
-    return [Row(row.label, row.pooling, row.facet, dict(row.cells), row.signed, trace={"published": row.source})
-            for row in rows]
+    return [
+        Row(row.label, row.pooling, row.facet, dict(row.cells), row.signed, trace={"published": row.source})
+        for row in rows
+    ]
 
 
 def format_number(value: float | None, decimals: int, signed: bool = False) -> str | None:
@@ -192,10 +215,18 @@ def flat_grid(table: Table) -> Grid:
     spec = table.spec
     headers, groups = _leading(table)
     headers += [f"{c.group} {c.header}".strip() for c in spec.columns]
-    body = [_leading_cells(table, row) + [format_number(row.cells[c.key], c.decimals, row.signed) for c in spec.columns]
-            for row in table.rows]
-    return Grid(spec.title, headers, groups + [""] * len(spec.columns),
-                [False] * len(groups) + [True] * len(spec.columns), body, list(spec.notes) + published_notes(table))
+    body = [
+        _leading_cells(table, row) + [format_number(row.cells[c.key], c.decimals, row.signed) for c in spec.columns]
+        for row in table.rows
+    ]
+    return Grid(
+        spec.title,
+        headers,
+        groups + [""] * len(spec.columns),
+        [False] * len(groups) + [True] * len(spec.columns),
+        body,
+        list(spec.notes) + published_notes(table),
+    )
 
 
 def display_grid(table: Table) -> Grid:

@@ -28,16 +28,20 @@ from pipeline.languages import SUPPORTED
 log = logging.getLogger("pipeline.corpus_stats")
 STAGE_ORDER = ("extract", "convert", "clean", "ngrams", "kenlm", "sample", "tokenize")
 # The counts that answer "what survived each stage", shown first in the summary table.
-HEADLINE = {"extract": ("pages_seen", "articles_kept", "redirects_skipped", "pages_failed"),
-            "clean": ("docs", "sentences_kept", "sentences_too_short", "entities_kept"),
-            "ngrams": ("documents", "sentences", "tokens", "kept_ngrams", "pmi_spans", "entity_spans")}
+HEADLINE = {
+    "extract": ("pages_seen", "articles_kept", "redirects_skipped", "pages_failed"),
+    "clean": ("docs", "sentences_kept", "sentences_too_short", "entities_kept"),
+    "ngrams": ("documents", "sentences", "tokens", "kept_ngrams", "pmi_spans", "entity_spans"),
+}
 NOT_COUNTS = ("seconds", "words_per_second", "pages_per_second", "seed")
 # Figures that every shard's stats repeat for the whole corpus (the sample's): taken once, not summed.
 WHOLE_CORPUS = ("corpus_sentences", "sample_size")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stats", nargs="+", type=Path, required=True, help="stats JSONs of the corpus / n-gram stages")
+    parser.add_argument(
+        "--stats", nargs="+", type=Path, required=True, help="stats JSONs of the corpus / n-gram stages"
+    )
     parser.add_argument("--ngrams", nargs="*", type=Path, default=[], help="ngrams.parquet files (length histogram)")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
@@ -70,7 +74,7 @@ def read_stats(paths: list[Path]) -> dict[str, dict[str, dict[str, float]]]:
 
 
 def ngram_lengths(paths: list[Path]) -> dict[str, dict[int, int]]:
-    """"language source" (e.g. ``en pmi``, ``en entity``) → n → kept n-grams of that length."""
+    """ "language source" (e.g. ``en pmi``, ``en entity``) → n → kept n-grams of that length."""
     import polars as pl
 
     lengths: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
@@ -95,26 +99,36 @@ def _stage_table(stage: str, langs: dict[str, dict[str, float]]) -> str:
     keys = [k for k in keys if any(k in langs[lang] for lang in languages)]
     keys += sorted({k for lang in languages for k in langs[lang]} - set(keys))
     head = "".join(f"<th>{html.escape(lang)}</th>" for lang in languages)
-    body = "".join(f"<tr><td>{html.escape(key)}</td>"
-                   + "".join(f'<td class="n">{_number(langs[lang][key]) if key in langs[lang] else ""}</td>'
-                             for lang in languages) + "</tr>" for key in keys)
+    body = "".join(
+        f"<tr><td>{html.escape(key)}</td>"
+        + "".join(f'<td class="n">{_number(langs[lang][key]) if key in langs[lang] else ""}</td>' for lang in languages)
+        + "</tr>"
+        for key in keys
+    )
     return f"<h2>{html.escape(stage)}</h2>\n<table><tr><th>count</th>{head}</tr>{body}</table>"
 
 
 def render_html(stats: dict, lengths: dict[str, dict[int, int]]) -> str:
     stages = sorted(stats, key=lambda s: (STAGE_ORDER.index(s) if s in STAGE_ORDER else len(STAGE_ORDER), s))
-    parts = ['<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Corpus statistics</title>',
-             ("<style>table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;"
-             "padding:2px 8px}td.n{text-align:right}</style></head><body>"),
-             "<h1>Corpus statistics per stage</h1>",
-             "<p>Counts summed over every dump part and shard of each language (docs/method.md §1–§2).</p>"]
+    parts = [
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Corpus statistics</title>',
+        (
+            "<style>table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;"
+            "padding:2px 8px}td.n{text-align:right}</style></head><body>"
+        ),
+        "<h1>Corpus statistics per stage</h1>",
+        "<p>Counts summed over every dump part and shard of each language (docs/method.md §1–§2).</p>",
+    ]
     parts += [_stage_table(stage, stats[stage]) for stage in stages]
     if lengths:
         orders = sorted({n for by_n in lengths.values() for n in by_n})
         head = "".join(f"<th>n = {n}</th>" for n in orders)  # rows: language and source (pmi / entity)
-        body = "".join(f"<tr><td>{html.escape(lang)}</td>"
-                       + "".join(f'<td class="n">{by_n.get(n, 0):,}</td>' for n in orders) + "</tr>"
-                       for lang, by_n in lengths.items())
+        body = "".join(
+            f"<tr><td>{html.escape(lang)}</td>"
+            + "".join(f'<td class="n">{by_n.get(n, 0):,}</td>' for n in orders)
+            + "</tr>"
+            for lang, by_n in lengths.items()
+        )
         parts.append(f"<h2>Kept n-grams by length</h2>\n<table><tr><th>language, source</th>{head}</tr>{body}</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
@@ -130,7 +144,7 @@ def plot_lengths(lengths: dict[str, dict[int, int]], path: Path) -> None:
     columns = min(panels, 2)  # pmi and entity of one language side by side
     rows = -(-panels // columns)
     figure, axes = plt.subplots(rows, columns, figsize=(5 * columns, 3.2 * rows), squeeze=False)
-    for axis in list(axes.flat)[len(lengths):]:
+    for axis in list(axes.flat)[len(lengths) :]:
         axis.axis("off")
     for axis, (lang, by_n) in zip(axes.flat, lengths.items()):
         axis.bar(list(by_n), list(by_n.values()), color="#4c72b0")
@@ -149,7 +163,14 @@ def run(args: argparse.Namespace) -> None:
     with AtomicFiles() as files:
         files.temp(args.out / "corpus_stats.html").write_text(render_html(stats, lengths))
         files.temp(args.out / "corpus_stats.json").write_text(
-            json_text({"stages": stats, "ngram_lengths": {key: [{"n": n, "count": c} for n, c in by_n.items()]
-                                                           for key, by_n in lengths.items()}}))
+            json_text(
+                {
+                    "stages": stats,
+                    "ngram_lengths": {
+                        key: [{"n": n, "count": c} for n, c in by_n.items()] for key, by_n in lengths.items()
+                    },
+                }
+            )
+        )
         plot_lengths(lengths, files.temp(args.out / "ngram_lengths.png"))
     log.info("%s: %d stages, n-gram lengths of %d language(s)", args.out, len(stats), len(lengths))

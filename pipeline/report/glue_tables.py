@@ -13,12 +13,28 @@ from __future__ import annotations
 from pipeline.report.metrics_files import MetricsFile
 from pipeline.report.table_specs import Cells, Column, Joined, TableSpec
 
-GLUE_COLUMNS = (("cola", "CoLA (mc)"), ("sst2", "SST-2 (acc)"), ("mnli_m", "MNLI-m (acc)"), ("mnli_mm", "MNLI-mm (acc)"),
-                ("qnli", "QNLI (acc)"), ("rte", "RTE (acc)"), ("mrpc", "MRPC (F1)"), ("qqp", "QQP (F1)"),
-                ("stsb", "STS-B (pc)"))
-CLUE_COLUMNS = (("tnews", "TNEWS (acc)"), ("iflytek", "IFLYTEK (acc)"), ("cluewsc", "WSC (acc)"),
-                ("afqmc", "AFQMC (acc)"), ("csl", "CSL (acc)"), ("ocnli", "OCNLI (acc)"), ("cmrc2018", "CMRC18 (EM)"),
-                ("chid", "ChID (acc)"), ("c3", "C3 (acc)"))
+GLUE_COLUMNS = (
+    ("cola", "CoLA (mc)"),
+    ("sst2", "SST-2 (acc)"),
+    ("mnli_m", "MNLI-m (acc)"),
+    ("mnli_mm", "MNLI-mm (acc)"),
+    ("qnli", "QNLI (acc)"),
+    ("rte", "RTE (acc)"),
+    ("mrpc", "MRPC (F1)"),
+    ("qqp", "QQP (F1)"),
+    ("stsb", "STS-B (pc)"),
+)
+CLUE_COLUMNS = (
+    ("tnews", "TNEWS (acc)"),
+    ("iflytek", "IFLYTEK (acc)"),
+    ("cluewsc", "WSC (acc)"),
+    ("afqmc", "AFQMC (acc)"),
+    ("csl", "CSL (acc)"),
+    ("ocnli", "OCNLI (acc)"),
+    ("cmrc2018", "CMRC18 (EM)"),
+    ("chid", "ChID (acc)"),
+    ("c3", "C3 (acc)"),
+)
 SEED_TASKS = ("cola", "rte", "mrpc")  # ULR-BERT Table 6
 RUN_SPLIT = "dev"
 
@@ -47,6 +63,7 @@ def score_cells(columns: tuple[tuple[str, str], ...], gain: bool = False):
         if gain:
             values["gain"] = None  # filled from the starting checkpoint's row (assemble.add_gain)
         return [(RUN_SPLIT, values)]
+
     return cells
 
 
@@ -61,8 +78,17 @@ def seed_cells(metrics: MetricsFile) -> Cells:
 
 def backbone_cells(metrics: MetricsFile) -> Cells:
     geogranno = metrics.data.get("geogranno") or {}
-    return [(None, {"top1": geogranno.get("top1"), "top5": geogranno.get("top5"), "top10": geogranno.get("top10"),
-                    "glue_dev": metrics.number("avg", "mean")})]
+    return [
+        (
+            None,
+            {
+                "top1": geogranno.get("top1"),
+                "top5": geogranno.get("top5"),
+                "top10": geogranno.get("top10"),
+                "glue_dev": metrics.number("avg", "mean"),
+            },
+        )
+    ]
 
 
 def _scores(columns, gain: bool) -> tuple[tuple[Column, ...], tuple[Joined, ...]]:
@@ -84,46 +110,101 @@ def base_checkpoint(label: str) -> str | None:
 _GLUE, _GLUE_JOINED = _scores(GLUE_COLUMNS, gain=True)
 _GLUE_NO_GAIN, _ = _scores(GLUE_COLUMNS, gain=False)
 _CLUE, _CLUE_JOINED = _scores(CLUE_COLUMNS, gain=False)
-RUNS_NOTE = ("Runs: dev sets, mean ± std over seeds at the batch size chosen on dev; Avg. is the mean of the "
-             "columns that were run (the papers average all of them), so compare it only between rows that ran "
-             "the same tasks.")
+RUNS_NOTE = (
+    "Runs: dev sets, mean ± std over seeds at the batch size chosen on dev; Avg. is the mean of the "
+    "columns that were run (the papers average all of them), so compare it only between rows that ran "
+    "the same tasks."
+)
 
 GLUE_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
-        name="glue", title="GLUE by model and by pre-training objective (ULR-BERT Tables 3 and 5)", task="glue",
-        columns=_GLUE, published=("ulr_t3", "ulr_t5"), cells=score_cells(GLUE_COLUMNS, gain=True), facet="Split",
-        joined=_GLUE_JOINED, gain=("gain", "avg"), gain_base=base_checkpoint,
-        notes=(RUNS_NOTE, "Gain: a backbone+objective run's Avg. minus its starting checkpoint's, from our own runs.",
-               "mc = Matthews correlation, pc = Pearson correlation; published rows are GLUE test server scores.")),
-    TableSpec(
-        name="glue_burt", title="GLUE results (BURT Table VI)", task="glue", columns=_GLUE_NO_GAIN,
-        published=("burt_t6",), cells=score_cells(GLUE_COLUMNS), facet="Split", joined=_GLUE_JOINED,
-        notes=(RUNS_NOTE, "Published rows are GLUE test server scores; MLM and Span rows are BURT's baselines.")),
-    TableSpec(
-        name="glue_seeds", title="Seed spread on GLUE dev: std, mean and max over seeds (ULR-BERT Table 6)",
+        name="glue",
+        title="GLUE by model and by pre-training objective (ULR-BERT Tables 3 and 5)",
         task="glue",
-        columns=tuple(Column(f"{task}_{part}", part if part != "std" else "std.", title, decimals=2 if part == "std" else 1)
-                      for task, title in (("cola", "CoLA"), ("rte", "RTE"), ("mrpc", "MRPC"))
-                      for part in ("std", "mean", "max")),
-        published=("ulr_t6",), cells=seed_cells, facet="Split",
-        notes=("std is the sample standard deviation over the seeds (the paper uses 5); CoLA in MCC, MRPC in F1.",)),
-    TableSpec(
-        name="glue_sampling", title="GLUE dev by span sampling strategy (ULR-BERT Table 7)", task="glue",
-        columns=_GLUE_NO_GAIN, published=("ulr_t7",), cells=score_cells(GLUE_COLUMNS), facet="Split",
+        columns=_GLUE,
+        published=("ulr_t3", "ulr_t5"),
+        cells=score_cells(GLUE_COLUMNS, gain=True),
+        facet="Split",
         joined=_GLUE_JOINED,
-        notes=(RUNS_NOTE, "Random Spans = the spanbert objective, Named Entities = entity, PMI n-grams = burt / misad.")),
+        gain=("gain", "avg"),
+        gain_base=base_checkpoint,
+        notes=(
+            RUNS_NOTE,
+            "Gain: a backbone+objective run's Avg. minus its starting checkpoint's, from our own runs.",
+            "mc = Matthews correlation, pc = Pearson correlation; published rows are GLUE test server scores.",
+        ),
+    ),
     TableSpec(
-        name="glue_backbones", title="Backbones on GEOGRANNO (Top-1/5/10) and the GLUE dev average (ULR-BERT Table 8)",
+        name="glue_burt",
+        title="GLUE results (BURT Table VI)",
         task="glue",
-        columns=(Column("top1", "Top-1", "GEOGRANNO"), Column("top5", "Top-5", "GEOGRANNO"),
-                 Column("top10", "Top-10", "GEOGRANNO"), Column("glue_dev", "GLUE dev")),
-        published=("ulr_t8",), cells=backbone_cells, joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
-        notes=("GEOGRANNO on the train-dev set (Table 4); GLUE dev is the average of the GLUE dev columns run.",)),
+        columns=_GLUE_NO_GAIN,
+        published=("burt_t6",),
+        cells=score_cells(GLUE_COLUMNS),
+        facet="Split",
+        joined=_GLUE_JOINED,
+        notes=(RUNS_NOTE, "Published rows are GLUE test server scores; MLM and Span rows are BURT's baselines."),
+    ),
     TableSpec(
-        name="clue", title="CLUE results (BURT Table V)", task="clue", columns=_CLUE, published=("burt_t5",),
-        cells=score_cells(CLUE_COLUMNS), facet="Split", joined=_CLUE_JOINED,
-        notes=(RUNS_NOTE, ("Published rows are CLUE test server scores; CMRC18 is exact match. No Chinese BERT "
-               "checkpoint can be fetched here, so the sample config fine-tunes a tiny BERT trained on the Chinese "
-               "corpus: its numbers test the pipeline, not the method; FewCLUE splits stand in where the full CLUE "
-               "ones are absent."))),
+        name="glue_seeds",
+        title="Seed spread on GLUE dev: std, mean and max over seeds (ULR-BERT Table 6)",
+        task="glue",
+        columns=tuple(
+            Column(f"{task}_{part}", part if part != "std" else "std.", title, decimals=2 if part == "std" else 1)
+            for task, title in (("cola", "CoLA"), ("rte", "RTE"), ("mrpc", "MRPC"))
+            for part in ("std", "mean", "max")
+        ),
+        published=("ulr_t6",),
+        cells=seed_cells,
+        facet="Split",
+        notes=("std is the sample standard deviation over the seeds (the paper uses 5); CoLA in MCC, MRPC in F1.",),
+    ),
+    TableSpec(
+        name="glue_sampling",
+        title="GLUE dev by span sampling strategy (ULR-BERT Table 7)",
+        task="glue",
+        columns=_GLUE_NO_GAIN,
+        published=("ulr_t7",),
+        cells=score_cells(GLUE_COLUMNS),
+        facet="Split",
+        joined=_GLUE_JOINED,
+        notes=(
+            RUNS_NOTE,
+            "Random Spans = the spanbert objective, Named Entities = entity, PMI n-grams = burt / misad.",
+        ),
+    ),
+    TableSpec(
+        name="glue_backbones",
+        title="Backbones on GEOGRANNO (Top-1/5/10) and the GLUE dev average (ULR-BERT Table 8)",
+        task="glue",
+        columns=(
+            Column("top1", "Top-1", "GEOGRANNO"),
+            Column("top5", "Top-5", "GEOGRANNO"),
+            Column("top10", "Top-10", "GEOGRANNO"),
+            Column("glue_dev", "GLUE dev"),
+        ),
+        published=("ulr_t8",),
+        cells=backbone_cells,
+        joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
+        notes=("GEOGRANNO on the train-dev set (Table 4); GLUE dev is the average of the GLUE dev columns run.",),
+    ),
+    TableSpec(
+        name="clue",
+        title="CLUE results (BURT Table V)",
+        task="clue",
+        columns=_CLUE,
+        published=("burt_t5",),
+        cells=score_cells(CLUE_COLUMNS),
+        facet="Split",
+        joined=_CLUE_JOINED,
+        notes=(
+            RUNS_NOTE,
+            (
+                "Published rows are CLUE test server scores; CMRC18 is exact match. No Chinese BERT "
+                "checkpoint can be fetched here, so the sample config fine-tunes a tiny BERT trained on the Chinese "
+                "corpus: its numbers test the pipeline, not the method; FewCLUE splits stand in where the full CLUE "
+                "ones are absent."
+            ),
+        ),
+    ),
 )

@@ -50,7 +50,7 @@ class MetricsFile:
             if not isinstance(node, dict):
                 self.fail(f"key {'.'.join(keys[:depth])!r} must be an object, found {type(node).__name__}")
             if key not in node:
-                self.fail(f"missing key {'.'.join(keys[:depth + 1])!r}")
+                self.fail(f"missing key {'.'.join(keys[: depth + 1])!r}")
             node = node[key]
         return node
 

@@ -54,16 +54,27 @@ def _row(path: Path, source_id: str, source: dict, paper: dict, spec: TableSpec,
     if len(values) != len(source["columns"]):
         raise InputError(path, f"{len(values)} values for {len(source['columns'])} columns", where=where)
     for value in values:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
-                                  or not math.isfinite(value)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+        ):
             raise InputError(path, f"value {value!r} is not a number or null", where=where)
     cells = dict.fromkeys(column.key for column in spec.columns)
     cells.update(zip(source["columns"], (None if v is None else float(v) for v in values)))
     facet = row.get("split", source.get("split")) or row.get("dataset", source.get("dataset"))
     return PublishedRow(
-        name=row["name"], cells=cells, pooling=row.get("pooling"), facet=facet, signed=bool(row.get("signed")),
-        source={"paper": paper["short"], "paper_file": paper["file"], "cite": paper["cite"],
-                "table": source["table"], "caption": source["caption"], "note": row["note"]},
+        name=row["name"],
+        cells=cells,
+        pooling=row.get("pooling"),
+        facet=facet,
+        signed=bool(row.get("signed")),
+        source={
+            "paper": paper["short"],
+            "paper_file": paper["file"],
+            "cite": paper["cite"],
+            "table": source["table"],
+            "caption": source["caption"],
+            "note": row["note"],
+        },
     )
 
 

@@ -25,8 +25,10 @@ GEOGRANNO_QUERY_LENGTH_BUCKETS: dict[str, tuple[int, int | None]] = {"1~6": (1, 
 # buckets are cumulative thresholds ("≥ 2" holds every query whose difference is at least 2),
 # so "≥ 0" is the whole split.
 GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS: dict[str, int] = {"≥ 0": 0, "≥ 2": 2, "≥ 3": 3}
-GEOGRANNO_LENGTH_BUCKETS = {"by_query_length": GEOGRANNO_QUERY_LENGTH_BUCKETS,
-                            "by_length_difference": GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS}
+GEOGRANNO_LENGTH_BUCKETS = {
+    "by_query_length": GEOGRANNO_QUERY_LENGTH_BUCKETS,
+    "by_length_difference": GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS,
+}
 # The split of Table 4: every train and dev question against the 158 distinct canonical
 # utterances of train ∪ dev (the paper's "train-dev set"); the published GEOGRANNO rows carry it.
 GEOGRANNO_TRAIN_DEV_SPLIT = "all"
@@ -34,6 +36,7 @@ GEOGRANNO_TRAIN_DEV_SPLIT = "all"
 
 def canonical_bucket(label: str) -> str | None:
     """The Table 9 label a metrics file means: the paper's own, or an ASCII spelling ("1-6", ">=2")."""
+
     def compact(text: str) -> str:
         return text.replace(" ", "").replace(">=", "≥").replace("-", "~")
 
@@ -130,8 +133,15 @@ def ppr_pnr_cells(metrics: MetricsFile) -> Cells:
     return [(None, cells)]
 
 
-STS_SCORES = {"sts12": "STS12", "sts13": "STS13", "sts14": "STS14", "sts15": "STS15", "sts16": "STS16",
-              "stsb": "STS-B", "sickr": "SICK-R"}
+STS_SCORES = {
+    "sts12": "STS12",
+    "sts13": "STS13",
+    "sts14": "STS14",
+    "sts15": "STS15",
+    "sts16": "STS16",
+    "stsb": "STS-B",
+    "sickr": "SICK-R",
+}
 
 
 def sts_cells(metrics: MetricsFile) -> Cells:
@@ -149,8 +159,10 @@ def wordsim_cells(metrics: MetricsFile) -> Cells:
     """Paper 001 Table 3; its Avg. is the mean of the five word sets, so it stays empty
     unless all five were evaluated (SCWS is not in the public data)."""
     scores = metrics.require("scores")
-    cells = {key: metrics.number("scores", name) if name in scores else None
-             for key, name in {**WORDSIM_PHRASES, **WORDSIM_WORDS}.items()}
+    cells = {
+        key: metrics.number("scores", name) if name in scores else None
+        for key, name in {**WORDSIM_PHRASES, **WORDSIM_WORDS}.items()
+    }
     words = [cells[key] for key in WORDSIM_WORDS]
     cells["avg"] = sum(words) / len(words) if None not in words else None
     return [(None, cells)]
@@ -200,8 +212,9 @@ def transfer_regression_cells(metrics: MetricsFile) -> dict[str, float | None]:
     cells = {}
     for key, name in TRANSFER_REGRESSION.items():
         entry = tasks.get(name) if isinstance(tasks, dict) else None
-        cells[key] = metrics.number("tasks", name, "spearman") if isinstance(entry, dict) and "spearman" in entry \
-            else None
+        cells[key] = (
+            metrics.number("tasks", name, "spearman") if isinstance(entry, dict) and "spearman" in entry else None
+        )
     return cells
 
 
@@ -213,8 +226,9 @@ def seven_set_average(cells: dict[str, float | None]) -> None:
 def in_order(names, preferred: tuple[str, ...]) -> list[str]:
     """``names`` with the ``preferred`` ones first, in that order (metrics JSONs sort their keys)."""
     names = list(names)
-    return sorted(names, key=lambda name: (preferred.index(name) if name in preferred else len(preferred),
-                                           names.index(name)))
+    return sorted(
+        names, key=lambda name: (preferred.index(name) if name in preferred else len(preferred), names.index(name))
+    )
 
 
 GEOGRANNO_SPLITS = (GEOGRANNO_TRAIN_DEV_SPLIT, "train", "dev")
@@ -235,16 +249,19 @@ def geogranno_baseline_cells(metrics: MetricsFile) -> Cells:
 
 def geogranno_length_cells(metrics: MetricsFile) -> Cells:
     """ULR-BERT Table 9: Top-10 accuracy per bucket of query length and of length difference."""
-    columns = {"by_query_length": dict(zip(GEOGRANNO_QUERY_LENGTH_BUCKETS, ("q_1_6", "q_7_8", "q_9_15"))),
-               "by_length_difference": dict(zip(GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS, ("d_ge0", "d_ge2", "d_ge3")))}
+    columns = {
+        "by_query_length": dict(zip(GEOGRANNO_QUERY_LENGTH_BUCKETS, ("q_1_6", "q_7_8", "q_9_15"))),
+        "by_length_difference": dict(zip(GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS, ("d_ge0", "d_ge2", "d_ge3"))),
+    }
     rows: dict[str, dict[str, float | None]] = {}
     for grouping, keys in columns.items():
         for split, buckets in metrics.require(grouping).items():
             cells = rows.setdefault(split, dict.fromkeys(key for group in columns.values() for key in group.values()))
             for bucket in buckets:
                 if canonical_bucket(bucket) not in keys:
-                    metrics.fail(f"unknown bucket {bucket!r} in {grouping}.{split} (the table's buckets: "
-                                 f"{', '.join(keys)})")
+                    metrics.fail(
+                        f"unknown bucket {bucket!r} in {grouping}.{split} (the table's buckets: {', '.join(keys)})"
+                    )
                 cells[keys[canonical_bucket(bucket)]] = metrics.number(grouping, split, bucket, "top10")
     return [(split, rows[split]) for split in in_order(rows, GEOGRANNO_SPLITS)]
 
@@ -252,12 +269,17 @@ def geogranno_length_cells(metrics: MetricsFile) -> Cells:
 def faq_cells(metrics: MetricsFile) -> Cells:
     """Paper 002 Table X per data set (BQ, AFQMC, BUSTM stand in for the private insurance FAQ),
     then their average: ``avg`` (Acc@1) with ``avg_mrr``, or ``avg`` as {acc1, mrr}."""
-    rows = [(name, {"acc": metrics.number("datasets", name, "acc1"), "mrr": metrics.number("datasets", name, "mrr")})
-            for name in in_order(metrics.require("datasets"), FAQ_DATASETS)]
+    rows = [
+        (name, {"acc": metrics.number("datasets", name, "acc1"), "mrr": metrics.number("datasets", name, "mrr")})
+        for name in in_order(metrics.require("datasets"), FAQ_DATASETS)
+    ]
     if isinstance(metrics.require("avg"), dict):
         average = {"acc": metrics.number("avg", "acc1"), "mrr": metrics.number("avg", "mrr")}
     else:
-        average = {"acc": metrics.number("avg"), "mrr": metrics.number("avg_mrr") if "avg_mrr" in metrics.data else None}
+        average = {
+            "acc": metrics.number("avg"),
+            "mrr": metrics.number("avg_mrr") if "avg_mrr" in metrics.data else None,
+        }
     rows.append(("Avg.", average))
     return rows
 
@@ -267,9 +289,18 @@ def faq_cells(metrics: MetricsFile) -> Cells:
 ABLATION_BLOCKS = {
     "objectives": ("Objectives", {"nli": "NLI", "nli+pi": "NLI+PI", "nli+ptc": "NLI+PTC", "nli+pi+ptc": "NLI+PI+PTC"}),
     "pooling": ("Pooling", {"cls": "CLS", "max": "MAX", "mean": "MEAN"}),
-    "concatenation": ("Concatenation", {"uv": "[u; v]", "diff": "[|u−v|]", "prod": "[u∗v]",
-                                        "uv-diff": "[u; v; |u−v|]", "uv-prod": "[u; v; u∗v]",
-                                        "diff-prod": "[|u−v|; u∗v]", "uv-diff-prod": "[u; v; |u−v|; u∗v]"}),
+    "concatenation": (
+        "Concatenation",
+        {
+            "uv": "[u; v]",
+            "diff": "[|u−v|]",
+            "prod": "[u∗v]",
+            "uv-diff": "[u; v; |u−v|]",
+            "uv-prod": "[u; v; u∗v]",
+            "diff-prod": "[|u−v|; u∗v]",
+            "uv-diff-prod": "[u; v; |u−v|; u∗v]",
+        },
+    ),
     "negatives": ("Negative sampling", {1: "k = 1", 3: "k = 3", 5: "k = 5", 7: "k = 7"}),
 }
 ABLATION_DEFAULTS = {"objectives": "nli+pi+ptc", "pooling": "mean", "concatenation": "uv-diff", "negatives": 3}
@@ -324,24 +355,49 @@ def ablation_cells(metrics: MetricsFile) -> Cells:
     if metrics.task == "sts":
         scores = sts_cells(metrics)[0][1]
         years = [scores[key] for key in ("sts12", "sts13", "sts14", "sts15", "sts16")]
-        cells = {"sts_star": sum(years) / len(years) if None not in years else None,
-                 "stsb": scores["stsb"], "sickr": scores["sickr"]}
+        cells = {
+            "sts_star": sum(years) / len(years) if None not in years else None,
+            "stsb": scores["stsb"],
+            "sickr": scores["sickr"],
+        }
     elif metrics.task in PHRASE_AND_WORD_CELLS:
         cells = PHRASE_AND_WORD_CELLS[metrics.task](metrics)
     else:
         cells = {key: value for key, value in wordsim_cells(metrics)[0][1].items() if value is not None}
     return [(facet, cells) for facet in ablation_facets(settings)]
+
+
 def snli_cells(metrics: MetricsFile) -> Cells:
     """Paper 004 Table 2: sentence vector size, encoder parameters (millions), SNLI dev / test accuracy."""
     parameters = metrics.number("parameters")
-    return [(None, {"dim": metrics.number("dim"), "params": None if parameters is None else parameters / 1e6,
-                    "dev": metrics.number("dev"), "test": metrics.number("test")})]
+    return [
+        (
+            None,
+            {
+                "dim": metrics.number("dim"),
+                "params": None if parameters is None else parameters / 1e6,
+                "dev": metrics.number("dev"),
+                "test": metrics.number("test"),
+            },
+        )
+    ]
 
 
 # Paper 004 Table 3 columns, then the tasks the harness adds (MRPC, STS-B) and the dev averages.
-TRANSFER_SCORES = {"mr": "MR", "cr": "CR", "subj": "SUBJ", "mpqa": "MPQA", "sst": "SST2", "trec": "TREC",
-                   "sickr": "SICK-R", "sicke": "SICK-E", "mrpc": "MRPC", "stsb": "STS-B", "micro": "micro",
-                   "macro": "macro"}
+TRANSFER_SCORES = {
+    "mr": "MR",
+    "cr": "CR",
+    "subj": "SUBJ",
+    "mpqa": "MPQA",
+    "sst": "SST2",
+    "trec": "TREC",
+    "sickr": "SICK-R",
+    "sicke": "SICK-E",
+    "mrpc": "MRPC",
+    "stsb": "STS-B",
+    "micro": "micro",
+    "macro": "macro",
+}
 
 
 def transfer_cells(metrics: MetricsFile) -> Cells:
@@ -372,52 +428,92 @@ TABLES: tuple[TableSpec, ...] = (
         published=("ulr_t2", "burt_t8", "alburt_t4"),
         cells=analogy_cells,
         gain=("gain", "avg"),
-        notes=(("sem = semantic categories, syn = syntactic ones; a level's Avg. = (sem + syn) / 2; the last Avg. "
-               "is the mean of the three level averages (ALBURT Table 4 calls it All)."),
-               ("Gain: the paper's improvement over the starting checkpoint; for runs, the difference to the row "
-               "named by --gain-over, if given.")),
+        notes=(
+            (
+                "sem = semantic categories, syn = syntactic ones; a level's Avg. = (sem + syn) / 2; the last Avg. "
+                "is the mean of the three level averages (ALBURT Table 4 calls it All)."
+            ),
+            (
+                "Gain: the paper's improvement over the starting checkpoint; for runs, the difference to the row "
+                "named by --gain-over, if given."
+            ),
+        ),
     ),
     TableSpec(
         name="analogy_ppr_pnr",
         title="PPR and PNR on the phrase and sentence analogy sets (ALBURT Table 6)",
         task="analogy",
-        columns=(Column("phrase_ppr", "PPR", "Phrase"), Column("phrase_pnr", "PNR", "Phrase"),
-                 Column("sentence_ppr", "PPR", "Sentence"), Column("sentence_pnr", "PNR", "Sentence")),
+        columns=(
+            Column("phrase_ppr", "PPR", "Phrase"),
+            Column("phrase_pnr", "PNR", "Phrase"),
+            Column("sentence_ppr", "PPR", "Sentence"),
+            Column("sentence_pnr", "PNR", "Sentence"),
+        ),
         published=("alburt_t6",),
         cells=ppr_pnr_cells,
-        notes=(("PPR: share of the questions answered correctly at the word level that are still answered "
-               "correctly at this level; PNR: share of those answered wrongly at the word level that are "
-               "answered correctly here."),),
+        notes=(
+            (
+                "PPR: share of the questions answered correctly at the word level that are still answered "
+                "correctly at this level; PNR: share of those answered wrongly at the word level that are "
+                "answered correctly here."
+            ),
+        ),
     ),
     TableSpec(
         name="sts",
         title="Sentence similarity, Spearman x 100 of cosine similarity (BURT twin Table 2)",
         task="sts",
-        columns=(Column("sts12", "STS12"), Column("sts13", "STS13"), Column("sts14", "STS14"), Column("sts15", "STS15"),
-                 Column("sts16", "STS16"), Column("stsb", "STS-B"), Column("sickr", "SICK-R"), Column("avg", "Avg.")),
+        columns=(
+            Column("sts12", "STS12"),
+            Column("sts13", "STS13"),
+            Column("sts14", "STS14"),
+            Column("sts15", "STS15"),
+            Column("sts16", "STS16"),
+            Column("stsb", "STS-B"),
+            Column("sickr", "SICK-R"),
+            Column("avg", "Avg."),
+        ),
         published=("twin_t2",),
         cells=sts_cells,
-        notes=(("STS12-16: mean over each year's subsets. The paper scores STS-B and SICK-R with SentEval's "
-               "trained regression; runs score the test sets by cosine similarity without training."),),
+        notes=(
+            (
+                "STS12-16: mean over each year's subsets. The paper scores STS-B and SICK-R with SentEval's "
+                "trained regression; runs score the test sets by cosine similarity without training."
+            ),
+        ),
     ),
     TableSpec(
         name="wordsim",
         title="Phrase and word similarity, Spearman x 100; SemEval: accuracy (BURT twin Table 3)",
         task="wordsim",
-        columns=(Column("ppdb", "PPDB (human labels)", "Phrases"), Column("semeval", "SemEval 5(a) (Y&D)", "Phrases"),
-                 Column("simlex", "SimLex", "Words"), Column("ws_sim", "WS-sim", "Words"),
-                 Column("ws_rel", "WS-rel", "Words"), Column("men", "MEN", "Words"), Column("scws", "SCWS", "Words"),
-                 Column("avg", "Avg.")),
+        columns=(
+            Column("ppdb", "PPDB (human labels)", "Phrases"),
+            Column("semeval", "SemEval 5(a) (Y&D)", "Phrases"),
+            Column("simlex", "SimLex", "Words"),
+            Column("ws_sim", "WS-sim", "Words"),
+            Column("ws_rel", "WS-rel", "Words"),
+            Column("men", "MEN", "Words"),
+            Column("scws", "SCWS", "Words"),
+            Column("avg", "Avg."),
+        ),
         published=("twin_t3",),
         cells=wordsim_cells,
-        notes=(("Avg. is the mean of the five word sets; it is left empty for a run that lacks one of them "
-               "(SCWS is not redistributed: its column fills only where scws/ratings.txt is in the data)."),
-               ("PPDB: runs give Spearman x 100 of cosine against the PPDB 2.0 human paraphrase-quality "
+        notes=(
+            (
+                "Avg. is the mean of the five word sets; it is left empty for a run that lacks one of them "
+                "(SCWS is not redistributed: its column fills only where scws/ratings.txt is in the data)."
+            ),
+            (
+                "PPDB: runs give Spearman x 100 of cosine against the PPDB 2.0 human paraphrase-quality "
                 "judgements (ppdb-sample.tsv, the pairs with a multi-word side), a stand-in for the paper's "
-                "32,202-pair PPDB test set, which is not public; the published rows are on the paper's set."),
-               ("SemEval 5(a) (Y&D): runs give test accuracy of a logistic regression on frozen pair features "
+                "32,202-pair PPDB test set, which is not public; the published rows are on the paper's set."
+            ),
+            (
+                "SemEval 5(a) (Y&D): runs give test accuracy of a logistic regression on frozen pair features "
                 "[u; v; |u-v|; u*v], on Yu & Dredze's POS-tagged subset of SemEval-2013 Task 5(a) (11,175 train / "
-                "7,490 test); the paper fine-tunes on the full 11,722 / 7,814.")),
+                "7,490 test); the paper fine-tunes on the full 11,722 / 7,814."
+            ),
+        ),
         merged=(("ppdb", ppdb_cells), ("semeval5a", semeval_cells), ("scws", scws_cells)),
         finish=five_word_average,
     ),
@@ -429,35 +525,55 @@ TABLES: tuple[TableSpec, ...] = (
         published=("ulr_t4",),
         cells=geogranno_cells,
         facet="Split",
-        notes=((f"Split {GEOGRANNO_TRAIN_DEV_SPLIT}: every train and dev question ranks the 158 distinct canonical "
-               'utterances of train + dev, the paper\'s "train-dev set".'),),
+        notes=(
+            (
+                f"Split {GEOGRANNO_TRAIN_DEV_SPLIT}: every train and dev question ranks the 158 distinct canonical "
+                'utterances of train + dev, the paper\'s "train-dev set".'
+            ),
+        ),
     ),
     TableSpec(
         name="geogranno_baselines",
         title="Base models on GEOGRANNO (Top-1/5/10) and GLUE dev (ULR-BERT Table 8)",
         task="geogranno",
-        columns=(Column("top1", "Top-1", "GEOGRANNO"), Column("top5", "Top-5", "GEOGRANNO"),
-                 Column("top10", "Top-10", "GEOGRANNO"), Column("glue_dev", "GLUE dev")),
+        columns=(
+            Column("top1", "Top-1", "GEOGRANNO"),
+            Column("top5", "Top-5", "GEOGRANNO"),
+            Column("top10", "Top-10", "GEOGRANNO"),
+            Column("glue_dev", "GLUE dev"),
+        ),
         published=("ulr_t8",),
         cells=geogranno_baseline_cells,
         facet="Split",
         joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
-        notes=(("GLUE dev is the paper's average over the GLUE dev sets; the evaluation harness does not "
-               "compute it, so runs leave it empty."),),
+        notes=(
+            (
+                "GLUE dev is the paper's average over the GLUE dev sets; the evaluation harness does not "
+                "compute it, so runs leave it empty."
+            ),
+        ),
     ),
     TableSpec(
         name="geogranno_by_length",
         title="GEOGRANNO Top-10 accuracy by query length and length difference (ULR-BERT Table 9)",
         task="geogranno",
-        columns=tuple(Column(key, label, "|q|") for key, label in zip(("q_1_6", "q_7_8", "q_9_15"),
-                                                                      GEOGRANNO_QUERY_LENGTH_BUCKETS))
-        + tuple(Column(key, label, "abs(|q| - |Q|)") for key, label in zip(("d_ge0", "d_ge2", "d_ge3"),
-                                                                           GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS)),
+        columns=tuple(
+            Column(key, label, "|q|")
+            for key, label in zip(("q_1_6", "q_7_8", "q_9_15"), GEOGRANNO_QUERY_LENGTH_BUCKETS)
+        )
+        + tuple(
+            Column(key, label, "abs(|q| - |Q|)")
+            for key, label in zip(("d_ge0", "d_ge2", "d_ge3"), GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS)
+        ),
         published=("ulr_t9",),
         cells=geogranno_length_cells,
         facet="Split",
-        notes=(("|q|: query length in words; |Q|: length of its canonical utterance. The length-difference "
-               "buckets are cumulative (≥ 0 is every query)."),),
+        notes=(
+            (
+                "|q|: query length in words; |Q|: length of its canonical utterance. The length-difference "
+                "buckets are cumulative (≥ 0 is every query)."
+            ),
+        ),
     ),
     TableSpec(
         name="faq",
@@ -467,41 +583,69 @@ TABLES: tuple[TableSpec, ...] = (
         published=("burt_t10", "alburt_t8"),
         cells=faq_cells,
         facet="Dataset",
-        notes=(("The papers' FAQ sets are private insurance FAQs; runs use the public question-matching sets "
-               "BQ, AFQMC and BUSTM turned into FAQ retrieval. MRR is printed on the papers' 0-1 scale."),),
+        notes=(
+            (
+                "The papers' FAQ sets are private insurance FAQs; runs use the public question-matching sets "
+                "BQ, AFQMC and BUSTM turned into FAQ retrieval. MRR is printed on the papers' 0-1 scale."
+            ),
+        ),
     ),
     TableSpec(
         name="ablation",
         title="Ablation of the twin structure: objectives, pooling, concatenation, k (BURT twin Table 4)",
         task="sts",
         extra_tasks=("wordsim", "ppdb", "semeval5a", "scws"),
-        columns=(Column("sts_star", "STS*", "Sentences"), Column("stsb", "STS-B", "Sentences"),
-                 Column("sickr", "SICK-R", "Sentences"), Column("ppdb", "PPDB", "Phrases"),
-                 Column("semeval", "SemEval", "Phrases"), Column("simlex", "SimLex", "Words"),
-                 Column("ws_sim", "WS-sim", "Words"), Column("ws_rel", "WS-rel", "Words"), Column("men", "MEN", "Words"),
-                 Column("scws", "SCWS", "Words"), Column("avg", "Avg.")),
+        columns=(
+            Column("sts_star", "STS*", "Sentences"),
+            Column("stsb", "STS-B", "Sentences"),
+            Column("sickr", "SICK-R", "Sentences"),
+            Column("ppdb", "PPDB", "Phrases"),
+            Column("semeval", "SemEval", "Phrases"),
+            Column("simlex", "SimLex", "Words"),
+            Column("ws_sim", "WS-sim", "Words"),
+            Column("ws_rel", "WS-rel", "Words"),
+            Column("men", "MEN", "Words"),
+            Column("scws", "SCWS", "Words"),
+            Column("avg", "Avg."),
+        ),
         published=("twin_t4",),
         cells=ablation_cells,
         facet="Variant",
         row_order=ablation_order,
-        notes=(("Rows: twin runs (python -m pipeline finetune --recipe twin) that change one setting of the "
-               "paper's defaults (NLI+PI+PTC, MEAN, [u; v; |u−v|], k = 3); the default run appears in every "
-               "block, as in the paper. STS*: mean of STS12-16. STS-B and SICK-R by cosine similarity. Avg.: mean "
-               "of the five word sets."),),
+        notes=(
+            (
+                "Rows: twin runs (python -m pipeline finetune --recipe twin) that change one setting of the "
+                "paper's defaults (NLI+PI+PTC, MEAN, [u; v; |u−v|], k = 3); the default run appears in every "
+                "block, as in the paper. STS*: mean of STS12-16. STS-B and SICK-R by cosine similarity. Avg.: mean "
+                "of the five word sets."
+            ),
+        ),
     ),
     TableSpec(
         name="sts_senteval",
         title="Sentence similarity as the paper scores it: STS12-16 by cosine, STS-B and SICK-R by a trained "
-              "regression, Spearman x 100 (BURT twin Table 2)",
+        "regression, Spearman x 100 (BURT twin Table 2)",
         task="sts",
-        columns=(Column("sts12", "STS12"), Column("sts13", "STS13"), Column("sts14", "STS14"), Column("sts15", "STS15"),
-                 Column("sts16", "STS16"), Column("stsb", "STS-B"), Column("sickr", "SICK-R"), Column("avg", "Avg.")),
+        columns=(
+            Column("sts12", "STS12"),
+            Column("sts13", "STS13"),
+            Column("sts14", "STS14"),
+            Column("sts15", "STS15"),
+            Column("sts16", "STS16"),
+            Column("stsb", "STS-B"),
+            Column("sickr", "SICK-R"),
+            Column("avg", "Avg."),
+        ),
         published=("twin_t2",),
         cells=senteval_sts_cells,
-        notes=(("SentEval's protocol, as the paper's section 4.1: STS12-16 (mean over each year's subsets) by cosine "
+        notes=(
+            (
+                "SentEval's protocol, as the paper's section 4.1: STS12-16 (mean over each year's subsets) by cosine "
                 "similarity without training; STS-B and SICK-R by a regression on frozen features trained on their "
                 "train splits (the transfer harness's STS-B / SICK-R regression, its Spearman), empty for a run "
-                "without it. The sts table gives the cosine scores of all seven."),),
+                "without it. The sts table gives the cosine scores of all seven."
+            ),
+        ),
         merged=(("transfer", transfer_regression_cells),),
         finish=seven_set_average,
     ),
@@ -517,37 +661,63 @@ TABLES += (
         name="bilstm_snli",
         title="BiLSTM encoders on SNLI, accuracy (paper 004 Table 2)",
         task="snli",
-        columns=(Column("dim", "Dim", decimals=0), Column("params", "Params (M)", decimals=2),
-                 Column("dev", "Dev"), Column("test", "Test")),
+        columns=(
+            Column("dim", "Dim", decimals=0),
+            Column("params", "Params (M)", decimals=2),
+            Column("dev", "Dev"),
+            Column("test", "Test"),
+        ),
         published=("bf_t2",),
         cells=snli_cells,
-        notes=(("The paper trains on the 550k SNLI training pairs with GloVe 300d. Runs on the public data train on "
+        notes=(
+            (
+                "The paper trains on the 550k SNLI training pairs with GloVe 300d. Runs on the public data train on "
                 "SNLI dev + MultiNLI dev (matched and mismatched) with the word vectors of the config, hold out a "
-                "seeded share of those pairs as Dev, and report Test on SNLI test."),
-               "Dim: size of the sentence vector (2 x LSTM units per direction); Params: trainable encoder weights."),
+                "seeded share of those pairs as Dev, and report Test on SNLI test."
+            ),
+            "Dim: size of the sentence vector (2 x LSTM units per direction); Params: trainable encoder weights.",
+        ),
     ),
     TableSpec(
         name="transfer",
         title="Transfer tasks, SentEval protocol (paper 004 Table 3)",
         task="transfer",
-        columns=(Column("mr", "MR"), Column("cr", "CR"), Column("subj", "SUBJ"), Column("mpqa", "MPQA"),
-                 Column("sst", "SST"), Column("trec", "TREC"),
-                 Column("sickr", "SICK-R", decimals=3, metric_scale=0.01), Column("sicke", "SICK-E"),
-                 Column("sts14_pearson", "STS14 Pearson", decimals=2, metric_scale=0.01),
-                 Column("sts14_spearman", "STS14 Spearman", decimals=2, metric_scale=0.01),
-                 Column("mrpc", "MRPC acc."), Column("mrpc_f1", "MRPC F1"),
-                 Column("stsb", "STS-B", decimals=3, metric_scale=0.01),
-                 Column("micro", "micro", "dev"), Column("macro", "macro", "dev")),
+        columns=(
+            Column("mr", "MR"),
+            Column("cr", "CR"),
+            Column("subj", "SUBJ"),
+            Column("mpqa", "MPQA"),
+            Column("sst", "SST"),
+            Column("trec", "TREC"),
+            Column("sickr", "SICK-R", decimals=3, metric_scale=0.01),
+            Column("sicke", "SICK-E"),
+            Column("sts14_pearson", "STS14 Pearson", decimals=2, metric_scale=0.01),
+            Column("sts14_spearman", "STS14 Spearman", decimals=2, metric_scale=0.01),
+            Column("mrpc", "MRPC acc."),
+            Column("mrpc_f1", "MRPC F1"),
+            Column("stsb", "STS-B", decimals=3, metric_scale=0.01),
+            Column("micro", "micro", "dev"),
+            Column("macro", "macro", "dev"),
+        ),
         published=("bf_t3",),
         cells=transfer_cells,
         joined=(Joined("STS14", ("sts14_pearson", "sts14_spearman")),),
-        notes=(("Test accuracy (MR, CR, SUBJ, MPQA: 10-fold cross-validation), SICK-R and STS-B Pearson of the "
+        notes=(
+            (
+                "Test accuracy (MR, CR, SUBJ, MPQA: 10-fold cross-validation), SICK-R and STS-B Pearson of the "
                 "trained regression, STS14 Pearson / Spearman of cosine similarity, on the paper's 0-1 scale. "
                 "MRPC, STS-B and the dev averages (micro: weighted by dev size; macro: plain mean over MR, CR, "
-                "SUBJ, MPQA, SST, TREC, MRPC, SICK-E) are not in the paper's table."),),
+                "SUBJ, MPQA, SST, TREC, MRPC, SICK-E) are not in the paper's table."
+            ),
+        ),
     ),
 )
 
 TABLE_NAMES = tuple(spec.name for spec in TABLES)
-TASKS = tuple(sorted({spec.task for spec in TABLES} | {task for spec in TABLES for task, _ in spec.merged}
-                     | {task for spec in TABLES for task in spec.extra_tasks}))
+TASKS = tuple(
+    sorted(
+        {spec.task for spec in TABLES}
+        | {task for spec in TABLES for task, _ in spec.merged}
+        | {task for spec in TABLES for task in spec.extra_tasks}
+    )
+)

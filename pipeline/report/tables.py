@@ -42,13 +42,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metrics", nargs="*", default=[], type=Path, help="metrics JSONs of `evaluate`, in row order")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--no-published", action="store_true", help="leave out the papers' published rows")
-    parser.add_argument("--gain-over", metavar="MODEL_NAME",
-                        help="fill the analogy table's Gain column with each run's difference to this model's row")
+    parser.add_argument(
+        "--gain-over",
+        metavar="MODEL_NAME",
+        help="fill the analogy table's Gain column with each run's difference to this model's row",
+    )
     parser.add_argument("--published-file", type=Path, default=published.PUBLISHED, help=argparse.SUPPRESS)
 
 
-def build_tables(metrics: list[metrics_files.MetricsFile], with_published: bool = True,
-                 gain_over: str | None = None, published_file: Path = published.PUBLISHED) -> list[assemble.Table]:
+def build_tables(
+    metrics: list[metrics_files.MetricsFile],
+    with_published: bool = True,
+    gain_over: str | None = None,
+    published_file: Path = published.PUBLISHED,
+) -> list[assemble.Table]:
     tables = []
     for spec in TABLES:
         rows = assemble.run_rows(spec, metrics)
@@ -74,8 +81,15 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
     inputs = [provenance.file_fingerprint(item.path) for item in metrics]
     return {
         "provenance": provenance.make("tables", params, inputs=inputs),
-        "metrics": [{"path": provenance.portable_path(item.path), "task": item.task, "model": item.model, "provenance": item.provenance}
-                    for item in metrics],
+        "metrics": [
+            {
+                "path": provenance.portable_path(item.path),
+                "task": item.task,
+                "model": item.model,
+                "provenance": item.provenance,
+            }
+            for item in metrics
+        ],
         "tables": {
             table.spec.name: {
                 "title": table.spec.title,
@@ -83,8 +97,16 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
                 "merged_tasks": [task for task, _ in table.spec.merged],
                 "files": {fmt: f"{table.spec.name}.{fmt}" for fmt in FORMATS},
                 "columns": [{"key": c.key, "header": f"{c.group} {c.header}".strip()} for c in table.spec.columns],
-                "rows": [{"label": row.label, "pooling": row.pooling, "facet": row.facet, "cells": row.cells,
-                          "source": row.trace} for row in table.rows],
+                "rows": [
+                    {
+                        "label": row.label,
+                        "pooling": row.pooling,
+                        "facet": row.facet,
+                        "cells": row.cells,
+                        "source": row.trace,
+                    }
+                    for row in table.rows
+                ],
             }
             for table in tables
         },
@@ -94,8 +116,12 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
 def run(args: argparse.Namespace) -> None:
     metrics = [metrics_files.load(path) for path in args.metrics]
     tables = build_tables(metrics, not args.no_published, args.gain_over, args.published_file)
-    params = {"metrics": [provenance.portable_path(p) for p in args.metrics], "published": not args.no_published,
-              "gain_over": args.gain_over, "tables": list(TABLE_NAMES)}
+    params = {
+        "metrics": [provenance.portable_path(p) for p in args.metrics],
+        "published": not args.no_published,
+        "gain_over": args.gain_over,
+        "tables": list(TABLE_NAMES),
+    }
     with AtomicFiles() as files:
         for table in tables:
             for fmt, text in render_files(table).items():

@@ -89,7 +89,7 @@ def plot(entries: list[dict], title: str, path: Path) -> None:
         axis.set_title(name)
         axis.set_xlabel("step")
         axis.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
-    for axis in list(axes.flat)[len(layout):]:
+    for axis in list(axes.flat)[len(layout) :]:
         axis.axis("off")
     figure.suptitle(title)
     figure.tight_layout()

@@ -27,11 +27,17 @@ def test_csv_layout_drops_pairs_without_gold_label(data_root):
 
 def test_the_original_tab_separated_release_layout(tmp_path):
     path = tmp_path / "snli_1.0_train.txt"
-    path.write_text("gold_label\tsentence1_binary_parse\tsentence1\tsentence2\n"
-                    "contradiction\t( ( A dog ) runs )\tA dog runs.\tA cat \"sleeps\".\n-\t( x )\tx\ty\n")
+    path.write_text(
+        "gold_label\tsentence1_binary_parse\tsentence1\tsentence2\n"
+        'contradiction\t( ( A dog ) runs )\tA dog runs.\tA cat "sleeps".\n-\t( x )\tx\ty\n'
+    )
     pairs = nli_data.read(path)
     assert (pairs.premises, pairs.hypotheses, pairs.labels, pairs.dropped) == (
-        ["A dog runs."], ['A cat "sleeps".'], [2], 1)
+        ["A dog runs."],
+        ['A cat "sleeps".'],
+        [2],
+        1,
+    )
 
 
 def test_a_label_outside_the_set_names_file_and_line(tmp_path):

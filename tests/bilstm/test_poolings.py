@@ -14,8 +14,12 @@ from pipeline.bilstm.pooling_inner_attention import InnerAttentionPooling
 from pipeline.bilstm.pooling_max import MaxPooling
 
 # two sentences, 3 time steps (the second has 2), hidden 2 per direction: h_t = [→h_t; ←h_t]
-STATES = torch.tensor([[[1.0, -2.0, 0.5, 3.0], [4.0, 0.0, -1.0, 1.0], [2.0, 5.0, 2.0, -3.0]],
-                       [[0.0, 1.0, -4.0, 2.0], [-1.0, -1.0, 6.0, 0.5], [99.0, 99.0, 99.0, 99.0]]])
+STATES = torch.tensor(
+    [
+        [[1.0, -2.0, 0.5, 3.0], [4.0, 0.0, -1.0, 1.0], [2.0, 5.0, 2.0, -3.0]],
+        [[0.0, 1.0, -4.0, 2.0], [-1.0, -1.0, 6.0, 0.5], [99.0, 99.0, 99.0, 99.0]],
+    ]
+)
 MASK = torch.tensor([[True, True, True], [True, True, False]])
 
 

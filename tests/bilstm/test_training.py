@@ -28,8 +28,9 @@ def pairs():
 
 
 def test_a_small_overfit_run_reaches_high_train_accuracy(vectors, pairs):
-    model, lines = train.train(pairs, pairs, vectors, 16, "bf-combined",
-                               train.Schedule(lr=0.5, batch_size=16, max_epochs=30), seed=0)
+    model, lines = train.train(
+        pairs, pairs, vectors, 16, "bf-combined", train.Schedule(lr=0.5, batch_size=16, max_epochs=30), seed=0
+    )
     assert lines[-1]["train_accuracy"] >= 95 and max(line["dev_accuracy"] for line in lines) >= 95
     assert train.accuracy(model, train.Encoded.of(pairs, vectors)) >= 95  # the best dev epoch is kept
 
@@ -47,8 +48,9 @@ def test_the_rate_decays_and_is_divided_by_5_when_dev_accuracy_does_not_improve(
 
 def test_same_pairs_and_seed_give_the_same_model(vectors, pairs):
     subset = pairs.subset(range(40))
-    runs = [train.train(subset, subset, vectors, 4, "bf-balanced", train.Schedule(max_epochs=2), seed=3)
-            for _ in range(2)]
+    runs = [
+        train.train(subset, subset, vectors, 4, "bf-balanced", train.Schedule(max_epochs=2), seed=3) for _ in range(2)
+    ]
     first, second = (dict(run[0].state_dict()) for run in runs)
     assert all(torch.equal(first[name], second[name]) for name in first)
     assert runs[0][1] == [{**line, "seconds": runs[0][1][i]["seconds"]} for i, line in enumerate(runs[1][1])]
@@ -56,14 +58,38 @@ def test_same_pairs_and_seed_give_the_same_model(vectors, pairs):
 
 def test_the_stage_writes_the_documented_format_and_evaluates_like_any_model(tmp_path, cli):
     out, metrics = tmp_path / "bilstm-max-8", tmp_path / "snli.json"
-    assert cli("bilstm", "--train", PAIRS, "--test", PAIRS.with_name("s1.test"), "--vectors", VECTORS,
-               "--pooling", "max", "--hidden", "4", "--epochs", "2", "--dev-fraction", "0.25",
-               "--out", out, "--metrics", metrics) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors", "train_log.jsonl",
-                                                     "vocab.txt"]
+    assert (
+        cli(
+            "bilstm",
+            "--train",
+            PAIRS,
+            "--test",
+            PAIRS.with_name("s1.test"),
+            "--vectors",
+            VECTORS,
+            "--pooling",
+            "max",
+            "--hidden",
+            "4",
+            "--epochs",
+            "2",
+            "--dev-fraction",
+            "0.25",
+            "--out",
+            out,
+            "--metrics",
+            metrics,
+        )
+        == 0
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors", "train_log.jsonl", "vocab.txt"]
     config = json.loads((out / "config.json").read_text())
     assert (config["format"], config["pooling"], config["hidden"], config["dim"]) == (
-        "bilstm-sentence-encoder", "max", 4, 8)
+        "bilstm-sentence-encoder",
+        "max",
+        4,
+        8,
+    )
     assert config["pairs"] == {"train": 90, "dev": 30, "test": 30}
     assert len((out / "vocab.txt").read_text().splitlines()) == config["vocabulary"]
     result = json.loads(metrics.read_text())

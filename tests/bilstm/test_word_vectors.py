@@ -68,8 +68,22 @@ def test_the_stage_prints_one_line_and_exits_2_on_a_bad_vectors_file(tmp_path, c
     vectors.write_text("the 0.1 0.2\ncat 0.3\n")
     nli = tmp_path / "pairs.csv"
     nli.write_text("pairID,sentence1,sentence2,label\n1,the cat,a cat,entailment\n")
-    assert cli("bilstm", "--train", nli, "--vectors", vectors, "--pooling", "max", "--out", tmp_path / "m",
-               "--metrics", tmp_path / "m.json") == 2
+    assert (
+        cli(
+            "bilstm",
+            "--train",
+            nli,
+            "--vectors",
+            vectors,
+            "--pooling",
+            "max",
+            "--out",
+            tmp_path / "m",
+            "--metrics",
+            tmp_path / "m.json",
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {vectors} (line 2): bad word vector: 1 values where the vectors have 2 dimensions"]
     assert not (tmp_path / "m").exists() and not (tmp_path / "m.json").exists()

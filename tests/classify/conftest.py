@@ -35,8 +35,9 @@ def real_root(data_root, tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_zh(data_root, tmp_path_factory):
     """A tiny random BERT with a vocabulary of real CLUE text (contexts up to 256 tokens)."""
-    return tiny_model(tmp_path_factory.mktemp("models") / "tiny-zh", zh_texts(data_root), vocab_size=1500,
-                      max_length=256)
+    return tiny_model(
+        tmp_path_factory.mktemp("models") / "tiny-zh", zh_texts(data_root), vocab_size=1500, max_length=256
+    )
 
 
 @pytest.fixture(scope="session")

@@ -9,22 +9,46 @@ from pipeline.errors import InputError
 
 # (task, split) -> examples; pairs without a gold label ("-") are dropped (MNLI, OCNLI)
 REAL_COUNTS = {
-    ("cola", "train"): 8551, ("cola", "dev"): 1043, ("cola", "test"): 1063,
-    ("sst2", "train"): 67349, ("sst2", "dev"): 872, ("sst2", "test"): 1821,
-    ("mrpc", "train"): 3668, ("mrpc", "dev"): 408, ("mrpc", "test"): 1725,
-    ("rte", "train"): 2490, ("rte", "dev"): 277, ("rte", "test"): 3000,
-    ("qnli", "dev"): 5463, ("qnli", "test"): 5463,
-    ("mnli", "dev"): 10000 - 185, ("mnli", "dev_mm"): 10000 - 168,
-    ("stsb", "train"): 5749, ("stsb", "dev"): 1500, ("stsb", "test"): 1379,
-    ("tnews", "train"): 1185, ("tnews", "dev"): 1098, ("tnews", "test"): 2010,
-    ("iflytek", "train"): 3024, ("iflytek", "dev"): 1373, ("iflytek", "test"): 1749,
-    ("cluewsc", "train"): 160, ("cluewsc", "dev"): 159, ("cluewsc", "test"): 976,
+    ("cola", "train"): 8551,
+    ("cola", "dev"): 1043,
+    ("cola", "test"): 1063,
+    ("sst2", "train"): 67349,
+    ("sst2", "dev"): 872,
+    ("sst2", "test"): 1821,
+    ("mrpc", "train"): 3668,
+    ("mrpc", "dev"): 408,
+    ("mrpc", "test"): 1725,
+    ("rte", "train"): 2490,
+    ("rte", "dev"): 277,
+    ("rte", "test"): 3000,
+    ("qnli", "dev"): 5463,
+    ("qnli", "test"): 5463,
+    ("mnli", "dev"): 10000 - 185,
+    ("mnli", "dev_mm"): 10000 - 168,
+    ("stsb", "train"): 5749,
+    ("stsb", "dev"): 1500,
+    ("stsb", "test"): 1379,
+    ("tnews", "train"): 1185,
+    ("tnews", "dev"): 1098,
+    ("tnews", "test"): 2010,
+    ("iflytek", "train"): 3024,
+    ("iflytek", "dev"): 1373,
+    ("iflytek", "test"): 1749,
+    ("cluewsc", "train"): 160,
+    ("cluewsc", "dev"): 159,
+    ("cluewsc", "test"): 976,
     ("afqmc", "dev"): 4316,
-    ("csl", "train"): 160, ("csl", "dev"): 160, ("csl", "test"): 2838,
+    ("csl", "train"): 160,
+    ("csl", "dev"): 160,
+    ("csl", "test"): 2838,
     ("ocnli", "dev"): 3000 - 50,
     ("cmrc2018", "dev"): 3219,
-    ("chid", "train"): 202, ("chid", "dev"): 202, ("chid", "test"): 2002,
-    ("c3", "train"): 5856 + 6013, ("c3", "dev"): 1825 + 1991, ("c3", "test"): 1890 + 2002,
+    ("chid", "train"): 202,
+    ("chid", "dev"): 202,
+    ("chid", "test"): 2002,
+    ("c3", "train"): 5856 + 6013,
+    ("c3", "dev"): 1825 + 1991,
+    ("c3", "test"): 1890 + 2002,
 }
 UNLABELLED_TESTS = {"cola", "sst2", "mrpc", "rte", "qnli"}  # GLUE test labels are not public
 
@@ -67,7 +91,7 @@ def test_real_rows_keep_their_text(data_root):
     cmrc = tasks.TASKS["cmrc2018"].read(tasks.TASKS["cmrc2018"].split_files(data_root, "dev"))
     first = cmrc[0]
     text, start = first.answers[0]
-    assert first.context[start:start + len(text)] == text == "光荣和ω-force"
+    assert first.context[start : start + len(text)] == text == "光荣和ω-force"
 
 
 def test_qqp_and_glue_releases_by_column_name(tmp_path):
@@ -77,20 +101,25 @@ def test_qqp_and_glue_releases_by_column_name(tmp_path):
         "id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate\n"
         "201359\t303345\t303346\tWhy are African-Americans so beautiful?\tWhy are hispanics so beautiful?\t0\n"
         "263843\t69383\t380476\tI want to pursue PhD in Computer Science about social network?\t"
-        "I handle social media for a non-profit.\t0\n")
-    (tmp_path / "glue/QQP/test.tsv").write_text("id\tquestion1\tquestion2\n0\tWhy do rockets look white?\t"
-                                                 "Why are rockets and boosters painted white?\n")
+        "I handle social media for a non-profit.\t0\n"
+    )
+    (tmp_path / "glue/QQP/test.tsv").write_text(
+        "id\tquestion1\tquestion2\n0\tWhy do rockets look white?\tWhy are rockets and boosters painted white?\n"
+    )
     qqp = tasks.TASKS["qqp"]
     dev = qqp.read(qqp.split_files(tmp_path, "dev"))
     assert [(e.id, e.label) for e in dev] == [("201359", "0"), ("263843", "0")]
     assert qqp.read(qqp.split_files(tmp_path, "test"))[0].label is None
     (tmp_path / "glue/MNLI").mkdir()
-    header = ("index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\t"
-              "sentence2_parse\tsentence1\tsentence2\tlabel1\tgold_label\n")
+    header = (
+        "index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\t"
+        "sentence2_parse\tsentence1\tsentence2\tlabel1\tgold_label\n"
+    )
     (tmp_path / "glue/MNLI/train.tsv").write_text(
         header + "0\t31193\t31193n\tgovernment\t(x)\t(y)\t(X)\t(Y)\tConceptually cream skimming has two basic "
         "dimensions - product and geography.\tProduct and geography are what make cream skimming work. \tneutral\t"
-        "neutral\n")
+        "neutral\n"
+    )
     mnli = tasks.TASKS["mnli"].read(tasks.TASKS["mnli"].split_files(tmp_path, "train"))
     assert mnli[0].label == "neutral" and mnli[0].text_a.startswith("Conceptually")
 
@@ -101,21 +130,46 @@ def _write(path, text):
     return path
 
 
-@pytest.mark.parametrize("name, relative, text, message", [
-    ("rte", "glue/RTE/dev.tsv", "index\tsentence1\tsentence2\tlabel\n0\tA man sleeps.\tA man is asleep.\tmaybe\n",
-     r"label 'maybe' is not one of the task's labels \(entailment, not_entailment\)"),
-    ("rte", "glue/RTE/dev.tsv", "index\tsentence1\tlabel\n0\tA man sleeps.\tentailment\n",
-     "no column 'sentence2' in the header"),
-    ("rte", "glue/RTE/dev.tsv", "index\tsentence1\tsentence2\tlabel\n", "no examples"),
-    ("cola", "glue/CoLA/dev.tsv", "gj04\t1\t\tThe book was written.\ngj04\t1\tThe book.\n", "3 fields"),
-    ("tnews", "chinese/tnews/dev.json", '{"label": "105", "sentence": "农村依然很重视土葬", "id": 0}\n',
-     "label '105' is not one of"),
-    ("afqmc", "chinese/afqmc/dev.json", '{"sentence1": "双十一花呗提额在哪", "label": "0", "idx": 0}\n',
-     "missing key 'sentence2'"),
-    ("cluewsc", "chinese/cluewsc2020/dev.json",
-     ('{"target": {"span2_index": 3, "span1_index": 0, "span1_text": "毛豆", "span2_text": "他"}, "idx": 0, '
-     '"label": "true", "text": "毛豆说她很生气"}\n'), "span2_text '他' is not at span2_index 3"),
-])
+@pytest.mark.parametrize(
+    "name, relative, text, message",
+    [
+        (
+            "rte",
+            "glue/RTE/dev.tsv",
+            "index\tsentence1\tsentence2\tlabel\n0\tA man sleeps.\tA man is asleep.\tmaybe\n",
+            r"label 'maybe' is not one of the task's labels \(entailment, not_entailment\)",
+        ),
+        (
+            "rte",
+            "glue/RTE/dev.tsv",
+            "index\tsentence1\tlabel\n0\tA man sleeps.\tentailment\n",
+            "no column 'sentence2' in the header",
+        ),
+        ("rte", "glue/RTE/dev.tsv", "index\tsentence1\tsentence2\tlabel\n", "no examples"),
+        ("cola", "glue/CoLA/dev.tsv", "gj04\t1\t\tThe book was written.\ngj04\t1\tThe book.\n", "3 fields"),
+        (
+            "tnews",
+            "chinese/tnews/dev.json",
+            '{"label": "105", "sentence": "农村依然很重视土葬", "id": 0}\n',
+            "label '105' is not one of",
+        ),
+        (
+            "afqmc",
+            "chinese/afqmc/dev.json",
+            '{"sentence1": "双十一花呗提额在哪", "label": "0", "idx": 0}\n',
+            "missing key 'sentence2'",
+        ),
+        (
+            "cluewsc",
+            "chinese/cluewsc2020/dev.json",
+            (
+                '{"target": {"span2_index": 3, "span1_index": 0, "span1_text": "毛豆", "span2_text": "他"}, "idx": 0, '
+                '"label": "true", "text": "毛豆说她很生气"}\n'
+            ),
+            "span2_text '他' is not at span2_index 3",
+        ),
+    ],
+)
 def test_bad_input_names_the_file_and_line(tmp_path, name, relative, text, message):
     task = tasks.TASKS[name]
     path = _write(tmp_path / relative, text)

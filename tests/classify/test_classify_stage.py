@@ -15,8 +15,9 @@ FAST = ("--max-steps", "4", "--batch-size", "8", "--eval-batch-size", "32")
 
 
 def run(cli, model, task, root, out, seeds=1, extra=()):
-    return cli("classify", "--model", model, "--task", task, "--data", root, "--seeds", seeds, *FAST, "--out", out,
-               *extra)
+    return cli(
+        "classify", "--model", model, "--task", task, "--data", root, "--seeds", seeds, *FAST, "--out", out, *extra
+    )
 
 
 def metrics(out: Path) -> dict:
@@ -48,16 +49,26 @@ def test_same_seed_same_run_other_seed_other_run(cli, tiny_en, demo_root, tmp_pa
     assert run(cli, tiny_en, "rte", demo_root, tmp_path / "b", seeds=1, extra=("--first-seed", "1")) == 0
     a, b = metrics(tmp_path / "a"), metrics(tmp_path / "b")
     assert a["per_seed"]["1"]["train_loss"] == b["per_seed"]["1"]["train_loss"]
-    assert (tmp_path / "a/dev_predictions.seed1.tsv").read_bytes() == (tmp_path / "b/dev_predictions.seed1.tsv").read_bytes()
+    assert (tmp_path / "a/dev_predictions.seed1.tsv").read_bytes() == (
+        tmp_path / "b/dev_predictions.seed1.tsv"
+    ).read_bytes()
     assert a["per_seed"]["0"]["train_loss"] != a["per_seed"]["1"]["train_loss"]
 
 
 def test_each_head_on_real_rows(cli, tiny_en_real, tiny_zh, real_root, tmp_path):
     """Single (CoLA, TNEWS), pair (MRPC, CSL), regression (STS-B), span (CMRC 2018), multiple choice (ChID,
     C3) and span-marked WSC, each on the first rows of the real files."""
-    cases = {"cola": ("mcc", tiny_en_real), "mrpc": ("f1", tiny_en_real), "stsb": ("pearson", tiny_en_real),
-             "tnews": ("acc", tiny_zh), "csl": ("acc", tiny_zh), "cluewsc": ("acc", tiny_zh),
-             "cmrc2018": ("em", tiny_zh), "chid": ("acc", tiny_zh), "c3": ("acc", tiny_zh)}
+    cases = {
+        "cola": ("mcc", tiny_en_real),
+        "mrpc": ("f1", tiny_en_real),
+        "stsb": ("pearson", tiny_en_real),
+        "tnews": ("acc", tiny_zh),
+        "csl": ("acc", tiny_zh),
+        "cluewsc": ("acc", tiny_zh),
+        "cmrc2018": ("em", tiny_zh),
+        "chid": ("acc", tiny_zh),
+        "c3": ("acc", tiny_zh),
+    }
     for task_name, (metric, model) in cases.items():
         out = tmp_path / task_name
         assert run(cli, model, task_name, real_root, out) == 0, task_name
@@ -78,12 +89,13 @@ def test_each_head_on_real_rows(cli, tiny_en_real, tiny_zh, real_root, tmp_path)
 
 def test_test_sets_submissions_and_public_test_labels(cli, tiny_en_real, tiny_zh, real_root, tmp_path):
     real_root = shutil.copytree(real_root, tmp_path / "root")  # a copy: CMRC 2018 gets a test split below
-    for task_name, model in (("rte", tiny_en_real), ("stsb", tiny_en_real), ("tnews", tiny_zh),
-                             ("cmrc2018", tiny_zh)):
+    for task_name, model in (("rte", tiny_en_real), ("stsb", tiny_en_real), ("tnews", tiny_zh), ("cmrc2018", tiny_zh)):
         task = tasks.TASKS[task_name]
         out = tmp_path / task_name
         if task_name == "cmrc2018":  # CMRC 2018's test answers are not public: its dev stands in as test
-            shutil.copy(real_root / "chinese/cmrc2018/cmrc2018_dev.json", real_root / "chinese/cmrc2018/cmrc2018_test.json")
+            shutil.copy(
+                real_root / "chinese/cmrc2018/cmrc2018_dev.json", real_root / "chinese/cmrc2018/cmrc2018_test.json"
+            )
         assert run(cli, model, task_name, real_root, out) == 0
         test = task.read(task.split_files(real_root, "test"))
         path = out / "submission" / "seed0" / task.submission
@@ -113,11 +125,14 @@ def test_missing_train_split_and_train_from_dev(cli, tiny_zh, real_root, tmp_pat
     assert result["train_from_dev"] == 0.5 and result["examples"] == {"train": 12, "dev": 12}
 
 
-@pytest.mark.parametrize("dev, message", [
-    ("index\tsentence1\tsentence2\tlabel\n0\tThe cat sat.\tA cat sat.\tcontradiction\n", "label 'contradiction'"),
-    ("index\tsentence1\tlabel\n0\tThe cat sat.\tentailment\n", "no column 'sentence2'"),
-    ("index\tsentence1\tsentence2\tlabel\n", "no examples"),
-])
+@pytest.mark.parametrize(
+    "dev, message",
+    [
+        ("index\tsentence1\tsentence2\tlabel\n0\tThe cat sat.\tA cat sat.\tcontradiction\n", "label 'contradiction'"),
+        ("index\tsentence1\tlabel\n0\tThe cat sat.\tentailment\n", "no column 'sentence2'"),
+        ("index\tsentence1\tsentence2\tlabel\n", "no examples"),
+    ],
+)
 def test_bad_input_one_line_exit_2_no_output(cli, tiny_en, demo_root, tmp_path, capsys, dev, message):
     root = tmp_path / "root"
     shutil.copytree(demo_root / "glue", root / "glue")
@@ -134,8 +149,26 @@ def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, 
     for task in ("sst2", "rte"):
         for batch in ("4", "8"):
             out = tmp_path / f"{task}-{batch}"
-            assert cli("classify", "--model", tiny_en, "--task", task, "--data", demo_root, "--seeds", "2",
-                       "--max-steps", "3", "--batch-size", batch, "--out", out) == 0
+            assert (
+                cli(
+                    "classify",
+                    "--model",
+                    tiny_en,
+                    "--task",
+                    task,
+                    "--data",
+                    demo_root,
+                    "--seeds",
+                    "2",
+                    "--max-steps",
+                    "3",
+                    "--batch-size",
+                    batch,
+                    "--out",
+                    out,
+                )
+                == 0
+            )
             runs.append(out)
     summary = tmp_path / "glue" / "tiny.json"
     assert cli("classify-summary", "--runs", *runs, "--benchmark", "glue", "--name", "tiny", "--out", summary) == 0
@@ -145,8 +178,9 @@ def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, 
         means = {int(b): m for b, m in chosen["batch_search"].items()}
         assert chosen["batch_size"] == max(means, key=lambda b: (means[b], -b))
         assert chosen["seeds"] == [0, 1]
-    assert data["avg"]["mean"] == pytest.approx((data["tasks"]["sst2"]["dev"]["acc"]["mean"]
-                                                 + data["tasks"]["rte"]["dev"]["acc"]["mean"]) / 2)
+    assert data["avg"]["mean"] == pytest.approx(
+        (data["tasks"]["sst2"]["dev"]["acc"]["mean"] + data["tasks"]["rte"]["dev"]["acc"]["mean"]) / 2
+    )
     assert cli("tables", "--metrics", summary, "--out", tmp_path / "tables") == 0
     row = next(line for line in (tmp_path / "tables/glue.md").read_text().splitlines() if line.startswith("| tiny |"))
     sst2 = data["tasks"]["sst2"]["dev"]["acc"]
@@ -154,10 +188,35 @@ def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, 
     assert printed in row and "| dev |" in row
     published = (tmp_path / "tables/glue.md").read_text()
     assert "| published: ULR-BERT_BASE (ULR-BERT, Table 3) | – | test | 56.5 | 94.3 |" in published
-    assert cli("classify-summary", "--runs", runs[0], runs[0], "--benchmark", "glue", "--name", "x",
-               "--out", tmp_path / "dup.json") == 2
-    assert cli("classify-summary", "--runs", runs[0], "--benchmark", "clue", "--name", "x",
-               "--out", tmp_path / "wrong.json") == 2
+    assert (
+        cli(
+            "classify-summary",
+            "--runs",
+            runs[0],
+            runs[0],
+            "--benchmark",
+            "glue",
+            "--name",
+            "x",
+            "--out",
+            tmp_path / "dup.json",
+        )
+        == 2
+    )
+    assert (
+        cli(
+            "classify-summary",
+            "--runs",
+            runs[0],
+            "--benchmark",
+            "clue",
+            "--name",
+            "x",
+            "--out",
+            tmp_path / "wrong.json",
+        )
+        == 2
+    )
 
 
 def test_models_from_packages_and_sentence_transformers_folders(tiny_en, tmp_path):
@@ -167,20 +226,37 @@ def test_models_from_packages_and_sentence_transformers_folders(tiny_en, tmp_pat
     assert resolve_model(str(tiny_en)) == str(tiny_en)  # a checkpoint root (pretrain, finetune outputs)
     legacy = tmp_path / "st-model"  # sentence-transformers layout with the encoder in a subfolder
     shutil.copytree(tiny_en, legacy / "0_Transformer")
-    (legacy / "modules.json").write_text(json.dumps([
-        {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (legacy / "modules.json").write_text(
+        json.dumps(
+            [
+                {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
+                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+            ]
+        )
+    )
     assert resolve_model(str(legacy)) == str(legacy / "0_Transformer")
 
 
 def _summary(path: Path, name: str, scores: dict[str, float]) -> Path:
     """A classify-summary file with the given dev means (std 1.0), as the stage writes it."""
-    spread = {task: {"metric": "acc", "batch_size": 16, "seeds": [0, 1], "batch_search": {"16": mean},
-                     "dev": {"acc": {"mean": mean, "std": 1.0, "max": mean + 1, "min": mean - 1}}}
-              for task, mean in scores.items()}
-    record = {"task": "glue", "model": {"name": name, "path": f"models/{name}", "kind": "classifier", "pooling": None},
-              "tasks": spread, "avg": {"mean": sum(scores.values()) / len(scores), "columns": list(scores)},
-              "geogranno": None, "provenance": {"stage": "classify-summary"}}
+    spread = {
+        task: {
+            "metric": "acc",
+            "batch_size": 16,
+            "seeds": [0, 1],
+            "batch_search": {"16": mean},
+            "dev": {"acc": {"mean": mean, "std": 1.0, "max": mean + 1, "min": mean - 1}},
+        }
+        for task, mean in scores.items()
+    }
+    record = {
+        "task": "glue",
+        "model": {"name": name, "path": f"models/{name}", "kind": "classifier", "pooling": None},
+        "tasks": spread,
+        "avg": {"mean": sum(scores.values()) / len(scores), "columns": list(scores)},
+        "geogranno": None,
+        "provenance": {"stage": "classify-summary"},
+    }
     path.write_text(json.dumps(record))
     return path
 
@@ -190,7 +266,10 @@ def test_gain_over_the_starting_checkpoint_on_the_same_tasks_only(cli, tmp_path)
     same = _summary(tmp_path / "same.json", "minilm+burt", {"sst2": 82.0, "rte": 61.0})
     other = _summary(tmp_path / "other.json", "minilm+mlm", {"sst2": 90.0})
     assert cli("tables", "--metrics", base, same, other, "--out", tmp_path / "t") == 0
-    rows = {line.split(" | ")[0][2:]: line for line in (tmp_path / "t/glue.md").read_text().splitlines()
-            if line.startswith("| minilm")}
+    rows = {
+        line.split(" | ")[0][2:]: line
+        for line in (tmp_path / "t/glue.md").read_text().splitlines()
+        if line.startswith("| minilm")
+    }
     assert rows["minilm+burt"].endswith("| 71.5 | 1.5 |")  # (82 + 61) / 2 - (80 + 60) / 2
     assert rows["minilm+mlm"].endswith("| 90.0 | – |") and rows["minilm"].endswith("| 70.0 | – |")

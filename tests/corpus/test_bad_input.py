@@ -67,11 +67,14 @@ def test_invalid_utf8(cli, capsys, tmp_path):
     assert_failed_cleanly(status, err, dump, tmp_path / "out", "invalid UTF-8", "'Page 6'")
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "empty dump"),
-    (dump_xml([]).encode(), "no <page> elements"),
-    (b"<html><body>not a dump</body></html>", "expected <mediawiki>"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "empty dump"),
+        (dump_xml([]).encode(), "no <page> elements"),
+        (b"<html><body>not a dump</body></html>", "expected <mediawiki>"),
+    ],
+)
 def test_empty_or_foreign_dump(cli, capsys, tmp_path, content, message):
     dump = tmp_path / "empty.xml"
     dump.write_bytes(content)

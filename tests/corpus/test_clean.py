@@ -14,20 +14,34 @@ def test_english_sentences_respect_lines_and_abbreviations():
     text = "Dr. Smith went to Washington, D.C. on Jan. 5. He said ok.\nHeading\nLast one here."
     spans = sentences.split(text, "en")
     assert [text[s:e] for s, e in spans] == [
-        "Dr. Smith went to Washington, D.C. on Jan. 5.", "He said ok.", "Heading", "Last one here."]
+        "Dr. Smith went to Washington, D.C. on Jan. 5.",
+        "He said ok.",
+        "Heading",
+        "Last one here.",
+    ]
 
 
 def test_chinese_sentences_keep_closing_quotes():
     text = "他说：「你好！」然后走了。真的吗？是的；没错……好\n下一行"
     assert [text[s:e] for s, e in sentences.split(text, "zh")] == [
-        "他说：「你好！」", "然后走了。", "真的吗？", "是的；", "没错……", "好", "下一行"]
+        "他说：「你好！」",
+        "然后走了。",
+        "真的吗？",
+        "是的；",
+        "没错……",
+        "好",
+        "下一行",
+    ]
 
 
-@pytest.mark.parametrize("raw, clean", [
-    ("Anarchism (from Greek ἀναρχία) is \"old\"; isn't it?", "Anarchism from Greek is old isn't it"),
-    ("It cost 1,650.5 dollars, or 3.5 m.", "It cost 1,650.5 dollars or 3.5 m"),
-    ("anti-statism - a view -- 'quoted' Hébert", "anti-statism a view quoted Hébert"),
-])
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ('Anarchism (from Greek ἀναρχία) is "old"; isn\'t it?', "Anarchism from Greek is old isn't it"),
+        ("It cost 1,650.5 dollars, or 3.5 m.", "It cost 1,650.5 dollars or 3.5 m"),
+        ("anti-statism - a view -- 'quoted' Hébert", "anti-statism a view quoted Hébert"),
+    ],
+)
 def test_english_rules(raw, clean):
     assert cleaning.Cleaner(cleaning.RULE_SETS["en"]).clean(raw, [])[0] == clean
 
@@ -48,18 +62,24 @@ def test_spans_follow_cleaning_and_erased_spans_are_none():
 
 def test_sentence_cleaner_maps_entities_and_counts_losses():
     text = "Paris is in France. It is big, said ἀναρχία.\nShort one."
-    doc = {"doc_id": 7, "text": text, "entities": [
-        {"start": 0, "end": 5, "target": "Paris"},
-        {"start": 12, "end": 18, "target": "France"},
-        {"start": 15, "end": 23, "target": "Across"},     # crosses the sentence boundary
-        {"start": 36, "end": 43, "target": "Anarchy"},    # erased by cleaning
-    ]}
+    doc = {
+        "doc_id": 7,
+        "text": text,
+        "entities": [
+            {"start": 0, "end": 5, "target": "Paris"},
+            {"start": 12, "end": 18, "target": "France"},
+            {"start": 15, "end": 23, "target": "Across"},  # crosses the sentence boundary
+            {"start": 36, "end": 43, "target": "Anarchy"},  # erased by cleaning
+        ],
+    }
     counts = Counter()
     rows = SentenceCleaner("en", cleaning.RULE_SETS["en"], min_tokens=3).doc_sentences(doc, counts)
     assert [r["text"] for r in rows] == ["Paris is in France", "It is big said"]
     assert [r["sent_id"] for r in rows] == [0, 1]
-    assert [(rows[0]["text"][e["start"]:e["end"]], e["target"]) for e in rows[0]["entities"]] == [
-        ("Paris", "Paris"), ("France", "France")]
+    assert [(rows[0]["text"][e["start"] : e["end"]], e["target"]) for e in rows[0]["entities"]] == [
+        ("Paris", "Paris"),
+        ("France", "France"),
+    ]
     assert counts["entities_crossing_sentences"] == 1
     assert counts["entities_erased_by_cleaning"] == 1
     assert counts["sentences_too_short"] == 1
@@ -75,7 +95,7 @@ def test_clean_cli_on_english_sample(cli, data_root, tmp_path):
     for row in rows:
         assert row["text"] == row["text"].strip() and len(row["text"].split()) >= 3
         for e in row["entities"]:
-            assert row["text"][e["start"]:e["end"]].strip()
+            assert row["text"][e["start"] : e["end"]].strip()
     ids = [(r["doc_id"], r["sent_id"]) for r in rows]
     assert len(ids) == len(set(ids))
 

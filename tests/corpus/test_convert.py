@@ -38,14 +38,20 @@ def convert_rows(rows):
 
 def test_spans_stay_aligned_through_variants_and_opencc():
     text = "[電腦]用-{zh-hans:计算机;zh-hant:電腦}-與軟體。"
-    row = {"doc_id": 1, "title": "電腦", "text": text,
-           "entities": [{"start": 1, "end": 3, "target": "電腦"},
-                        {"start": 5, "end": text.index("}-") + 2, "target": "電腦"},
-                        {"start": text.index("軟體"), "end": text.index("軟體") + 2, "target": "軟體"}]}
+    row = {
+        "doc_id": 1,
+        "title": "電腦",
+        "text": text,
+        "entities": [
+            {"start": 1, "end": 3, "target": "電腦"},
+            {"start": 5, "end": text.index("}-") + 2, "target": "電腦"},
+            {"start": text.index("軟體"), "end": text.index("軟體") + 2, "target": "軟體"},
+        ],
+    }
     (doc,), counts = convert_rows([row])
     assert doc["title"] == "电脑"
     assert doc["text"] == "[电脑]用计算机与软体。"
-    assert [doc["text"][e["start"]:e["end"]] for e in doc["entities"]] == ["电脑", "计算机", "软体"]
+    assert [doc["text"][e["start"] : e["end"]] for e in doc["entities"]] == ["电脑", "计算机", "软体"]
     assert [e["target"] for e in doc["entities"]] == ["电脑", "电脑", "软体"]
     assert counts["variant_blocks"] == 1
 
@@ -68,7 +74,7 @@ def test_zh_sample_comes_out_simplified(data_root, tmp_path):
     for doc, old in zip(docs, before):
         assert len(doc["entities"]) <= len(old["entities"])
         for e in doc["entities"]:
-            assert doc["text"][e["start"]:e["end"]].strip()
+            assert doc["text"][e["start"] : e["end"]].strip()
 
 
 def test_convert_cli_on_demo(cli, tmp_path):

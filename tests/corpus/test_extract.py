@@ -13,7 +13,7 @@ from pipeline.corpus.extract import extract
 def check_entities(table):
     for row in table.to_pylist():
         for entity in row["entities"]:
-            surface = row["text"][entity["start"]:entity["end"]]
+            surface = row["text"][entity["start"] : entity["end"]]
             assert surface and surface == surface.strip(), (row["title"], entity)
             assert entity["target"]
 
@@ -62,9 +62,15 @@ def test_small_dump_redirects_namespaces_and_spans(small_dump, tmp_path):
     assert [r["title"] for r in rows] == ["Paris", "France", "Seine"]
     assert stats["redirects_skipped"] == 1 and stats["other_namespaces_skipped"] == 1
     paris = rows[0]
-    assert paris["text"] == "Paris is the capital of France. It lies on the river Seine.\nHistory\nThe city grew along the rivers."
-    assert [(paris["text"][e["start"]:e["end"]], e["target"]) for e in paris["entities"]] == [
-        ("France", "France"), ("river Seine", "Seine"), ("rivers", "River")]
+    assert (
+        paris["text"]
+        == "Paris is the capital of France. It lies on the river Seine.\nHistory\nThe city grew along the rivers."
+    )
+    assert [(paris["text"][e["start"] : e["end"]], e["target"]) for e in paris["entities"]] == [
+        ("France", "France"),
+        ("river Seine", "Seine"),
+        ("rivers", "River"),
+    ]
 
 
 def test_output_is_deterministic(small_dump, tmp_path):
@@ -106,7 +112,9 @@ def test_a_chinese_dump_run_as_english_warns(tmp_path, caplog):
     from testdata import dump_xml, page_xml
 
     dump = tmp_path / "zh.xml"
-    dump.write_text(dump_xml([page_xml(i, f"頁{i}", "北京是中華人民共和國的首都，位於華北平原的北部。" * 5) for i in range(1, 4)]))
+    dump.write_text(
+        dump_xml([page_xml(i, f"頁{i}", "北京是中華人民共和國的首都，位於華北平原的北部。" * 5) for i in range(1, 4)])
+    )
     stats = extract(dump, "en", tmp_path / "out")
     assert "Chinese characters, but --lang is en" in stats["script_warning"]
     assert "is this the right language?" in caplog.text

@@ -85,8 +85,27 @@ def test_a_slice_reads_only_its_streams_and_the_union_is_the_dump(english_pair, 
     for k in range(4):
         out = tmp_path / f"cli-{k}"
         result = subprocess.run(
-            [sys.executable, "-m", "pipeline", "extract", "--dump", str(dump), "--index", str(index),
-             "--slice", f"{k}/4", "--lang", "en", "--out", str(out)], check=False, cwd=REPO, capture_output=True, text=True)
+            [
+                sys.executable,
+                "-m",
+                "pipeline",
+                "extract",
+                "--dump",
+                str(dump),
+                "--index",
+                str(index),
+                "--slice",
+                f"{k}/4",
+                "--lang",
+                "en",
+                "--out",
+                str(out),
+            ],
+            check=False,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 0, result.stderr
         stats = json.loads((out / "extract-stats.json").read_text())
         part = stream_slice(dump, index, k, 4)
@@ -112,21 +131,59 @@ def test_bad_index_and_bad_slice_are_refused(real_pair, tmp_path):
     past.write_text(f"{dump.stat().st_size + 10}:1:A\n")
     with pytest.raises(InputError, match="past the end"):
         stream_slice(dump, past, 0, 1)
-    result = subprocess.run([sys.executable, "-m", "pipeline", "extract", "--dump", str(dump), "--index", str(bad),
-                             "--slice", "0/2", "--lang", "en", "--out", str(tmp_path / "out")],
-                            check=False, cwd=REPO, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "extract",
+            "--dump",
+            str(dump),
+            "--index",
+            str(bad),
+            "--slice",
+            "0/2",
+            "--lang",
+            "en",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "line 2" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
     with pytest.raises(ValueError, match="0 <= K < N"):
         extract(dump, "en", tmp_path / "x", 1, index=bad, part="2/2")
 
 
-@pytest.mark.parametrize("args", [["--slice", "2/2"], ["--slice", "one/2"], ["--slice", "0/2"]],
-                         ids=["k-past-n", "not-a-number", "slice-without-index"])
+@pytest.mark.parametrize(
+    "args",
+    [["--slice", "2/2"], ["--slice", "one/2"], ["--slice", "0/2"]],
+    ids=["k-past-n", "not-a-number", "slice-without-index"],
+)
 def test_bad_slice_arguments_exit_2(real_pair, tmp_path, args):
     dump, _ = real_pair
-    result = subprocess.run([sys.executable, "-m", "pipeline", "extract", "--dump", str(dump), "--lang", "en",
-                             "--out", str(tmp_path / "out"), *args], check=False, cwd=REPO, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "extract",
+            "--dump",
+            str(dump),
+            "--lang",
+            "en",
+            "--out",
+            str(tmp_path / "out"),
+            *args,
+        ],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr and "--slice" in result.stderr
     assert not (tmp_path / "out").exists()

@@ -14,7 +14,9 @@ def convert(markup, rules=EN):
 
 
 def test_links_piped_unpiped_trail_and_section():
-    text, entities = convert("The [[Seine|river Seine]] and other [[river]]s of [[France]]; see [[Paris#History|its history]].")
+    text, entities = convert(
+        "The [[Seine|river Seine]] and other [[river]]s of [[France]]; see [[Paris#History|its history]]."
+    )
     assert text == "The river Seine and other rivers of France; see its history."
     assert entities == [("river Seine", "Seine"), ("rivers", "River"), ("France", "France"), ("its history", "Paris")]
 
@@ -26,10 +28,12 @@ def test_chinese_has_no_link_trail():
 
 
 def test_nested_templates_refs_and_comments_are_dropped():
-    markup = ("{{Infobox country | name = France | capital = [[Paris]] | pop = {{formatnum:67000000}} "
-              "| coords = {{coord|48|N|{{nowrap|2}}|E}} }}\n"
-              "'''France'''<!-- a comment\nover lines --> is a country.<ref name=\"a\">{{cite web|url=x}}</ref>"
-              " It is large.<ref name=\"a\" />{{citation needed|date=May 2020}}")
+    markup = (
+        "{{Infobox country | name = France | capital = [[Paris]] | pop = {{formatnum:67000000}} "
+        "| coords = {{coord|48|N|{{nowrap|2}}|E}} }}\n"
+        "'''France'''<!-- a comment\nover lines --> is a country.<ref name=\"a\">{{cite web|url=x}}</ref>"
+        ' It is large.<ref name="a" />{{citation needed|date=May 2020}}'
+    )
     result = to_plain_text(markup, EN)
     assert result.text == "France is a country. It is large."
     assert result.templates == 2  # the infobox (with its nested ones) and {{citation needed}}
@@ -37,8 +41,10 @@ def test_nested_templates_refs_and_comments_are_dropped():
 
 
 def test_files_categories_and_interlanguage_links_are_dropped():
-    markup = ("[[File:Paris skyline.jpg|thumb|upright=1.2|The skyline of [[Paris]] at night]]"
-              "Paris is a city.[[Category:Capitals in Europe]][[fr:Paris]] [[Image:Map.png|left|200px]]")
+    markup = (
+        "[[File:Paris skyline.jpg|thumb|upright=1.2|The skyline of [[Paris]] at night]]"
+        "Paris is a city.[[Category:Capitals in Europe]][[fr:Paris]] [[Image:Map.png|left|200px]]"
+    )
     text, entities = convert(markup)
     assert text == "Paris is a city."
     assert entities == []
@@ -51,12 +57,14 @@ def test_namespace_links_keep_text_but_are_not_entities():
 
 
 def test_tables_lists_and_trailing_sections():
-    markup = ("Intro paragraph with a [[Link]].\n"
-              "{| class=\"wikitable\"\n|-\n! Header\n|-\n| [[Cell link]] || {|\n| nested\n|}\n|}\n"
-              "* a bullet\n# a numbered item\n; term\n: definition\n"
-              "== History ==\nHistory text.\n=== Early ===\nEarly text.\n"
-              "== References ==\n* A reference\nSome text under references.\n=== Sub of references ===\nStill dropped.\n"
-              "== External links ==\n* [https://example.org site]\n")
+    markup = (
+        "Intro paragraph with a [[Link]].\n"
+        '{| class="wikitable"\n|-\n! Header\n|-\n| [[Cell link]] || {|\n| nested\n|}\n|}\n'
+        "* a bullet\n# a numbered item\n; term\n: definition\n"
+        "== History ==\nHistory text.\n=== Early ===\nEarly text.\n"
+        "== References ==\n* A reference\nSome text under references.\n=== Sub of references ===\nStill dropped.\n"
+        "== External links ==\n* [https://example.org site]\n"
+    )
     text, entities = convert(markup)
     assert text.split("\n") == ["Intro paragraph with a Link.", "History", "History text.", "Early", "Early text."]
     assert entities == [("Link", "Link")]
@@ -68,8 +76,10 @@ def test_keep_lists_option():
 
 
 def test_external_links_formatting_tags_and_entities():
-    markup = ("The [https://www.paris.fr official site] [https://example.org] is ''in French''"
-              " &amp; <small>English</small>.<br />Next&nbsp;line __NOTOC__ <span style=\"x\">here</span>.")
+    markup = (
+        "The [https://www.paris.fr official site] [https://example.org] is ''in French''"
+        ' &amp; <small>English</small>.<br />Next&nbsp;line __NOTOC__ <span style="x">here</span>.'
+    )
     text, _ = convert(markup)
     assert text == "The official site is in French & English. Next line here."
 

@@ -42,8 +42,14 @@ def tiny_model(tmp_path_factory) -> Path:
     assert tokenizer.tokenize("employed by the man") == ["employed", "by", "the", "man"]
     tokenizer.save_pretrained(directory)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).eval().save_pretrained(directory)
     return directory
 

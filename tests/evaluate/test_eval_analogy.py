@@ -10,11 +10,15 @@ from pipeline.evaluate import analogy
 from pipeline.evaluate.data_root import DataRoot
 
 # b - a + c = (0, 1) for every question below; cos with each candidate is written beside it.
-VECTORS = {"a": [1, 0], "b": [0, 1], "c": [1, 0],
-           "up": [0, 2],    # cos 1
-           "up3": [0, 3],   # cos 1 as well: a tie with "up"
-           "diag": [1, 1],  # cos 0.7071
-           "side": [1, 0]}  # cos 0
+VECTORS = {
+    "a": [1, 0],
+    "b": [0, 1],
+    "c": [1, 0],
+    "up": [0, 2],  # cos 1
+    "up3": [0, 3],  # cos 1 as well: a tie with "up"
+    "diag": [1, 1],  # cos 0.7071
+    "side": [1, 0],
+}  # cos 0
 
 
 def write(root, kind, level, name, rows):
@@ -25,14 +29,24 @@ def write(root, kind, level, name, rows):
 
 @pytest.fixture
 def tiny_set(tmp_path):
-    word_mf = [["a", "b", "c", "up", "diag"],    # right
-               ["a", "b", "c", "diag", "up"],    # wrong, rank 2
-               ["a", "b", "c", "up3", "up"]]     # tie → wrong, rank 2
+    word_mf = [
+        ["a", "b", "c", "up", "diag"],  # right
+        ["a", "b", "c", "diag", "up"],  # wrong, rank 2
+        ["a", "b", "c", "up3", "up"],
+    ]  # tie → wrong, rank 2
     write(tmp_path, "semantic", "word", "male-female", word_mf)
     write(tmp_path, "semantic", "sentence", "male-female", word_mf)
-    write(tmp_path, "semantic", "phrase", "male-female", [["a", "b", "c", "diag", "up"],    # wrong
-                                                          ["a", "b", "c", "up", "diag"],    # right
-                                                          ["a", "b", "c", "up", "side"]])   # right
+    write(
+        tmp_path,
+        "semantic",
+        "phrase",
+        "male-female",
+        [
+            ["a", "b", "c", "diag", "up"],  # wrong
+            ["a", "b", "c", "up", "diag"],  # right
+            ["a", "b", "c", "up", "side"],
+        ],
+    )  # right
     write(tmp_path, "semantic", "word", "country-currency", [["a", "b", "c", "side", "up"]])  # not in tables
     do_doing = [["a", "b", "c", "up", "side", "diag", "side "], ["a", "b", "c", "side", "up", "diag", "diag"]]
     write(tmp_path, "syntactic", "word", "do-doing", do_doing)
@@ -53,7 +67,7 @@ def test_hand_computed_scores_levels_and_transfer(tiny_set, table_encoder):
     assert result["categories"]["word/country-currency"]["in_tables"] is False
 
     levels = result["levels"]
-    assert levels["word"]["sem"] == pytest.approx(100 / 3)          # country-currency left out
+    assert levels["word"]["sem"] == pytest.approx(100 / 3)  # country-currency left out
     assert levels["word"]["syn"] == pytest.approx(50.0)
     assert levels["word"]["avg"] == pytest.approx((100 / 3 + 50) / 2)
     assert levels["phrase"]["sem"] == pytest.approx(200 / 3)

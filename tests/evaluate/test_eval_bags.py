@@ -13,23 +13,47 @@ from pipeline import contracts
 from pipeline.errors import InputError
 from pipeline.evaluate.bags import InputEmbeddingBag, Word2VecBag, bag_tokens
 
-SENTENCES = ["The king rules the land", "The queen rules the land", "A man walks in Paris",
-             "A woman walks in Paris", "The king and the queen walk"] * 20
+SENTENCES = [
+    "The king rules the land",
+    "The queen rules the land",
+    "A man walks in Paris",
+    "A woman walks in Paris",
+    "The king and the queen walk",
+] * 20
 
 
 @pytest.fixture
 def sentences(tmp_path):
     path = tmp_path / "shard-000.parquet"
-    table = pa.table({"doc_id": [i // 5 for i in range(len(SENTENCES))],
-                      "sent_id": [i % 5 for i in range(len(SENTENCES))],
-                      "text": SENTENCES, "entities": [[] for _ in SENTENCES]})
+    table = pa.table(
+        {
+            "doc_id": [i // 5 for i in range(len(SENTENCES))],
+            "sent_id": [i % 5 for i in range(len(SENTENCES))],
+            "text": SENTENCES,
+            "entities": [[] for _ in SENTENCES],
+        }
+    )
     contracts.write_table(path, table, contracts.SENTENCES)
     return path
 
 
 def train(cli, sentences, out, *extra):
-    return cli("word2vec", "--sentences", sentences, "--lang", "en", "--out", out, "--dim", 8,
-               "--min-count", 1, "--epochs", 2, *extra)
+    return cli(
+        "word2vec",
+        "--sentences",
+        sentences,
+        "--lang",
+        "en",
+        "--out",
+        out,
+        "--dim",
+        8,
+        "--min-count",
+        1,
+        "--epochs",
+        2,
+        *extra,
+    )
 
 
 def test_word2vec_stage_is_deterministic(cli, sentences, tmp_path):
@@ -51,7 +75,7 @@ def test_word2vec_bag_is_the_mean_of_known_words(cli, sentences, tmp_path):
     vectors = bag.vectors
     got = bag.encode(["King, queen!", "zzz qqq", ""])
     np.testing.assert_allclose(got[0], (vectors["king"] + vectors["queen"]) / 2, rtol=1e-6)
-    assert not got[1].any() and not got[2].any()      # no known word: the zero vector
+    assert not got[1].any() and not got[2].any()  # no known word: the zero vector
     assert {"zzz", "qqq"} <= bag.oov
 
 

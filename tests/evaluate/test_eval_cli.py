@@ -19,8 +19,23 @@ def results(tiny_model, tmp_path_factory):
 
     out = tmp_path_factory.mktemp("metrics")
     for task in TASKS:
-        assert main(["evaluate", task, "--model", str(tiny_model), "--data", str(DEMO_DATA),
-                     "--out", str(out / f"{task}.json"), "--name", "tiny"]) == 0
+        assert (
+            main(
+                [
+                    "evaluate",
+                    task,
+                    "--model",
+                    str(tiny_model),
+                    "--data",
+                    str(DEMO_DATA),
+                    "--out",
+                    str(out / f"{task}.json"),
+                    "--name",
+                    "tiny",
+                ]
+            )
+            == 0
+        )
     return out
 
 
@@ -64,8 +79,21 @@ def test_task_fields(results):
 
 
 def test_same_input_and_seed_give_identical_bytes(results, cli, tiny_model, demo_data, tmp_path):
-    assert cli("evaluate", "analogy", "--model", tiny_model, "--data", demo_data, "--out", tmp_path / "a.json",
-               "--name", "tiny") == 0
+    assert (
+        cli(
+            "evaluate",
+            "analogy",
+            "--model",
+            tiny_model,
+            "--data",
+            demo_data,
+            "--out",
+            tmp_path / "a.json",
+            "--name",
+            "tiny",
+        )
+        == 0
+    )
     assert (tmp_path / "a.json").read_bytes() == (results / "analogy.json").read_bytes()
 
 
@@ -84,15 +112,27 @@ def test_lexical_baseline_on_an_embedding_task_is_refused(cli, demo_data, tmp_pa
 
 
 def test_bag_baselines(cli, tiny_model, demo_data, tmp_path):
-    assert cli("evaluate", "wordsim", "--model", f"input-embeddings:{tiny_model}", "--data", demo_data,
-               "--out", tmp_path / "w.json") == 0
+    assert (
+        cli(
+            "evaluate",
+            "wordsim",
+            "--model",
+            f"input-embeddings:{tiny_model}",
+            "--data",
+            demo_data,
+            "--out",
+            tmp_path / "w.json",
+        )
+        == 0
+    )
     assert json.loads((tmp_path / "w.json").read_text())["model"]["kind"] == "input-embeddings"
 
 
 def test_missing_data_names_the_path(cli, tiny_model, tmp_path, capsys):
     (tmp_path / "root").mkdir()
-    assert cli("evaluate", "geogranno", "--model", "tfidf", "--data", tmp_path / "root",
-               "--out", tmp_path / "g.json") == 2
+    assert (
+        cli("evaluate", "geogranno", "--model", "tfidf", "--data", tmp_path / "root", "--out", tmp_path / "g.json") == 2
+    )
     assert "train_geo_granno.jsonl: missing GEOGRANNO train set" in capsys.readouterr().err
 
 

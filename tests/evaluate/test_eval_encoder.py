@@ -46,9 +46,9 @@ def test_each_distinct_string_is_encoded_once_longest_first(tiny_model):
     forward = encoder.model.forward
     encoder.model.forward = lambda **batch: seen.append(batch["attention_mask"].sum(1).tolist()) or forward(**batch)
     vectors = encoder.encode(TEXTS)
-    assert sum(len(lengths) for lengths in seen) == 3          # "the king" twice, encoded once
+    assert sum(len(lengths) for lengths in seen) == 3  # "the king" twice, encoded once
     flat = [length for lengths in seen for length in lengths]
-    assert flat == sorted(flat, reverse=True)                  # batches sorted by length
+    assert flat == sorted(flat, reverse=True)  # batches sorted by length
     np.testing.assert_array_equal(vectors[0], vectors[3])
 
 
@@ -57,7 +57,7 @@ def test_order_and_batch_size_do_not_change_results(tiny_model):
     many = TransformerEncoder(str(tiny_model), batch_size=64).encode(TEXTS[::-1])[::-1]
     np.testing.assert_allclose(one, many, rtol=1e-5, atol=1e-6)
     again = TransformerEncoder(str(tiny_model), batch_size=64).encode(TEXTS[::-1])[::-1]
-    np.testing.assert_array_equal(many, again)                 # deterministic
+    np.testing.assert_array_equal(many, again)  # deterministic
 
 
 def test_unique_in_order():

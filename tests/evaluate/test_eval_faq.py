@@ -16,7 +16,7 @@ from pipeline.evaluate.lexical import BM25Scorer, TfidfScorer, lexical_tokens
 def test_positive_pairs_form_the_faq():
     pairs = [("q1", "f1", "1"), ("q1", "f2", "1"), ("q2", "f1", "1"), ("q3", "f3", "0")]
     questions, queries, gold = faq.build_faq(pairs)
-    assert questions == ["f1", "f2"] and queries == ["q1", "q2"]   # f3 / q3 only in a negative pair
+    assert questions == ["f1", "f2"] and queries == ["q1", "q2"]  # f3 / q3 only in a negative pair
     assert gold.tolist() == [[True, True], [True, False]]
 
 
@@ -24,8 +24,15 @@ def test_hand_computed_acc1_and_mrr(table_encoder):
     table = {"f1": [1, 0], "f2": [0, 1], "q1": [0.2, 1], "q2": [0.1, 1]}  # both queries nearest to f2
     pairs = [("q1", "f2", "1"), ("q2", "f1", "1")]
     result = faq.evaluate(table_encoder(table), {"X": pairs})
-    assert result["datasets"]["X"] == {"acc1": 50.0, "mrr": 75.0, "top5": 100.0, "top10": 100.0,
-                                       "queries": 2, "faq_size": 2, "ties": 0}
+    assert result["datasets"]["X"] == {
+        "acc1": 50.0,
+        "mrr": 75.0,
+        "top5": 100.0,
+        "top10": 100.0,
+        "queries": 2,
+        "faq_size": 2,
+        "ties": 0,
+    }
     assert result["avg"] == 50.0 and result["avg_mrr"] == 75.0
 
 

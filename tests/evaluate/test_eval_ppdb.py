@@ -42,12 +42,15 @@ def test_demo_fixture(demo_data):
     assert sets["ppdb-sample"][1] == 2  # river / stream and king / queen
 
 
-@pytest.mark.parametrize("line, message", [
-    (b"4.0\t[NP]\tthe city\tthe town\n", "expected 5 TAB-separated fields"),
-    (b"4.0\t[NP]\tthe caf\xe9 bar\tthe pub\t4.0,4.0,4.0,4.0,4.0\n", "not UTF-8"),
-    (b"high\t[NP]\tthe city\tthe town\t4.0\n", "mean score is not a number"),
-    (b"7.0\t[NP]\tthe city\tthe town\t4.0\n", "outside the 1-5 scale"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (b"4.0\t[NP]\tthe city\tthe town\n", "expected 5 TAB-separated fields"),
+        (b"4.0\t[NP]\tthe caf\xe9 bar\tthe pub\t4.0,4.0,4.0,4.0,4.0\n", "not UTF-8"),
+        (b"high\t[NP]\tthe city\tthe town\t4.0\n", "mean score is not a number"),
+        (b"7.0\t[NP]\tthe city\tthe town\t4.0\n", "outside the 1-5 scale"),
+    ],
+)
 def test_bad_input_names_file_and_line(cli, tiny_model, demo_data, tmp_path, capsys, line, message):
     root = tmp_path / "root"
     folder = root / ppdb.FOLDER
@@ -57,7 +60,9 @@ def test_bad_input_names_file_and_line(cli, tiny_model, demo_data, tmp_path, cap
     (folder / "wiki-sample.tsv").write_bytes((demo_data / ppdb.FILES["wiki-sample"]).read_bytes())
     out = tmp_path / "m.json"
     assert cli("evaluate", "ppdb", "--model", tiny_model, "--data", root, "--out", out) == 2
-    err = [line for line in capsys.readouterr().err.splitlines() if "ppdb-sample.tsv" in line]  # (model-loading bars aside)
+    err = [
+        line for line in capsys.readouterr().err.splitlines() if "ppdb-sample.tsv" in line
+    ]  # (model-loading bars aside)
     assert len(err) == 1 and "ppdb-sample.tsv (line 3)" in err[0] and message in err[0]
     assert not out.exists()
 

@@ -9,10 +9,14 @@ from pipeline.evaluate.retrieval import gold_ranks, mrr, summary, top_k
 
 
 def test_rank_is_one_plus_wrong_candidates_at_least_as_high():
-    scores = np.array([[0.9, 0.5, 0.1],   # gold 0 first                  → rank 1
-                       [0.9, 0.5, 0.1],   # gold 2 below two wrong ones   → rank 3
-                       [0.5, 0.5, 0.1],   # gold 1 tied with wrong 0      → rank 2, tie
-                       [0.2, 0.8, 0.7]])  # gold {1, 2}: best gold 0.8    → rank 1
+    scores = np.array(
+        [
+            [0.9, 0.5, 0.1],  # gold 0 first                  → rank 1
+            [0.9, 0.5, 0.1],  # gold 2 below two wrong ones   → rank 3
+            [0.5, 0.5, 0.1],  # gold 1 tied with wrong 0      → rank 2, tie
+            [0.2, 0.8, 0.7],
+        ]
+    )  # gold {1, 2}: best gold 0.8    → rank 1
     gold = np.array([[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]], dtype=bool)
     ranks, ties = gold_ranks(scores, gold)
     assert ranks.tolist() == [1, 3, 2, 1]
@@ -36,8 +40,14 @@ def test_top_k_and_mrr_hand_computed():
     assert top_k(ranks, 2) == pytest.approx(75.0)
     assert mrr(ranks) == pytest.approx(100 * (1 + 1 / 3 + 1 / 2 + 1) / 4)
     result = summary(ranks, np.array([False, False, True, False]))
-    assert result == {"top1": 50.0, "top5": 100.0, "top10": 100.0, "mrr": pytest.approx(70.8333333333),
-                      "n": 4, "ties": 1}
+    assert result == {
+        "top1": 50.0,
+        "top5": 100.0,
+        "top10": 100.0,
+        "mrr": pytest.approx(70.8333333333),
+        "n": 4,
+        "ties": 1,
+    }
 
 
 def test_a_query_without_gold_is_refused():

@@ -10,8 +10,10 @@ from pipeline.errors import InputError
 from pipeline.evaluate import scws
 from pipeline.evaluate.data_root import DataRoot
 
-LINE = ("1\tBrazil\tn\tnut\tn\tthe <b> Brazil </b> team won .\ta brazil <b> nut </b> .\t3.50"
-        "\t3.0\t4.0\t2.0\t5.0\t3.0\t4.0\t3.0\t4.0\t3.0\t4.0\n")
+LINE = (
+    "1\tBrazil\tn\tnut\tn\tthe <b> Brazil </b> team won .\ta brazil <b> nut </b> .\t3.50"
+    "\t3.0\t4.0\t2.0\t5.0\t3.0\t4.0\t3.0\t4.0\t3.0\t4.0\n"
+)
 
 
 def test_fixture_in_the_official_format(demo_data):
@@ -40,11 +42,14 @@ def test_hand_computed_spearman(table_encoder, tmp_path):
     assert result["scores"]["SCWS"] == pytest.approx(100.0) and result["n"]["SCWS"] == 3
 
 
-@pytest.mark.parametrize("bad, message", [
-    (LINE.replace("\t3.50", ""), "expected 18 TAB-separated fields"),
-    (LINE.replace("3.50", "11.5"), "mean rating 11.5 is outside the 0-10 scale"),
-    (LINE.replace("3.50", "n/a"), "mean rating is not a number"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (LINE.replace("\t3.50", ""), "expected 18 TAB-separated fields"),
+        (LINE.replace("3.50", "11.5"), "mean rating 11.5 is outside the 0-10 scale"),
+        (LINE.replace("3.50", "n/a"), "mean rating is not a number"),
+    ],
+)
 def test_bad_line_is_named(tmp_path, bad, message):
     path = tmp_path / scws.RATINGS
     path.parent.mkdir()

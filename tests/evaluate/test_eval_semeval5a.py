@@ -48,33 +48,39 @@ def test_protocol_on_a_separable_set():
 def test_same_folds_same_result():
     rng = np.random.default_rng(1)
     x, y = rng.standard_normal((60, 8)), rng.integers(0, 2, 60)
-    assert semeval5a.fit_and_score(x[:40], y[:40], x[40:], y[40:]) == semeval5a.fit_and_score(x[:40], y[:40], x[40:],
-                                                                                                y[40:])
+    assert semeval5a.fit_and_score(x[:40], y[:40], x[40:], y[40:]) == semeval5a.fit_and_score(
+        x[:40], y[:40], x[40:], y[40:]
+    )
 
 
 def test_encoder_sees_bigrams_and_words(table_encoder):
     words = ["big city", "city", "big town", "river", "old king", "monarch", "new film", "island"]
     table = {w: [1.0, 0.0] if i % 4 < 2 else [0.0, 1.0] for i, w in enumerate(words)}
-    splits = {"train": (["big city", "old king"] * 3, ["city", "monarch"] * 3, np.array([1, 0] * 3)),
-              "test": (["big town", "new film"], ["river", "island"], np.array([1, 0]))}
+    splits = {
+        "train": (["big city", "old king"] * 3, ["city", "monarch"] * 3, np.array([1, 0] * 3)),
+        "test": (["big town", "new film"], ["river", "island"], np.array([1, 0])),
+    }
     encoder = table_encoder(table)
     result = semeval5a.evaluate(encoder, splits)
     assert encoder.calls[0][:2] == ["big city", "old king"] and "river" in encoder.calls[0]
     assert result["n"] == {"train": 6, "test": 2} and result["positives"] == {"train": 3, "test": 1}
 
 
-@pytest.mark.parametrize("block, message, line", [
-    (b"great\tJJ\nmadness\tNN\nmegalomania\n2\n", "label '2' is not 0 or 1", 4),
-    (b"great\tJJ\tX\nmadness\tNN\nmegalomania\n0\n", "expected 'word TAB POS' (2 fields), found 3", 1),
-    (b"great\tJJ\nmadness\tNN\nmegalo mania\n0\n", "expected a single word", 3),
-    (b"great\tJJ\nmadn\xffess\tNN\nmegalomania\n0\n", "not UTF-8", 2),
-])
+@pytest.mark.parametrize(
+    "block, message, line",
+    [
+        (b"great\tJJ\nmadness\tNN\nmegalomania\n2\n", "label '2' is not 0 or 1", 4),
+        (b"great\tJJ\tX\nmadness\tNN\nmegalomania\n0\n", "expected 'word TAB POS' (2 fields), found 3", 1),
+        (b"great\tJJ\nmadness\tNN\nmegalo mania\n0\n", "expected a single word", 3),
+        (b"great\tJJ\nmadn\xffess\tNN\nmegalomania\n0\n", "not UTF-8", 2),
+    ],
+)
 def test_bad_input_names_file_and_line(cli, tiny_model, demo_data, tmp_path, capsys, block, message, line):
     root = tmp_path / "root"
     folder = root / semeval5a.FOLDER
     folder.mkdir(parents=True)
     train = (demo_data / semeval5a.SPLITS["train"]).read_bytes()
-    (folder / "en.trainSet").write_bytes(train[:train.index(b"\n", train.index(b"\n1\n") + 1) + 1] + block + train)
+    (folder / "en.trainSet").write_bytes(train[: train.index(b"\n", train.index(b"\n1\n") + 1) + 1] + block + train)
     (folder / "en.testSet").write_bytes((demo_data / semeval5a.SPLITS["test"]).read_bytes())
     out = tmp_path / "m.json"
     assert cli("evaluate", "semeval5a", "--model", tiny_model, "--data", root, "--out", out) == 2

@@ -38,9 +38,9 @@ def test_demo_sets_and_hand_computed_score(demo_data, table_encoder):
     sets = sts.load(DataRoot(demo_data))
     assert list(sets) == list(sts.DATASETS)
     assert sorted(sets["STS12"]) == ["MSRvid", "surprise.OnWN"]  # STS.gs.ALL has no input: ignored
-    assert len(sets["STS15"]["images"][0]) == 7                   # one blank gold of 8
-    assert len(sets["STS-B"]["test"][0]) == 9                     # the 9-column row is read
-    assert len(sets["SICK-R"]["test"][0]) == 5                    # TEST rows only, CRLF file
+    assert len(sets["STS15"]["images"][0]) == 7  # one blank gold of 8
+    assert len(sets["STS-B"]["test"][0]) == 9  # the 9-column row is read
+    assert len(sets["SICK-R"]["test"][0]) == 5  # TEST rows only, CRLF file
     assert sets["SICK-R"]["test"][2][-1] == 2.1
 
     # One subset per dataset, two sentences per pair mapped so that cosine = gold / 5 exactly.
@@ -62,6 +62,13 @@ def test_real_data_pair_counts(data_root):
     sets = sts.load(DataRoot(data_root))
     counts = {name: sum(len(p[0]) for p in subsets.values()) for name, subsets in sets.items()}
     # SOURCES.md: scored pairs per year; STS-B test 1,379; SICK TEST 4,906
-    assert counts == {"STS12": 3108, "STS13": 1500, "STS14": 3750, "STS15": 3000, "STS16": 1186,
-                      "STS-B": 1379, "SICK-R": 4906}
+    assert counts == {
+        "STS12": 3108,
+        "STS13": 1500,
+        "STS14": 3750,
+        "STS15": 3000,
+        "STS16": 1186,
+        "STS-B": 1379,
+        "SICK-R": 4906,
+    }
     assert sorted(sets["STS13"]) == ["FNWN", "OnWN", "headlines"]

@@ -48,22 +48,24 @@ def test_classifier_protocols_on_a_separable_set():
 
 
 def test_score_distribution_is_tai_et_al():
-    assert np.allclose(transfer_regression.score_distribution(np.array([1.0, 3.6, 5.0])), [
-        [1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.4, 0.6, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0]])
+    assert np.allclose(
+        transfer_regression.score_distribution(np.array([1.0, 3.6, 5.0])),
+        [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.4, 0.6, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0]],
+    )
 
 
 def test_relatedness_regression_learns_a_linear_score():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(300, 4))
     y = np.clip(3 + x[:, 0] - 0.5 * x[:, 1], 1, 5)
-    predicted, dev = transfer_regression.fit_predict(x[:200], y[:200], x[200:250], y[200:250], x[250:], seed=0,
-                                                     epochs_per_round=10)
+    predicted, dev = transfer_regression.fit_predict(
+        x[:200], y[:200], x[200:250], y[200:250], x[250:], seed=0, epochs_per_round=10
+    )
     assert dev > 90 and transfer_regression.correlations(predicted, y[250:])["pearson"] > 90
 
 
 def test_micro_and_macro_dev_averages():
-    details = {"MR": {"devacc": 80.0, "ndev": 300}, "TREC": {"devacc": 90.0, "ndev": 100},
-               "SICK-R": {"pearson": 85.0}}
+    details = {"MR": {"devacc": 80.0, "ndev": 300}, "TREC": {"devacc": 90.0, "ndev": 100}, "SICK-R": {"pearson": 85.0}}
     assert transfer.averages(details) == {"micro": 82.5, "macro": 85.0}
 
 
@@ -100,11 +102,44 @@ def test_the_cli_writes_the_contract(tmp_path, cli):
     vectors = DEMO_DATA / "vectors" / "glove-demo-16d.vec"
     pairs = DEMO_DATA / "nli" / "snli_dev_test" / "s1.dev"
     model = tmp_path / "bilstm"
-    assert cli("bilstm", "--train", pairs, "--vectors", vectors, "--pooling", "bf-combined", "--hidden", "4",
-               "--epochs", "1", "--out", model, "--metrics", tmp_path / "snli.json") == 0
+    assert (
+        cli(
+            "bilstm",
+            "--train",
+            pairs,
+            "--vectors",
+            vectors,
+            "--pooling",
+            "bf-combined",
+            "--hidden",
+            "4",
+            "--epochs",
+            "1",
+            "--out",
+            model,
+            "--metrics",
+            tmp_path / "snli.json",
+        )
+        == 0
+    )
     out = tmp_path / "transfer.json"
-    assert cli("evaluate", "transfer", "--model", f"bilstm:{model}", "--name", "bilstm", "--data", DEMO_DATA,
-               "--kfold", "3", "--out", out) == 0
+    assert (
+        cli(
+            "evaluate",
+            "transfer",
+            "--model",
+            f"bilstm:{model}",
+            "--name",
+            "bilstm",
+            "--data",
+            DEMO_DATA,
+            "--kfold",
+            "3",
+            "--out",
+            out,
+        )
+        == 0
+    )
     result = json.loads(out.read_text())
     for task in transfer.TASKS:
         assert isinstance(result[task], float) and -100 <= result[task] <= 100, task
@@ -117,8 +152,11 @@ def test_the_cli_writes_the_contract(tmp_path, cli):
     assert result["provenance"]["params"]["kfold"] == 3
     # both files feed paper 004's tables: one run row each, beside the published rows
     assert cli("tables", "--metrics", tmp_path / "snli.json", out, "--out", tmp_path / "tables") == 0
-    snli_row = next(line for line in (tmp_path / "tables" / "bilstm_snli.md").read_text().splitlines()
-                    if line.startswith("| bilstm |"))
+    snli_row = next(
+        line
+        for line in (tmp_path / "tables" / "bilstm_snli.md").read_text().splitlines()
+        if line.startswith("| bilstm |")
+    )
     snli = json.loads((tmp_path / "snli.json").read_text())
     assert snli_row.startswith(f"| bilstm | bf-combined | 8 | {snli['parameters'] / 1e6:.2f} |")
     rows = list(csv.reader((tmp_path / "tables" / "transfer.csv").open()))

@@ -33,8 +33,9 @@ def tiny_bert_dir(out: Path, texts: list[str], hidden: int = 32, seed: int = 0) 
 
     vocab = learn_vocabulary(texts, 600, 1)
     wordpiece = BertWordPieceTokenizer({token: i for i, token in enumerate(vocab)}, lowercase=True)
-    tokenizer = BertTokenizerFast(tokenizer_object=wordpiece._tokenizer, do_lower_case=True, model_max_length=64,
-                                  **SPECIAL_TOKENS)
+    tokenizer = BertTokenizerFast(
+        tokenizer_object=wordpiece._tokenizer, do_lower_case=True, model_max_length=64, **SPECIAL_TOKENS
+    )
     model = tiny_bert(tokenizer, hidden, 2, 2, 64, seed)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

@@ -32,8 +32,9 @@ def test_three_file_layout_and_mnli_csv_on_the_real_data(data_root):
     assert len(mnli) == 9815 and mnli.skipped == 185  # 10,000 rows, 185 without a gold label
     counts = Counter(nli_data.LABELS[i] for i in mnli.labels)
     assert counts == {"entailment": 3479, "neutral": 3123, "contradiction": 3213}
-    merged = nli_data.read_sources([f"{data_root}/nli/snli_dev_test:dev",
-                                    f"{data_root}/nli/mnli_dev/multinli_1.0_dev_matched.csv"])
+    merged = nli_data.read_sources(
+        [f"{data_root}/nli/snli_dev_test:dev", f"{data_root}/nli/mnli_dev/multinli_1.0_dev_matched.csv"]
+    )
     assert len(merged) == len(snli) + len(mnli) and len(merged.files) == 4
 
 
@@ -45,12 +46,25 @@ def test_official_zip_is_read_without_unpacking(tmp_path):
     assert len(nli_data.read_source(f"{archive}:train")) == len(nli_data.read_source(str(NLI_TRAIN)))
 
 
-@pytest.mark.parametrize("name, text, where", [
-    ("bad-label.jsonl", ('{"sentence1": "A man.", "sentence2": "A person.", "gold_label": "entailment"}\n'
-                        '{"sentence1": "A man.", "sentence2": "A dog.", "gold_label": "paraphrase"}\n'), "line 2"),
-    ("no-label.csv", "pairID,sentence1,sentence2,label\n1e,A man.,A person.,entailment\n2n,A man.,A dog.\n", "line 3"),
-    ("broken.jsonl", '{"sentence1": "A man.", "sentence2": "A pers', "line 1"),
-])
+@pytest.mark.parametrize(
+    "name, text, where",
+    [
+        (
+            "bad-label.jsonl",
+            (
+                '{"sentence1": "A man.", "sentence2": "A person.", "gold_label": "entailment"}\n'
+                '{"sentence1": "A man.", "sentence2": "A dog.", "gold_label": "paraphrase"}\n'
+            ),
+            "line 2",
+        ),
+        (
+            "no-label.csv",
+            "pairID,sentence1,sentence2,label\n1e,A man.,A person.,entailment\n2n,A man.,A dog.\n",
+            "line 3",
+        ),
+        ("broken.jsonl", '{"sentence1": "A man.", "sentence2": "A pers', "line 1"),
+    ],
+)
 def test_bad_nli_files_name_file_and_line(tmp_path, name, text, where):
     path = tmp_path / name
     path.write_text(text)
@@ -60,8 +74,11 @@ def test_bad_nli_files_name_file_and_line(tmp_path, name, text, where):
 
 
 def test_three_file_layout_errors(tmp_path):
-    for name, text in (("s1.dev", "A man sleeps .\nA dog runs .\n"), ("s2.dev", "A man rests .\nA cat runs .\n"),
-                       ("labels.dev", "entailment\ncontradictions\n")):
+    for name, text in (
+        ("s1.dev", "A man sleeps .\nA dog runs .\n"),
+        ("s2.dev", "A man rests .\nA cat runs .\n"),
+        ("labels.dev", "entailment\ncontradictions\n"),
+    ):
         (tmp_path / name).write_text(text)
     with pytest.raises(InputError) as error:
         nli_data.read_source(f"{tmp_path}:dev")
@@ -121,8 +138,12 @@ def test_ptc_mapping_on_official_lines_and_balanced_classes():
     pairs = ppdb.read(PPDB)
     examples = ppdb_tasks.pairwise_text_classification(pairs, seed=0)
     by_pair = {(p.phrase, p.paraphrase): p.relation for p in pairs}
-    expected = {"Equivalence": "equivalence", "ForwardEntailment": "entailment", "ReverseEntailment": "entailment",
-                "Independent": "independent"}
+    expected = {
+        "Equivalence": "equivalence",
+        "ForwardEntailment": "entailment",
+        "ReverseEntailment": "entailment",
+        "Independent": "independent",
+    }
     for first, second, label in zip(examples.first, examples.second, examples.labels):
         relation = by_pair[(first, second)]
         assert relation not in ("Exclusion", "OtherRelated")
@@ -131,8 +152,7 @@ def test_ptc_mapping_on_official_lines_and_balanced_classes():
     smallest = min(Counter(expected[p.relation] for p in pairs if p.relation in expected).values())
     assert counts == {0: smallest, 1: smallest, 2: smallest}
     # Forward and Reverse entailment both reach the entailment class
-    relations = {by_pair[(a, b)] for a, b, label in zip(examples.first, examples.second, examples.labels)
-                 if label == 1}
+    relations = {by_pair[(a, b)] for a, b, label in zip(examples.first, examples.second, examples.labels) if label == 1}
     assert relations <= {"ForwardEntailment", "ReverseEntailment"}
 
 

@@ -24,8 +24,10 @@ def log_of(out):
     return [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.parametrize("concatenation, vectors", [("uv", 2), ("diff", 1), ("prod", 1), ("uv-diff", 3),
-                                                    ("uv-prod", 3), ("diff-prod", 2), ("uv-diff-prod", 4)])
+@pytest.mark.parametrize(
+    "concatenation, vectors",
+    [("uv", 2), ("diff", 1), ("prod", 1), ("uv-diff", 3), ("uv-prod", 3), ("diff-prod", 2), ("uv-diff-prod", 4)],
+)
 def test_pair_features_and_head_shapes_for_every_concatenation(tiny_model, concatenation, vectors):
     model = encoder.build(str(tiny_model), dropout=0.0)
     dim = model.get_embedding_dimension()
@@ -34,8 +36,9 @@ def test_pair_features_and_head_shapes_for_every_concatenation(tiny_model, conca
     features = [model.preprocess(first), model.preprocess(second)]
     u, v = (model(dict(f))["sentence_embedding"] for f in features)
     groups = ([u, v], [torch.abs(u - v)], [u * v])  # the paper's order: u, v, |u-v|, u*v
-    expected = torch.cat([t for flag, parts in zip(recipes.CONCATENATIONS[concatenation], groups) if flag
-                          for t in parts], dim=1)
+    expected = torch.cat(
+        [t for flag, parts in zip(recipes.CONCATENATIONS[concatenation], groups) if flag for t in parts], dim=1
+    )
     assert expected.shape == (2, vectors * dim)
     for task, classes in (("nli", 3), ("pi", 2), ("ptc", 3)):
         head = heads[task].classifier
@@ -48,8 +51,30 @@ def test_pair_features_and_head_shapes_for_every_concatenation(tiny_model, conca
 
 def test_twin_loss_falls_on_a_small_overfit_run(tiny_model, tmp_path):
     out = tmp_path / "overfit"
-    train(args_for("--model", tiny_model, "--recipe", "twin", "--nli", NLI_TRAIN, "--ppdb", PPDB, "--out", out,
-                   "--max-steps", 120, "--batch-size", 8, "--lr", 3e-3, "--warmup", 0.05, "--dropout", 0.0))
+    train(
+        args_for(
+            "--model",
+            tiny_model,
+            "--recipe",
+            "twin",
+            "--nli",
+            NLI_TRAIN,
+            "--ppdb",
+            PPDB,
+            "--out",
+            out,
+            "--max-steps",
+            120,
+            "--batch-size",
+            8,
+            "--lr",
+            3e-3,
+            "--warmup",
+            0.05,
+            "--dropout",
+            0.0,
+        )
+    )
     log = log_of(out)
     assert [e["task"] for e in log[:8]] == ["nli", "pi", "nli", "ptc"] * 2
     for task in ("nli", "pi", "ptc"):
@@ -74,15 +99,34 @@ def test_saved_model_loads_and_embeds_as_the_trained_encoder(tiny_model, tmp_pat
 
     monkeypatch.setattr(twin_trainer.TwinTrainer, "train", keep)
     out = tmp_path / "model"
-    train(args_for("--model", tiny_model, "--recipe", "sbert-nli", "--nli", NLI_TRAIN, "--nli", NLI_DEV,
-                   "--out", out, "--max-steps", 6, "--batch-size", 8, "--lr", 1e-3))
+    train(
+        args_for(
+            "--model",
+            tiny_model,
+            "--recipe",
+            "sbert-nli",
+            "--nli",
+            NLI_TRAIN,
+            "--nli",
+            NLI_DEV,
+            "--out",
+            out,
+            "--max-steps",
+            6,
+            "--batch-size",
+            8,
+            "--lr",
+            1e-3,
+        )
+    )
     assert not (tmp_path / ".model.work").exists()
     texts = ["A man is climbing a rock wall.", "different parts of the world", "growth"]
     at_end = trained["model"].eval().encode(texts, convert_to_tensor=True)
     loaded = SentenceTransformer(str(out), device="cpu")
     assert torch.allclose(loaded.encode(texts, convert_to_tensor=True), at_end, atol=1e-6)
-    assert not torch.allclose(SentenceTransformer(str(tiny_model), device="cpu").encode(
-        texts, convert_to_tensor=True), at_end, atol=1e-3)  # training changed it
+    assert not torch.allclose(
+        SentenceTransformer(str(tiny_model), device="cpu").encode(texts, convert_to_tensor=True), at_end, atol=1e-3
+    )  # training changed it
     plain = AutoModel.from_pretrained(out).eval()
     batch = loaded.tokenizer(texts, padding=True, return_tensors="pt")
     with torch.no_grad():
@@ -98,8 +142,27 @@ def test_saved_model_loads_and_embeds_as_the_trained_encoder(tiny_model, tmp_pat
 
 def test_interrupted_and_resumed_run_ends_with_the_same_weights(tiny_model, tmp_path):
     def run(out, **extra):
-        return args_for("--model", tiny_model, "--recipe", "twin", "--nli", NLI_TRAIN, "--ppdb", PPDB, "--out", out,
-                        "--max-steps", 9, "--batch-size", 8, "--lr", 1e-3, "--save-every", 4, "--resume")
+        return args_for(
+            "--model",
+            tiny_model,
+            "--recipe",
+            "twin",
+            "--nli",
+            NLI_TRAIN,
+            "--ppdb",
+            PPDB,
+            "--out",
+            out,
+            "--max-steps",
+            9,
+            "--batch-size",
+            8,
+            "--lr",
+            1e-3,
+            "--save-every",
+            4,
+            "--resume",
+        )
 
     whole = tmp_path / "whole"
     train(run(whole))
@@ -118,8 +181,22 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(tiny_model, tmp_
 
 def test_nli_mnrl_trains_on_triplets(tiny_model, tmp_path):
     out = tmp_path / "mnrl"
-    train(args_for("--model", tiny_model, "--recipe", "nli-mnrl", "--nli", NLI_TRAIN, "--out", out,
-                   "--max-steps", 3, "--batch-size", 4))
+    train(
+        args_for(
+            "--model",
+            tiny_model,
+            "--recipe",
+            "nli-mnrl",
+            "--nli",
+            NLI_TRAIN,
+            "--out",
+            out,
+            "--max-steps",
+            3,
+            "--batch-size",
+            4,
+        )
+    )
     config = json.loads((out / "finetune_config.json").read_text())
     assert config["data"]["examples"] == {"nli": 19}  # 20 premises with both, one entailment pair lost to '-'
     assert len(log_of(out)) == 3
@@ -137,8 +214,11 @@ def test_bad_input_one_line_exit_2_and_no_model(tiny_model, tmp_path, problem):
     elif problem == "mislabelled nli":
         nli = tmp_path / "snli_1.0_train.jsonl"
         lines = NLI_TRAIN.read_text().splitlines()
-        lines[4] = lines[4].replace('"gold_label": "neutral"', '"gold_label": "neutrall"') \
-            if '"gold_label": "neutral"' in lines[4] else lines[4].replace('"gold_label": "', '"gold_label": "x')
+        lines[4] = (
+            lines[4].replace('"gold_label": "neutral"', '"gold_label": "neutrall"')
+            if '"gold_label": "neutral"' in lines[4]
+            else lines[4].replace('"gold_label": "', '"gold_label": "x')
+        )
         nli.write_text("\n".join(lines) + "\n")
         where = "line 5"
     else:
@@ -148,9 +228,33 @@ def test_bad_input_one_line_exit_2_and_no_model(tiny_model, tmp_path, problem):
         ppdb_path.write_text("\n".join(lines) + "\n")
         where = "line 10"
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "pipeline", "finetune", "--model", str(tiny_model), "--recipe", "twin",
-                           "--nli", str(nli), "--ppdb", str(ppdb_path), "--max-steps", "2", "--batch-size", "4",
-                           "--seed", "0", "--out", str(out)], check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "finetune",
+            "--model",
+            str(tiny_model),
+            "--recipe",
+            "twin",
+            "--nli",
+            str(nli),
+            "--ppdb",
+            str(ppdb_path),
+            "--max-steps",
+            "2",
+            "--batch-size",
+            "4",
+            "--seed",
+            "0",
+            "--out",
+            str(out),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert lines[-1].startswith("error: ") and "Traceback" not in done.stderr

@@ -15,8 +15,23 @@ from pipeline.finetune.train import train
 @pytest.fixture(scope="module")
 def finetuned(tiny_model, tmp_path_factory):
     out = tmp_path_factory.mktemp("st") / "sbert"
-    argv = ["finetune", "--model", str(tiny_model), "--recipe", "sbert-nli", "--nli", str(NLI_TRAIN),
-            "--max-steps", "3", "--batch-size", "8", "--lr", "1e-3", "--out", str(out)]
+    argv = [
+        "finetune",
+        "--model",
+        str(tiny_model),
+        "--recipe",
+        "sbert-nli",
+        "--nli",
+        str(NLI_TRAIN),
+        "--max-steps",
+        "3",
+        "--batch-size",
+        "8",
+        "--lr",
+        "1e-3",
+        "--out",
+        str(out),
+    ]
     train(build_parser(argv).parse_args(argv))
     return out
 
@@ -28,8 +43,23 @@ def test_evaluator_equals_the_evaluate_stage(finetuned, tmp_path, task):
     from pipeline.evaluate.st_evaluator import STSEvaluator, UniversalAnalogyEvaluator
 
     metrics_path = tmp_path / f"{task}.json"
-    assert main(["evaluate", task, "--model", str(finetuned), "--data", str(DEMO_DATA), "--max-length", "64",
-                 "--out", str(metrics_path)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                task,
+                "--model",
+                str(finetuned),
+                "--data",
+                str(DEMO_DATA),
+                "--max-length",
+                "64",
+                "--out",
+                str(metrics_path),
+            ]
+        )
+        == 0
+    )
     stage = json.loads(metrics_path.read_text())
     model = SentenceTransformer(str(finetuned), device="cpu")
     if task == "analogy":
@@ -64,15 +94,38 @@ def test_stsb_dev_is_the_selection_metric_and_never_a_test_set(finetuned):
 
 def test_training_logs_evaluations_and_keeps_the_best_dev_checkpoint(tiny_model, tmp_path):
     out = tmp_path / "selected"
-    argv = ["finetune", "--model", str(tiny_model), "--recipe", "sbert-nli", "--nli", str(NLI_TRAIN),
-            "--max-steps", "6", "--batch-size", "8", "--lr", "1e-3", "--max-length", "64", "--out", str(out),
-            "--eval-data", str(DEMO_DATA), "--eval-steps", "3", "--eval-tasks", "stsb-dev,sts,analogy"]
+    argv = [
+        "finetune",
+        "--model",
+        str(tiny_model),
+        "--recipe",
+        "sbert-nli",
+        "--nli",
+        str(NLI_TRAIN),
+        "--max-steps",
+        "6",
+        "--batch-size",
+        "8",
+        "--lr",
+        "1e-3",
+        "--max-length",
+        "64",
+        "--out",
+        str(out),
+        "--eval-data",
+        str(DEMO_DATA),
+        "--eval-steps",
+        "3",
+        "--eval-tasks",
+        "stsb-dev,sts,analogy",
+    ]
     train(build_parser(argv).parse_args(argv))
     log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
     evaluations = [e for e in log if "eval" in e]
     assert [e["step"] for e in evaluations] == [3, 6]
-    assert all({"eval_stsb-dev_spearman", "eval_sts_avg", "eval_analogy_overall"} <= set(e["eval"])
-               for e in evaluations)
+    assert all(
+        {"eval_stsb-dev_spearman", "eval_sts_avg", "eval_analogy_overall"} <= set(e["eval"]) for e in evaluations
+    )
     config = json.loads((out / "finetune_config.json").read_text())
     best = max(evaluations, key=lambda e: e["eval"]["eval_stsb-dev_spearman"])
     assert config["best_checkpoint_step"] == best["step"]

@@ -35,12 +35,14 @@ CHINESE = ["北京是中国的首都", "我爱北京天安门", "北京 有 很�
 
 def write_sentences(path: Path, texts: list[str], doc_ids: list[int] | None = None) -> Path:
     doc_ids = doc_ids or [0] * len(texts)
-    table = pa.table({
-        "doc_id": pa.array(doc_ids, pa.int64()),
-        "sent_id": pa.array(range(len(texts)), pa.int32()),
-        "text": pa.array(texts, pa.string()),
-        "entities": pa.array([[] for _ in texts], contracts.SENTENCES.field("entities").type),
-    })
+    table = pa.table(
+        {
+            "doc_id": pa.array(doc_ids, pa.int64()),
+            "sent_id": pa.array(range(len(texts)), pa.int32()),
+            "text": pa.array(texts, pa.string()),
+            "entities": pa.array([[] for _ in texts], contracts.SENTENCES.field("entities").type),
+        }
+    )
     contracts.write_table(path, table, contracts.SENTENCES, {"stage": "test"})
     return path
 
@@ -72,8 +74,22 @@ def hand_lm(binaries, tmp_path_factory, cli_module):
     root = tmp_path_factory.mktemp("hand")
     sentences = write_sentences(root / "shard-000.parquet", HAND_MADE)
     out = root / "lm" / "lm.binary"
-    status = cli_module("kenlm", "--sentences", sentences, "--lang", "en", "--order", 3, "--lowercase",
-                        "--memory", "64M", "--arpa", root / "lm" / "lm.arpa", "--out", out)
+    status = cli_module(
+        "kenlm",
+        "--sentences",
+        sentences,
+        "--lang",
+        "en",
+        "--order",
+        3,
+        "--lowercase",
+        "--memory",
+        "64M",
+        "--arpa",
+        root / "lm" / "lm.arpa",
+        "--out",
+        out,
+    )
     assert status == 0
     return out
 
@@ -139,19 +155,37 @@ def test_pmi_equals_the_models_own_scores(hand_lm):
 def test_same_input_same_outputs(hand_lm, tmp_path, cli_module):
     sentences = hand_lm.parent.parent / "shard-000.parquet"
     out = tmp_path / "lm.binary"
-    assert cli_module("kenlm", "--sentences", sentences, "--lang", "en", "--order", 3, "--lowercase",
-                      "--memory", "64M", "--out", out) == 0
+    assert (
+        cli_module(
+            "kenlm",
+            "--sentences",
+            sentences,
+            "--lang",
+            "en",
+            "--order",
+            3,
+            "--lowercase",
+            "--memory",
+            "64M",
+            "--out",
+            out,
+        )
+        == 0
+    )
     assert out.read_bytes() == hand_lm.read_bytes()
     assert out.with_name("lm.binary.json").read_text() == hand_lm.with_name("lm.binary.json").read_text()
 
 
 def test_collocations_outscore_random_pairs_on_wikipedia(binaries, data_root, tmp_path, cli_module):
     source = pq.read_table(data_root / "reference_pmi" / "sentences.parquet").slice(0, 500)
-    sentences = write_sentences(tmp_path / "shard-000.parquet", source.column("text").to_pylist(),
-                                source.column("doc_id").to_pylist())
+    sentences = write_sentences(
+        tmp_path / "shard-000.parquet", source.column("text").to_pylist(), source.column("doc_id").to_pylist()
+    )
     out = tmp_path / "lm.binary"
-    assert cli_module("kenlm", "--sentences", sentences, "--lang", "en", "--order", 4, "--memory", "64M",
-                      "--out", out) == 0
+    assert (
+        cli_module("kenlm", "--sentences", sentences, "--lang", "en", "--order", 4, "--memory", "64M", "--out", out)
+        == 0
+    )
     stats = json.loads(out.with_name("lm.binary.json").read_text())
     assert stats["sentences"] == 500 and stats["tokens"] == sum(len(t.split()) for t in source["text"].to_pylist())
     lm = CorpusLM(out)
@@ -166,8 +200,24 @@ def test_chinese_is_modelled_by_characters(binaries, tmp_path, cli_module):
     sentences = write_sentences(tmp_path / "zh.parquet", CHINESE)
     out = tmp_path / "lm.binary"
     arpa = tmp_path / "lm.arpa"
-    assert cli_module("kenlm", "--sentences", sentences, "--lang", "zh", "--order", 3, "--memory", "64M",
-                      "--arpa", arpa, "--out", out) == 0
+    assert (
+        cli_module(
+            "kenlm",
+            "--sentences",
+            sentences,
+            "--lang",
+            "zh",
+            "--order",
+            3,
+            "--memory",
+            "64M",
+            "--arpa",
+            arpa,
+            "--out",
+            out,
+        )
+        == 0
+    )
     stats = json.loads(out.with_name("lm.binary.json").read_text())
     # The whitespace runs of the third sentence are lines of their own (n-gram boundaries, docs/method.md §2).
     assert (stats["sentences"], stats["lines"]) == (4, 7)
@@ -182,6 +232,7 @@ def test_chinese_is_modelled_by_characters(binaries, tmp_path, cli_module):
 
 
 # ---- failures: no binaries needed ------------------------------------------------------------
+
 
 def fake_kenlm(folder: Path, lmplz_body: str) -> Path:
     """Stand-in lmplz / build_binary scripts in ``folder``."""
@@ -242,11 +293,28 @@ def test_order_beyond_kenlm_max_is_refused(tmp_path, cli):
 def test_failed_lmplz_leaves_no_partial_output(tmp_path, cli, capsys):
     sentences = write_sentences(tmp_path / "s.parquet", HAND_MADE * 50)
     # Reads part of the input, writes half an ARPA where it was told to, then fails.
-    fake = fake_kenlm(tmp_path / "bin", 'head -c 10 > /dev/null\nfor a; do case "$prev" in --arpa) '
-                      'echo "\\\\data\\\\" > "$a";; esac; prev=$a; done\necho "boom: disk full" >&2\nexit 3')
+    fake = fake_kenlm(
+        tmp_path / "bin",
+        'head -c 10 > /dev/null\nfor a; do case "$prev" in --arpa) '
+        'echo "\\\\data\\\\" > "$a";; esac; prev=$a; done\necho "boom: disk full" >&2\nexit 3',
+    )
     out_dir = tmp_path / "out"
-    assert cli("kenlm", "--sentences", sentences, "--lang", "en", "--lmplz", fake / "lmplz",
-               "--arpa", out_dir / "lm.arpa", "--out", out_dir / "lm.binary") == 2
+    assert (
+        cli(
+            "kenlm",
+            "--sentences",
+            sentences,
+            "--lang",
+            "en",
+            "--lmplz",
+            fake / "lmplz",
+            "--arpa",
+            out_dir / "lm.arpa",
+            "--out",
+            out_dir / "lm.binary",
+        )
+        == 2
+    )
     assert "lmplz failed (exit status 3): boom: disk full" in capsys.readouterr().err
     assert list(out_dir.iterdir()) == []  # no binary, no JSON, no ARPA, no temporaries
 
@@ -275,7 +343,9 @@ def test_install_script_skips_when_built_and_checks_its_arguments(tmp_path):
 
     script = Path(__file__).resolve().parents[2] / "workflow" / "scripts" / "install_kenlm.sh"
     fake_kenlm(tmp_path / "prefix" / "bin", "exit 0")
-    done = subprocess.run([str(script), str(tmp_path / "prefix")], check=False, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(script), str(tmp_path / "prefix")], check=False, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and "already built" in done.stderr
     assert str(tmp_path / "prefix" / "bin" / "lmplz") in done.stderr
     usage = subprocess.run([str(script)], check=False, capture_output=True, text=True, timeout=60)

@@ -13,8 +13,20 @@ import pytest
 
 
 def run(cli, data_root, out, *options):
-    assert cli("ngrams", "--sentences", data_root / "reference_pmi" / "sentences.parquet", "--lang", "en",
-               "--lowercase", "--out", out, *options) == 0
+    assert (
+        cli(
+            "ngrams",
+            "--sentences",
+            data_root / "reference_pmi" / "sentences.parquet",
+            "--lang",
+            "en",
+            "--lowercase",
+            "--out",
+            out,
+            *options,
+        )
+        == 0
+    )
     return json.loads((out / "stats.json").read_text())
 
 
@@ -25,7 +37,8 @@ def test_default_ngram_lengths_match_the_paper(cli, data_root, tmp_path):
     assert top["2"] + top["3"] > 0.5 and top["5"] + top["6"] < 0.03
     # the distribution in stats.json is that of the output's top-2000 rows
     rows = pl.read_parquet(tmp_path / "default" / "ngrams.parquet").filter(
-        (pl.col("source") == "pmi") & (pl.col("rank") <= 2000))
+        (pl.col("source") == "pmi") & (pl.col("rank") <= 2000)
+    )
     assert top["2"] == pytest.approx((rows["n"] == 2).mean(), abs=1e-4)
     assert sum(stats[f"kept_{n}grams"] for n in range(2, 7)) == stats["kept_ngrams"]
 

@@ -27,8 +27,14 @@ def sentences_file(path, docs: dict[int, list[str]], entities: dict | None = Non
     for doc_id, texts in docs.items():
         for sent_id, text in enumerate(texts):
             spans = (entities or {}).get((doc_id, sent_id), [])
-            rows.append({"doc_id": doc_id, "sent_id": sent_id, "text": text,
-                         "entities": [{"start": a, "end": b, "target": t} for a, b, t in spans]})
+            rows.append(
+                {
+                    "doc_id": doc_id,
+                    "sent_id": sent_id,
+                    "text": text,
+                    "entities": [{"start": a, "end": b, "target": t} for a, b, t in spans],
+                }
+            )
     contracts.write_table(path, pa.Table.from_pylist(rows, schema=contracts.SENTENCES), contracts.SENTENCES)
     return path
 
@@ -47,14 +53,18 @@ def run_stage(cli, tmp_path, sentences, *options, name="out"):
     return pl.read_parquet(out / "ngrams.parquet"), pl.read_parquet(out / "marked.parquet"), out
 
 
-@pytest.mark.parametrize("options, spec", [
-    (["--mode", "paper"], {"mode": "paper"}),
-    (["--mode", "paper", "--lowercase", "--top-k", "200"], {"mode": "paper", "lowercase": True, "k": 200}),
-    (["--mode", "paper", "--min-count", "2", "--max-n", "4"], {"mode": "paper", "min_count": 2, "max_n": 4}),
-    (["--mode", "paper", "--threshold", "1.5"], {"mode": "paper", "threshold": 1.5}),
-    (["--mode", "reference", "--top-k", "150"], {"mode": "reference", "k": 150}),  # cuts through ties
-    (["--mode", "reference", "--normalise", "--top-k", "500"], {"mode": "reference", "normalise": True, "k": 500}),
-], ids=["paper", "lowercase-k200", "min-count", "threshold", "reference-k150", "normalised-k500"])
+@pytest.mark.parametrize(
+    "options, spec",
+    [
+        (["--mode", "paper"], {"mode": "paper"}),
+        (["--mode", "paper", "--lowercase", "--top-k", "200"], {"mode": "paper", "lowercase": True, "k": 200}),
+        (["--mode", "paper", "--min-count", "2", "--max-n", "4"], {"mode": "paper", "min_count": 2, "max_n": 4}),
+        (["--mode", "paper", "--threshold", "1.5"], {"mode": "paper", "threshold": 1.5}),
+        (["--mode", "reference", "--top-k", "150"], {"mode": "reference", "k": 150}),  # cuts through ties
+        (["--mode", "reference", "--normalise", "--top-k", "500"], {"mode": "reference", "normalise": True, "k": 500}),
+    ],
+    ids=["paper", "lowercase-k200", "min-count", "threshold", "reference-k150", "normalised-k500"],
+)
 def test_equals_plain_python_specification(cli, tmp_path, real_docs, options, spec):
     path = sentences_file(tmp_path / "s.parquet", real_docs)
     ngrams, marked, _ = run_stage(cli, tmp_path, path, "--no-entities", "--batch-chars", "60000", *options)
@@ -105,8 +115,11 @@ def test_chinese_whitespace_is_a_boundary_and_offsets_are_string_indices(cli, tm
 
 def test_entities_join_the_candidates(cli, tmp_path):
     texts = ["The Eiffel Tower is in Paris", "Paris is the capital of France", "The Eiffel Tower is tall"]
-    entities = {(5, 0): [(4, 16, "Eiffel Tower"), (23, 28, "Paris")], (5, 1): [(0, 5, "Paris"), (24, 30, "France")],
-                (5, 2): [(4, 16, "Eiffel Tower")]}
+    entities = {
+        (5, 0): [(4, 16, "Eiffel Tower"), (23, 28, "Paris")],
+        (5, 1): [(0, 5, "Paris"), (24, 30, "France")],
+        (5, 2): [(4, 16, "Eiffel Tower")],
+    }
     path = sentences_file(tmp_path / "s.parquet", {5: texts}, entities)
     ngrams, marked, _ = run_stage(cli, tmp_path, path)
     rows = ngrams.filter(pl.col("source") == "entity").sort("rank")
@@ -118,11 +131,14 @@ def test_entities_join_the_candidates(cli, tmp_path):
     assert [(s["start"], s["end"], s["n"]) for s in first] == [(1, 3, 2), (5, 6, 1)]
 
 
-@pytest.mark.parametrize("docs", [
-    {1: ["word"]},                      # a one-token document
-    {1: ["?!.", "(...)"], 2: ["a b"]},  # sentences with only punctuation (reference mode strips them)
-    {1: ["solitary"], 2: ["another lonely line"]},
-])
+@pytest.mark.parametrize(
+    "docs",
+    [
+        {1: ["word"]},  # a one-token document
+        {1: ["?!.", "(...)"], 2: ["a b"]},  # sentences with only punctuation (reference mode strips them)
+        {1: ["solitary"], 2: ["another lonely line"]},
+    ],
+)
 def test_tiny_documents(cli, tmp_path, docs):
     path = sentences_file(tmp_path / "s.parquet", docs)
     for mode in ("paper", "reference"):
@@ -143,7 +159,7 @@ def test_zero_documents_keep_the_schema(cli, tmp_path):
 
 def test_million_word_document(cli, tmp_path, real_docs):
     words = " ".join(" ".join(texts) for texts in real_docs.values()).split()
-    sentence = [" ".join(words[i:i + 25]) for i in range(0, len(words), 25)]
+    sentence = [" ".join(words[i : i + 25]) for i in range(0, len(words), 25)]
     texts = (sentence * (1_000_000 // len(words) + 1))[: 1_000_000 // 25]
     path = sentences_file(tmp_path / "long.parquet", {42: texts})
     ngrams, marked, _out = run_stage(cli, tmp_path, path, "--batch-chars", "100000")

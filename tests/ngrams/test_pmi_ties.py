@@ -38,12 +38,29 @@ def left_to_right(vocab, ngram: str, count: int, n: int) -> float:
 
 
 def test_equal_on_paper_is_equal_in_floats_and_ties_follow_the_rule(cli, docs, tmp_path):
-    rows = [{"doc_id": d, "sent_id": i, "text": t, "entities": []} for d, texts in docs.items()
-            for i, t in enumerate(texts)]
-    contracts.write_table(tmp_path / "s.parquet", pa.Table.from_pylist(rows, schema=contracts.SENTENCES),
-                          contracts.SENTENCES)
-    assert cli("ngrams", "--sentences", tmp_path / "s.parquet", "--out", tmp_path / "out", "--mode", "paper",
-               "--no-entities", "--top-k", "1000000", "--min-count", "1") == 0
+    rows = [
+        {"doc_id": d, "sent_id": i, "text": t, "entities": []} for d, texts in docs.items() for i, t in enumerate(texts)
+    ]
+    contracts.write_table(
+        tmp_path / "s.parquet", pa.Table.from_pylist(rows, schema=contracts.SENTENCES), contracts.SENTENCES
+    )
+    assert (
+        cli(
+            "ngrams",
+            "--sentences",
+            tmp_path / "s.parquet",
+            "--out",
+            tmp_path / "out",
+            "--mode",
+            "paper",
+            "--no-entities",
+            "--top-k",
+            "1000000",
+            "--min-count",
+            "1",
+        )
+        == 0
+    )
     got = pl.read_parquet(tmp_path / "out" / "ngrams.parquet")
     noisy_before = 0
     for doc_id, texts in docs.items():
@@ -53,7 +70,7 @@ def test_equal_on_paper_is_equal_in_floats_and_ties_follow_the_rule(cli, docs, t
         for n in range(2, 7):
             for s, sentence in enumerate(words):
                 for i in range(len(sentence) - n + 1):
-                    first_seen.setdefault(" ".join(sentence[i:i + n]), (s, i))
+                    first_seen.setdefault(" ".join(sentence[i : i + n]), (s, i))
         kept, _, _ = pmi_python.process_document(texts, mode="paper", k=1_000_000)
         spec = {ngram: score for ngram, _, _, score in kept}
         doc = got.filter(pl.col("doc_id") == doc_id).sort("rank")

@@ -18,8 +18,19 @@ def reference_run(request, data_root, tmp_path_factory):
 
     normalise = request.param
     out = tmp_path_factory.mktemp("reference")
-    args = ["ngrams", "--sentences", str(data_root / "reference_pmi/sentences.parquet"), "--out", str(out),
-            "--mode", "reference", "--max-n", "6", "--top-k", "3000"] + (["--normalise"] if normalise else [])
+    args = [
+        "ngrams",
+        "--sentences",
+        str(data_root / "reference_pmi/sentences.parquet"),
+        "--out",
+        str(out),
+        "--mode",
+        "reference",
+        "--max-n",
+        "6",
+        "--top-k",
+        "3000",
+    ] + (["--normalise"] if normalise else [])
     assert main(args) == 0
     suffix = "_normalised" if normalise else ""
     return out, data_root / "reference_pmi", suffix
@@ -36,8 +47,9 @@ def test_topk_sets_match_reference(reference_run):
     assert got_rows.join(expected.select(key), on=key, how="anti").height == 0
     assert expected.select(key).join(got_rows, on=key, how="anti").height == 0
     # ranks run 1..K per document, best first
-    per_doc = got.group_by("doc_id").agg(pl.col("rank").min().alias("lo"), pl.col("rank").max().alias("hi"),
-                                         pl.len().alias("rows"))
+    per_doc = got.group_by("doc_id").agg(
+        pl.col("rank").min().alias("lo"), pl.col("rank").max().alias("hi"), pl.len().alias("rows")
+    )
     assert (per_doc["lo"] == 1).all() and (per_doc["hi"] == per_doc["rows"]).all()
     assert got.group_by("doc_id").agg(pl.col("pmi").is_sorted(descending=True).alias("ok"))["ok"].all()
 

@@ -15,9 +15,16 @@ from pipeline.ngrams.sample import sentence_hash
 def shards(tmp_path):
     paths = []
     for shard, (first_doc, n_docs) in enumerate([(0, 40), (1000, 5), (2000, 120)]):
-        rows = [{"doc_id": first_doc + d, "sent_id": s, "text": f"doc {first_doc + d} sentence {s}",
-                 "spans": [{"start": 0, "end": 2, "n": 2, "pmi": 1.5, "source": "pmi"}]}
-                for d in range(n_docs) for s in range(10)]
+        rows = [
+            {
+                "doc_id": first_doc + d,
+                "sent_id": s,
+                "text": f"doc {first_doc + d} sentence {s}",
+                "spans": [{"start": 0, "end": 2, "n": 2, "pmi": 1.5, "source": "pmi"}],
+            }
+            for d in range(n_docs)
+            for s in range(10)
+        ]
         path = tmp_path / f"shard-{shard:03d}" / "marked.parquet"
         path.parent.mkdir()
         contracts.write_table(path, pa.Table.from_pylist(rows, schema=contracts.MARKED), contracts.MARKED)
@@ -85,8 +92,10 @@ def test_sample_is_the_same_set_for_1_2_and_3_shards(cli, tmp_path, shards, size
     samples = []
     for n_shards in (1, 2, 3):
         paths = resharded(tmp_path, shards, n_shards)
-        parts = [draw(cli, paths, tmp_path / f"{n_shards}-{k}.parquet", size, seed=7, only=path)
-                 for k, path in enumerate(paths)]
+        parts = [
+            draw(cli, paths, tmp_path / f"{n_shards}-{k}.parquet", size, seed=7, only=path)
+            for k, path in enumerate(paths)
+        ]
         samples.append(pl.concat(parts).sort("doc_id", "sent_id"))
     assert samples[0].height == size
     assert samples[0].equals(samples[1]) and samples[0].equals(samples[2])

@@ -30,8 +30,28 @@ def tiny_en(marked_en, tmp_path_factory):
     from pipeline.cli import main
 
     out = tmp_path_factory.mktemp("models") / "tiny-en"
-    assert main(["tiny-model", "--sentences", str(marked_en), "--lang", "en", "--out", str(out),
-                 "--vocab-size", "1500", "--hidden", "32", "--layers", "2", "--heads", "2"]) == 0
+    assert (
+        main(
+            [
+                "tiny-model",
+                "--sentences",
+                str(marked_en),
+                "--lang",
+                "en",
+                "--out",
+                str(out),
+                "--vocab-size",
+                "1500",
+                "--hidden",
+                "32",
+                "--layers",
+                "2",
+                "--heads",
+                "2",
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -45,10 +65,18 @@ def albert_en(marked_en, tmp_path_factory):
     out = tmp_path_factory.mktemp("models") / "albert-en"
     tokenizer = albert_like_tokenizer(pq.read_table(marked_en, columns=["text"]).column("text").to_pylist(), out)
     torch.manual_seed(0)
-    config = AlbertConfig(vocab_size=len(tokenizer), embedding_size=16, hidden_size=32, num_hidden_layers=2,
-                          num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
-                          hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
-                          pad_token_id=tokenizer.pad_token_id)
+    config = AlbertConfig(
+        vocab_size=len(tokenizer),
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     AlbertForMaskedLM(config).save_pretrained(out)
     return out
 
@@ -59,8 +87,24 @@ def tokens_en(marked_en, tiny_en, tmp_path_factory):
     from pipeline.cli import main
 
     out = tmp_path_factory.mktemp("tokens") / "tokens-en.parquet"
-    assert main(["tokenize", "--marked", str(marked_en), "--model", str(tiny_en), "--lang", "en",
-                 "--max-length", "64", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "tokenize",
+                "--marked",
+                str(marked_en),
+                "--model",
+                str(tiny_en),
+                "--lang",
+                "en",
+                "--max-length",
+                "64",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -83,14 +127,34 @@ def minilm_sample(data_root, tmp_path_factory):
 
     work = tmp_path_factory.mktemp("minilm-sample")
     model = minilm_path()
-    for argv in (["extract", "--dump", data_root / EN_DUMP, "--lang", "en", "--out", work / "docs"],
-                 ["clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences"],
-                 ["ngrams", "--sentences", work / "sentences" / "shard-000.parquet", "--lang", "en", "--lowercase",
-                  "--out", work / "ngrams"],
-                 ["sample", "--marked", work / "ngrams" / "marked.parquet", "--size", "3000", "--out",
-                  work / "sample.parquet"],
-                 ["tokenize", "--marked", work / "sample.parquet", "--model", model, "--lang", "en",
-                  "--max-length", "128", "--out", work / "tokens.parquet"]):
+    for argv in (
+        ["extract", "--dump", data_root / EN_DUMP, "--lang", "en", "--out", work / "docs"],
+        ["clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences"],
+        [
+            "ngrams",
+            "--sentences",
+            work / "sentences" / "shard-000.parquet",
+            "--lang",
+            "en",
+            "--lowercase",
+            "--out",
+            work / "ngrams",
+        ],
+        ["sample", "--marked", work / "ngrams" / "marked.parquet", "--size", "3000", "--out", work / "sample.parquet"],
+        [
+            "tokenize",
+            "--marked",
+            work / "sample.parquet",
+            "--model",
+            model,
+            "--lang",
+            "en",
+            "--max-length",
+            "128",
+            "--out",
+            work / "tokens.parquet",
+        ],
+    ):
         assert main([str(a) for a in argv]) == 0
     return model, TokenDataset(build_arrow_cache(work / "tokens.parquet", work / "tokens.arrow"))
 
@@ -104,13 +168,20 @@ def electra_en(tiny_en, tmp_path_factory):
 
     out = tmp_path_factory.mktemp("models") / "electra-en"
     tokenizer = AutoTokenizer.from_pretrained(tiny_en)
-    common = {"vocab_size": len(tokenizer), "embedding_size": 16, "num_hidden_layers": 2,
-              "max_position_embeddings": 128, "pad_token_id": tokenizer.pad_token_id}
+    common = {
+        "vocab_size": len(tokenizer),
+        "embedding_size": 16,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 128,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
     torch.manual_seed(0)
-    ElectraForPreTraining(ElectraConfig(hidden_size=32, num_attention_heads=2, intermediate_size=64,
-                                        **common)).save_pretrained(out)
-    ElectraForMaskedLM(ElectraConfig(hidden_size=16, num_attention_heads=1, intermediate_size=32,
-                                     **common)).save_pretrained(out / "generator")
+    ElectraForPreTraining(
+        ElectraConfig(hidden_size=32, num_attention_heads=2, intermediate_size=64, **common)
+    ).save_pretrained(out)
+    ElectraForMaskedLM(
+        ElectraConfig(hidden_size=16, num_attention_heads=1, intermediate_size=32, **common)
+    ).save_pretrained(out / "generator")
     for folder in (out, out / "generator"):
         tokenizer.save_pretrained(folder)
     return out

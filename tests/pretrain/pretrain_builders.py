@@ -51,8 +51,10 @@ def marked_rows(data_root, docs: int, per_doc: int) -> list[dict]:
             continue
         counts[s["doc_id"]] = counts.get(s["doc_id"], 0) + 1
         words = s["text"].split()
-        spans = [{"start": a, "end": b, "n": b - a, "pmi": 1.0, "source": "pmi"}
-                 for a, b in greedy_spans(words, by_doc.get(s["doc_id"], set()))]
+        spans = [
+            {"start": a, "end": b, "n": b - a, "pmi": 1.0, "source": "pmi"}
+            for a, b in greedy_spans(words, by_doc.get(s["doc_id"], set()))
+        ]
         spans += [{"start": a, "end": b, "n": b - a, "pmi": None, "source": "entity"} for a, b in entity_like(words)]
         rows.append({"doc_id": s["doc_id"], "sent_id": s["sent_id"], "text": s["text"], "spans": spans})
     return rows
@@ -71,14 +73,23 @@ def albert_like_tokenizer(texts: list[str], out_dir, vocab_size: int = 800):
 
     specials = ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"]
     unigram = SentencePieceUnigramTokenizer()
-    unigram.train_from_iterator(texts, vocab_size=vocab_size, special_tokens=specials, unk_token="<unk>",
-                                show_progress=False)
+    unigram.train_from_iterator(
+        texts, vocab_size=vocab_size, special_tokens=specials, unk_token="<unk>", show_progress=False
+    )
     backend = unigram._tokenizer
     backend.post_processor = TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", backend.token_to_id("[CLS]")), ("[SEP]", backend.token_to_id("[SEP]"))])
-    tokenizer = AlbertTokenizerFast(tokenizer_object=backend, unk_token="<unk>", pad_token="<pad>",
-                                    cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", backend.token_to_id("[CLS]")), ("[SEP]", backend.token_to_id("[SEP]"))],
+    )
+    tokenizer = AlbertTokenizerFast(
+        tokenizer_object=backend,
+        unk_token="<unk>",
+        pad_token="<pad>",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
     tokenizer.save_pretrained(out_dir)
     return AutoTokenizer.from_pretrained(out_dir)
 

@@ -23,8 +23,25 @@ def card_metadata(directory):
 @pytest.fixture(scope="module")
 def trained_cls(tokens_en, tiny_en, tmp_path_factory):
     out = tmp_path_factory.mktemp("card") / "tiny+misad"
-    argv = ["pretrain", "--data", str(tokens_en), "--model", str(tiny_en), "--objective", "misad", "--out", str(out),
-            "--max-steps", "2", "--batch-size", "8", "--misad-choice", "random", "--pooling", "cls"]
+    argv = [
+        "pretrain",
+        "--data",
+        str(tokens_en),
+        "--model",
+        str(tiny_en),
+        "--objective",
+        "misad",
+        "--out",
+        str(out),
+        "--max-steps",
+        "2",
+        "--batch-size",
+        "8",
+        "--misad-choice",
+        "random",
+        "--pooling",
+        "cls",
+    ]
     train(build_parser(argv).parse_args(argv))
     return out
 
@@ -73,12 +90,29 @@ def test_tiny_model_directory_is_completed_too(tiny_en):
 
 def test_export_writes_the_run_results_into_the_card(trained_cls, tmp_path):
     metrics = tmp_path / "sts.json"
-    metrics.write_text(json.dumps({"task": "sts", "model": {"name": "tiny+misad", "pooling": "cls"},
-                                   "metrics": {"avg": 12.345}}))
+    metrics.write_text(
+        json.dumps({"task": "sts", "model": {"name": "tiny+misad", "pooling": "cls"}, "metrics": {"avg": 12.345}})
+    )
     out = tmp_path / "export"
     (trained_cls / "checkpoint").mkdir(exist_ok=True)  # a kept resume checkpoint never leaves the machine
-    assert main(["export", "--model", str(trained_cls), "--repo-id", "someone/tiny-misad", "--metrics", str(metrics),
-                 "--base-model", "prajjwal1/bert-tiny", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--model",
+                str(trained_cls),
+                "--repo-id",
+                "someone/tiny-misad",
+                "--metrics",
+                str(metrics),
+                "--base-model",
+                "prajjwal1/bert-tiny",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     meta, text = card_metadata(out)
     assert meta["base_model"] == "prajjwal1/bert-tiny"
     result = meta["model-index"][0]
@@ -108,8 +142,11 @@ def test_pooler_comes_from_the_starting_checkpoint(tiny_en, tmp_path):
     state = load_file(trained / "model.safetensors")
     from safetensors.torch import save_file
 
-    save_file({k: v for k, v in state.items() if ".pooler." not in k}, trained / "model.safetensors",
-              metadata={"format": "pt"})
+    save_file(
+        {k: v for k, v in state.items() if ".pooler." not in k},
+        trained / "model.safetensors",
+        metadata={"format": "pt"},
+    )
     assert save_pooler(trained, base=str(base))
     assert torch.all(load_file(trained / "model.safetensors")["bert.pooler.dense.bias"] == 0.25)
 
@@ -125,7 +162,8 @@ def test_card_language_is_that_of_the_training_data(trained_cls, tmp_path):
     assert meta["language"] == ["en"]
     tokens_zh = tmp_path / "tokens.parquet"
     table = pa.table({"doc_id": [1]}).replace_schema_metadata(
-        {contracts.PROVENANCE_KEY: json.dumps({"stage": "tokenize", "params": {"lang": "zh"}})})
+        {contracts.PROVENANCE_KEY: json.dumps({"stage": "tokenize", "params": {"lang": "zh"}})}
+    )
     pq.write_table(table, tokens_zh)
     assert _language({"data": str(tokens_zh)}) == "zh"
 
@@ -140,8 +178,17 @@ def test_a_fine_tuned_directory_gets_its_own_description(tiny_en, tmp_path):
     shutil.copytree(tiny_en, model)
     for generated in ("README.md", "tiny_model.json", "modules.json", "config_sentence_transformers.json"):
         (model / generated).unlink()
-    (model / "finetune_config.json").write_text(json.dumps({"model": str(tiny_en), "provenance": {
-        "code_version": "0.1.0", "environment": {"libraries": {"torch": torch.__version__}, "hardware": {"cpu": "x"}}}}))
+    (model / "finetune_config.json").write_text(
+        json.dumps(
+            {
+                "model": str(tiny_en),
+                "provenance": {
+                    "code_version": "0.1.0",
+                    "environment": {"libraries": {"torch": torch.__version__}, "hardware": {"cpu": "x"}},
+                },
+            }
+        )
+    )
     complete_model_dir(model)
     meta, text = card_metadata(model)
     assert meta["library_name"] == "sentence-transformers"

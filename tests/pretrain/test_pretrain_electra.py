@@ -27,8 +27,10 @@ def log_of(out):
 def test_the_registry_names_each_released_pair(tmp_path):
     assert generator_for("google/electra-base-discriminator") == "google/electra-base-generator"
     assert generator_for("google/electra-small-discriminator", "my/generator") == "my/generator"
-    assert all(d.endswith("-discriminator") and g == d.replace("-discriminator", "-generator")
-               for d, g in ELECTRA_GENERATORS.items())
+    assert all(
+        d.endswith("-discriminator") and g == d.replace("-discriminator", "-generator")
+        for d, g in ELECTRA_GENERATORS.items()
+    )
 
 
 def test_generator_and_discriminator_share_embeddings(electra_en):
@@ -51,20 +53,41 @@ def test_replaced_tokens_and_their_labels():
 
     hidden = torch.zeros(1, 5, 1)
     loss = electra.rtd_loss(Head, hidden, replaced, input_ids, labels, torch.ones(1, 5))
-    expected = torch.nn.functional.binary_cross_entropy_with_logits(torch.zeros(5), torch.tensor([0, 0, 0, 1, 0.]))
+    expected = torch.nn.functional.binary_cross_entropy_with_logits(torch.zeros(5), torch.tensor([0, 0, 0, 1, 0.0]))
     assert loss == pytest.approx(expected.item())
 
 
 @pytest.mark.parametrize("objective", ["burt", "misad"])
 def test_electra_trains_with_its_own_objective(objective, tokens_en, electra_en, tmp_path):
     out = tmp_path / objective
-    train(args_for("--data", tokens_en, "--model", electra_en, "--objective", objective, "--out", out,
-                   "--max-steps", 12, "--batch-size", 16, "--lr", 2e-3, "--warmup", 0.05, "--misad-choice", "random"))
+    train(
+        args_for(
+            "--data",
+            tokens_en,
+            "--model",
+            electra_en,
+            "--objective",
+            objective,
+            "--out",
+            out,
+            "--max-steps",
+            12,
+            "--batch-size",
+            16,
+            "--lr",
+            2e-3,
+            "--warmup",
+            0.05,
+            "--misad-choice",
+            "random",
+        )
+    )
     log = log_of(out)
     terms = {"mlm", "rtd", "misad"} if objective == "misad" else {"mlm", "rtd"}
     assert all(terms <= set(e) for e in log)
-    assert all(e["loss"] == pytest.approx(sum(e[k] * (50.0 if k == "rtd" else 1.0) for k in terms), rel=1e-5)
-               for e in log)
+    assert all(
+        e["loss"] == pytest.approx(sum(e[k] * (50.0 if k == "rtd" else 1.0) for k in terms), rel=1e-5) for e in log
+    )
     assert sum(e["rtd"] for e in log[-3:]) / 3 < sum(e["rtd"] for e in log[:2]) / 2  # the discriminator learns
     # the discriminator is the model kept (AutoModel: ElectraModel); the pair goes on in generator/
     assert AutoModel.from_pretrained(out).config.architectures == ["ElectraForPreTraining"]

@@ -28,7 +28,7 @@ def test_a_unit_that_overshoots_is_taken_whole_with_probability_remaining_over_l
 
 
 def test_truncated_geometric_span_lengths():
-    weights = [0.2 * 0.8 ** k for k in range(6)]  # 0.2, 0.16, 0.128, 0.1024, 0.08192, 0.065536
+    weights = [0.2 * 0.8**k for k in range(6)]  # 0.2, 0.16, 0.128, 0.1024, 0.08192, 0.065536
     law = span_sampling.truncated_geometric(0.2, 1, 6)
     assert law == pytest.approx([w / 0.737856 for w in weights])
     assert law[0] == pytest.approx(0.2710556, abs=1e-7)
@@ -105,16 +105,16 @@ def test_budgets_specials_and_padding(tokenizer, rows, strategy):
         labels = batch["labels"][i].numpy()
         eligible = ~np.isin(ids, list(special))
         budget = span_sampling.budget_for(int(eligible.sum()), 0.15)
-        masked = int((labels[:len(ids)] != -100).sum())
+        masked = int((labels[: len(ids)] != -100).sum())
         if strategy == "token":
             assert masked in (np.floor(budget), np.ceil(budget))
         total_masked += masked
         total_eligible += eligible.sum()
-        assert (labels[:len(ids)][~eligible] == -100).all()  # special tokens are never predicted
-        assert (batch["input_ids"][i, :len(ids)].numpy()[~eligible] == ids[~eligible]).all()
-        assert (labels[len(ids):] == -100).all() and (batch["attention_mask"][i, len(ids):] == 0).all()
-        assert (batch["input_ids"][i, len(ids):] == tokenizer.pad_token_id).all()
-        assert (labels[labels != -100] == ids[labels[:len(ids)] != -100]).all()
+        assert (labels[: len(ids)][~eligible] == -100).all()  # special tokens are never predicted
+        assert (batch["input_ids"][i, : len(ids)].numpy()[~eligible] == ids[~eligible]).all()
+        assert (labels[len(ids) :] == -100).all() and (batch["attention_mask"][i, len(ids) :] == 0).all()
+        assert (batch["input_ids"][i, len(ids) :] == tokenizer.pad_token_id).all()
+        assert (labels[labels != -100] == ids[labels[: len(ids)] != -100]).all()
     assert 0.12 < total_masked / total_eligible < 0.18
 
 
@@ -147,7 +147,7 @@ def test_a_masked_ngram_is_masked_whole_with_one_draw(tokenizer, rows):
 def test_whole_words_stay_whole(tokenizer, rows):
     batches, _ = collate(tokenizer, rows, "whole-word", epoch=1)
     for row, batch in zip(rows, batches):
-        labels = batch["labels"][0].numpy()[:len(row["input_ids"])]
+        labels = batch["labels"][0].numpy()[: len(row["input_ids"])]
         word_ids = np.asarray(row["word_ids"])
         for word in set(word_ids[word_ids >= 0].tolist()):
             predicted = labels[word_ids == word] != -100
@@ -159,14 +159,18 @@ def test_random_spans_are_whole_words_of_at_most_six(tokenizer, rows):
     for epoch in range(3):
         batches, collator = collate(tokenizer, rows, "span", epoch=epoch)
         for row, batch in zip(rows, batches):
-            labels = batch["labels"][0].numpy()[:len(row["input_ids"])]
+            labels = batch["labels"][0].numpy()[: len(row["input_ids"])]
             word_ids = np.asarray(row["word_ids"])
             words = set(word_ids[labels != -100].tolist())
             for word in words:
                 assert (labels[word_ids == word] != -100).all()
             rng = collator.rng_for(row)
-            units = span_sampling.span_units(row, collator.eligible(np.asarray(row["input_ids"])),
-                                             span_sampling.budget_for(int((word_ids >= 0).sum()), 0.15), rng)
+            units = span_sampling.span_units(
+                row,
+                collator.eligible(np.asarray(row["input_ids"])),
+                span_sampling.budget_for(int((word_ids >= 0).sum()), 0.15),
+                rng,
+            )
             lengths += [len(set(word_ids[s:e].tolist())) for s, e in units]
     assert max(lengths) <= 6 and min(lengths) >= 1
     assert max(lengths) == 6 and np.mean(lengths) > 2.3  # the law's mean is 2.87 words
@@ -203,7 +207,7 @@ def test_masks_are_dynamic_reproducible_and_independent_of_batching(tokenizer, r
     collator.set_epoch(1)
     next_epoch = collator(rows[:16])["labels"]
     assert (first == again).all()
-    assert (first[5, :len(alone)] == alone).all()
+    assert (first[5, : len(alone)] == alone).all()
     assert not (first == next_epoch).all()
     assert not (first == MaskingCollator(tokenizer, "ngram", seed=8)(rows[:16])["labels"]).all()
     stored = pq.read_table(tokens_en, columns=["input_ids"]).column("input_ids").to_pylist()

@@ -16,8 +16,14 @@ from pipeline.pretrain.masking import MaskingCollator
 from pipeline.pretrain.masking_stats import MaskingStats
 
 EPOCHS = 2
-STRATEGIES = [("token", "uniform"), ("whole-word", "uniform"), ("ngram", "uniform"), ("ngram", "ngrams-first"),
-              ("entity", "uniform"), ("span", "uniform")]
+STRATEGIES = [
+    ("token", "uniform"),
+    ("whole-word", "uniform"),
+    ("ngram", "uniform"),
+    ("ngram", "ngrams-first"),
+    ("entity", "uniform"),
+    ("span", "uniform"),
+]
 
 
 def units_of(strategy: str, row: dict, eligible: np.ndarray) -> list[tuple[int, int]]:

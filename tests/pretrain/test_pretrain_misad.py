@@ -23,10 +23,15 @@ def setup(request, tiny_en, albert_en, marked_en, tokens_en, dataset_en, tmp_pat
     if request.param == "bert":
         return AutoTokenizer.from_pretrained(tiny_en), dataset_en, tiny_en
     out = tmp_path_factory.mktemp("albert") / "tokens.parquet"
-    assert main(["tokenize", "--marked", str(marked_en), "--model", str(albert_en), "--lang", "en",
-                 "--out", str(out)]) == 0
-    return AutoTokenizer.from_pretrained(albert_en), TokenDataset(build_arrow_cache(out, out.with_suffix(".arrow"))), \
-        albert_en
+    assert (
+        main(["tokenize", "--marked", str(marked_en), "--model", str(albert_en), "--lang", "en", "--out", str(out)])
+        == 0
+    )
+    return (
+        AutoTokenizer.from_pretrained(albert_en),
+        TokenDataset(build_arrow_cache(out, out.with_suffix(".arrow"))),
+        albert_en,
+    )
 
 
 def real(row_ids: torch.Tensor, mask: torch.Tensor) -> list[int]:
@@ -39,7 +44,7 @@ def test_s_w_r_are_well_formed_and_w_is_never_masked(setup):
     rows = [dataset[i] for i in range(len(dataset))]
     checked = 0
     for lo in range(0, len(rows), 64):
-        part = rows[lo:lo + 64]
+        part = rows[lo : lo + 64]
         batch = collator(part)
         for i, row in enumerate(part):
             ids = row["input_ids"].tolist()
@@ -50,14 +55,16 @@ def test_s_w_r_are_well_formed_and_w_is_never_masked(setup):
             r = real(batch["r_input_ids"][i], batch["r_attention_mask"][i])
             assert w[0] == r[0] == tokenizer.cls_token_id and w[-1] == r[-1] == tokenizer.sep_token_id
             core = w[1:-1]
-            starts = [k for k in range(len(ids)) if ids[k:k + len(core)] == core and r == ids[:k] + ids[k + len(core):]]
+            starts = [
+                k for k in range(len(ids)) if ids[k : k + len(core)] == core and r == ids[:k] + ids[k + len(core) :]
+            ]
             assert starts, "S = R with w put back in its place"
             start = starts[0]
-            one_word = len(set(row["word_ids"][start:start + len(core)].tolist())) == 1  # the fallback
+            one_word = len(set(row["word_ids"][start : start + len(core)].tolist())) == 1  # the fallback
             assert [start, start + len(core)] in row["ngram_spans"].tolist() or one_word
-            s = batch["input_ids"][i, :len(ids)].tolist()
-            labels = batch["labels"][i, :len(ids)]
-            assert s[start:start + len(core)] == core and (labels[start:start + len(core)] == -100).all()
+            s = batch["input_ids"][i, : len(ids)].tolist()
+            labels = batch["labels"][i, : len(ids)]
+            assert s[start : start + len(core)] == core and (labels[start : start + len(core)] == -100).all()
             assert labels[0] == labels[len(ids) - 1] == -100
             assert len(r) > 2  # R is never empty
             checked += 1
@@ -83,8 +90,14 @@ def test_mlm_scores_match_the_full_model_and_the_lowest_is_chosen(setup):
     collator = MisadCollator(tokenizer, "mlm-score", seed=0)
     rows = [dataset[i] for i in range(8)]
     batch = collator(rows)
-    scores = mlm_scores(model, batch["score_input_ids"], batch["score_attention_mask"], batch["candidates"],
-                        tokenizer.mask_token_id, chunk_tokens=300)
+    scores = mlm_scores(
+        model,
+        batch["score_input_ids"],
+        batch["score_attention_mask"],
+        batch["candidates"],
+        tokenizer.mask_token_id,
+        chunk_tokens=300,
+    )
     for i, row in enumerate(rows):
         ids = torch.tensor(row["input_ids"], dtype=torch.long)
         for c, (start, end) in enumerate(batch["candidates"][i].tolist()):
@@ -139,7 +152,7 @@ def test_misad_loss_by_hand():
     # (E_w + E_R - E_S) = (1 + 0 - 1, 0 + 1 - 0) = (0, 1): mean of squares over 2 units = 0.5
     assert loss.item() == pytest.approx(0.5)
     both = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, torch.tensor([True, True]))
-    second = ((2 ** -0.5 * 2 - 0) ** 2 + (2 ** -0.5 * 2 - 1) ** 2) / 2  # (√2, √2) - (0, 1)
+    second = ((2**-0.5 * 2 - 0) ** 2 + (2**-0.5 * 2 - 1) ** 2) / 2  # (√2, √2) - (0, 1)
     assert both.item() == pytest.approx((0.5 + second) / 2)
 
 
@@ -153,8 +166,11 @@ def test_sentences_without_an_ngram_are_counted_as_fallbacks(setup):
     for row in rows:
         word_ids = np.asarray(row["word_ids"])
         content = np.flatnonzero(word_ids >= 0)
-        spans = [(s, e) for s, e in np.asarray(row["ngram_spans"]).reshape(-1, 2)
-                 if content[0] <= s < e <= content[-1] + 1 and (s, e) != (content[0], content[-1] + 1)]
+        spans = [
+            (s, e)
+            for s, e in np.asarray(row["ngram_spans"]).reshape(-1, 2)
+            if content[0] <= s < e <= content[-1] + 1 and (s, e) != (content[0], content[-1] + 1)
+        ]
         if not spans:
             words = len(set(word_ids[content].tolist()))
             expected_fallbacks += words > 1

@@ -40,8 +40,10 @@ def test_nsp_and_sop_pairs(dataset_en, tiny_en):
         assert item["first"].tolist() == first.tolist()
         if item["pair_label"]:
             assert item["second"].tolist() != second.tolist()
-            assert any(doc[j] != doc[a] and content(dataset_en[j]).tolist() == item["second"].tolist()
-                       for j in range(len(dataset_en)))
+            assert any(
+                doc[j] != doc[a] and content(dataset_en[j]).tolist() == item["second"].tolist()
+                for j in range(len(dataset_en))
+            )
         else:
             assert item["second"].tolist() == second.tolist()
         swapped = sop[i]

@@ -22,8 +22,26 @@ def test_tiny_model_loads_and_is_reproducible(tiny_en, marked_en, tmp_path, cli)
     assert model.config.vocab_size == len(tokenizer) <= 1500
     assert tokenizer.cls_token == "[CLS]" and tokenizer.is_fast
     again = tmp_path / "again"
-    assert cli("tiny-model", "--sentences", marked_en, "--lang", "en", "--out", again, "--vocab-size", "1500",
-               "--hidden", "32", "--layers", "2", "--heads", "2") == 0
+    assert (
+        cli(
+            "tiny-model",
+            "--sentences",
+            marked_en,
+            "--lang",
+            "en",
+            "--out",
+            again,
+            "--vocab-size",
+            "1500",
+            "--hidden",
+            "32",
+            "--layers",
+            "2",
+            "--heads",
+            "2",
+        )
+        == 0
+    )
     assert (again / "model.safetensors").read_bytes() == (tiny_en / "model.safetensors").read_bytes()
     assert (again / "tokenizer.json").read_text() == (tiny_en / "tokenizer.json").read_text()
     record = json.loads((tiny_en / "tiny_model.json").read_text())["provenance"]
@@ -44,12 +62,12 @@ def test_token_spans_cover_exactly_the_marked_words(tokens_en, marked_en, tiny_e
         assert word_ids[0] == word_ids[-1] == -1 and min(word_ids[1:-1]) >= 0
         words = source["text"].split()
         for span in row["ngram_spans"]:
-            units = sorted(set(word_ids[span["start"]:span["end"]]))
+            units = sorted(set(word_ids[span["start"] : span["end"]]))
             assert units == list(range(units[0], units[-1] + 1))
             # the whole words, nothing more: neighbours belong to other words
             assert word_ids[span["start"] - 1] != units[0] and word_ids[span["end"]] != units[-1]
-            text = normalize(" ".join(words[units[0]:units[-1] + 1]))
-            decoded = tokenizer.decode(ids[span["start"]:span["end"]])
+            text = normalize(" ".join(words[units[0] : units[-1] + 1]))
+            decoded = tokenizer.decode(ids[span["start"] : span["end"]])
             assert decoded.replace(" ", "") == text.replace(" ", "") or "[UNK]" in decoded
             checked += 1
         entity_keys = {(s["start"], s["end"]) for s in row["entity_spans"]}
@@ -75,19 +93,49 @@ def test_chinese_spans_are_characters_and_digit_runs_are_not_split(data_root, tm
     texts = ocnli_sentences(data_root, 300)
     special = "他在1990年去了北京"  # the digits are one or two WordPiece tokens but four characters
     corpus = tmp_path / "corpus.parquet"
-    write_marked(corpus, [{"doc_id": i // 10, "sent_id": i % 10, "text": t, "spans": []}
-                          for i, t in enumerate([*texts, special, special, special])])
+    write_marked(
+        corpus,
+        [
+            {"doc_id": i // 10, "sent_id": i % 10, "text": t, "spans": []}
+            for i, t in enumerate([*texts, special, special, special])
+        ],
+    )
     model = tmp_path / "tiny-zh"
-    assert cli("tiny-model", "--sentences", corpus, "--lang", "zh", "--out", model, "--vocab-size", "2000",
-               "--hidden", "32") == 0
+    assert (
+        cli(
+            "tiny-model",
+            "--sentences",
+            corpus,
+            "--lang",
+            "zh",
+            "--out",
+            model,
+            "--vocab-size",
+            "2000",
+            "--hidden",
+            "32",
+        )
+        == 0
+    )
     tokenizer = AutoTokenizer.from_pretrained(model)
     offsets = tokenizer(special, return_offsets_mapping=True)["offset_mapping"]
     inside = next(a + 1 for a, b in offsets if b - a >= 2)  # a character inside a multi-character token
     marked = tmp_path / "marked.parquet"
-    write_marked(marked, [{"doc_id": 999, "sent_id": 0, "text": special, "spans": [
-        {"start": 0, "end": 2, "n": 2, "pmi": 1.0, "source": "pmi"},                      # 他在
-        {"start": inside, "end": 7, "n": 7 - inside, "pmi": 1.0, "source": "pmi"},        # cuts a token
-        {"start": 9, "end": 11, "n": 2, "pmi": 1.0, "source": "entity"}]}])               # 北京
+    write_marked(
+        marked,
+        [
+            {
+                "doc_id": 999,
+                "sent_id": 0,
+                "text": special,
+                "spans": [
+                    {"start": 0, "end": 2, "n": 2, "pmi": 1.0, "source": "pmi"},  # 他在
+                    {"start": inside, "end": 7, "n": 7 - inside, "pmi": 1.0, "source": "pmi"},  # cuts a token
+                    {"start": 9, "end": 11, "n": 2, "pmi": 1.0, "source": "entity"},
+                ],
+            }
+        ],
+    )  # 北京
     out = tmp_path / "tokens.parquet"
     assert cli("tokenize", "--marked", marked, "--model", model, "--lang", "zh", "--out", out) == 0
     row = pq.read_table(out).to_pylist()[0]
@@ -99,16 +147,37 @@ def test_chinese_spans_are_characters_and_digit_runs_are_not_split(data_root, tm
 
 def test_tokenize_rejects_bad_spans_and_other_inputs(marked_en, tiny_en, tmp_path, cli, capsys):
     bad = tmp_path / "bad.parquet"
-    write_marked(bad, [{"doc_id": 1, "sent_id": 0, "text": "two words",
-                        "spans": [{"start": 1, "end": 3, "n": 2, "pmi": 0.0, "source": "pmi"}]}])
+    write_marked(
+        bad,
+        [
+            {
+                "doc_id": 1,
+                "sent_id": 0,
+                "text": "two words",
+                "spans": [{"start": 1, "end": 3, "n": 2, "pmi": 0.0, "source": "pmi"}],
+            }
+        ],
+    )
     assert cli("tokenize", "--marked", bad, "--model", tiny_en, "--lang", "en", "--out", tmp_path / "o.parquet") == 2
     assert "outside the sentence" in capsys.readouterr().err and not (tmp_path / "o.parquet").exists()
     wrong = tmp_path / "wrong.parquet"
     pq.write_table(pa.table({"doc_id": [1], "text": ["x y"]}), wrong)
     assert cli("tokenize", "--marked", wrong, "--model", tiny_en, "--lang", "en", "--out", tmp_path / "o.parquet") == 2
     assert "missing column" in capsys.readouterr().err
-    assert cli("tokenize", "--marked", marked_en, "--model", tmp_path / "nowhere", "--lang", "en",
-               "--out", tmp_path / "o.parquet") == 2
+    assert (
+        cli(
+            "tokenize",
+            "--marked",
+            marked_en,
+            "--model",
+            tmp_path / "nowhere",
+            "--lang",
+            "en",
+            "--out",
+            tmp_path / "o.parquet",
+        )
+        == 2
+    )
 
 
 @pytest.mark.parametrize("rows", [1, 7])
@@ -146,6 +215,19 @@ def test_shards_of_several_parts_share_file_names(marked_en, tiny_en, tmp_path, 
         (tmp_path / part).mkdir()
         shutil.copy(marked_en, tmp_path / part / "shard-000.parquet")
     out = tmp_path / "tokens.parquet"
-    assert cli("tokenize", "--marked", tmp_path / "part-a" / "shard-000.parquet", tmp_path / "part-b" / "shard-000.parquet",
-               "--model", tiny_en, "--lang", "en", "--out", out) == 0
+    assert (
+        cli(
+            "tokenize",
+            "--marked",
+            tmp_path / "part-a" / "shard-000.parquet",
+            tmp_path / "part-b" / "shard-000.parquet",
+            "--model",
+            tiny_en,
+            "--lang",
+            "en",
+            "--out",
+            out,
+        )
+        == 0
+    )
     assert pq.read_metadata(out).num_rows == 2 * pq.read_metadata(marked_en).num_rows

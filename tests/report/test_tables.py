@@ -27,8 +27,15 @@ from pipeline.report.table_specs import (
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
-ALL = ["analogy_minilm", "analogy_word2vec", "sts_minilm", "wordsim_minilm", "geogranno_minilm", "geogranno_bm25",
-       "faq_minilm"]
+ALL = [
+    "analogy_minilm",
+    "analogy_word2vec",
+    "sts_minilm",
+    "wordsim_minilm",
+    "geogranno_minilm",
+    "geogranno_bm25",
+    "faq_minilm",
+]
 
 
 def fixture(name: str) -> Path:
@@ -38,10 +45,12 @@ def fixture(name: str) -> Path:
 @pytest.fixture
 def make_tables(cli, tmp_path):
     """Run the stage on the named fixtures (or paths); returns the output directory."""
+
     def make(*inputs, extra=(), out="tables"):
         paths = [i if isinstance(i, Path) else fixture(i) for i in inputs]
         assert cli("tables", "--metrics", *paths, "--out", tmp_path / out, *extra) == 0
         return tmp_path / out
+
     return make
 
 
@@ -61,38 +70,88 @@ def test_every_table_is_written_in_every_format(make_tables):
     out = make_tables(*ALL)
     expected = {f"{name}.{fmt}" for name in TABLE_NAMES for fmt in tables.FORMATS} | {"tables.json"}
     assert {p.name for p in out.iterdir()} == expected
-    assert set(TABLE_NAMES) == {"analogy", "analogy_ppr_pnr", "sts", "wordsim", "geogranno", "geogranno_baselines",
-                                "geogranno_by_length", "faq", "ablation", "sts_senteval", "glue", "glue_burt",
-                                "glue_seeds", "glue_sampling", "glue_backbones", "clue", "bilstm_snli", "transfer"}
+    assert set(TABLE_NAMES) == {
+        "analogy",
+        "analogy_ppr_pnr",
+        "sts",
+        "wordsim",
+        "geogranno",
+        "geogranno_baselines",
+        "geogranno_by_length",
+        "faq",
+        "ablation",
+        "sts_senteval",
+        "glue",
+        "glue_burt",
+        "glue_seeds",
+        "glue_sampling",
+        "glue_backbones",
+        "clue",
+        "bilstm_snli",
+        "transfer",
+    }
 
 
 def test_analogy_cells_in_markdown_csv_and_latex(make_tables):
     out = make_tables("analogy_minilm", "analogy_word2vec")
     # 71.25 → 71.3 and 36.25 → 36.3 (half up); overall = (72.625 + 36.25 + 32.625) / 3 = 47.1666… → 47.2
     assert md_row(out / "analogy.md", "all-MiniLM-L6-v2") == (
-        "| all-MiniLM-L6-v2 | mean | 71.3 | 74.0 | 72.6 | 12.5 | 60.0 | 36.3 | 5.0 | 60.3 | 32.6 | 47.2 | – |")
+        "| all-MiniLM-L6-v2 | mean | 71.3 | 74.0 | 72.6 | 12.5 | 60.0 | 36.3 | 5.0 | 60.3 | 32.6 | 47.2 | – |"
+    )
     # no sentence level and no pooling: empty cells
     assert md_row(out / "analogy.md", "word2vec (demo)") == (
-        "| word2vec (demo) | – | 40.0 | 50.0 | 45.0 | 0.0 | 30.0 | 15.0 | – | – | – | 30.0 | – |")
+        "| word2vec (demo) | – | 40.0 | 50.0 | 45.0 | 0.0 | 30.0 | 15.0 | – | – | – | 30.0 | – |"
+    )
     rows = csv_rows(out / "analogy.csv")
-    assert rows[0] == ["Model", "Pooling", "Word sem", "Word syn", "Word Avg.", "Phrase sem", "Phrase syn",
-                       "Phrase Avg.", "Sentence sem", "Sentence syn", "Sentence Avg.", "Avg.", "Gain"]
-    assert rows[1] == ["all-MiniLM-L6-v2", "mean", "71.3", "74.0", "72.6", "12.5", "60.0", "36.3", "5.0", "60.3",
-                       "32.6", "47.2", ""]
+    assert rows[0] == [
+        "Model",
+        "Pooling",
+        "Word sem",
+        "Word syn",
+        "Word Avg.",
+        "Phrase sem",
+        "Phrase syn",
+        "Phrase Avg.",
+        "Sentence sem",
+        "Sentence syn",
+        "Sentence Avg.",
+        "Avg.",
+        "Gain",
+    ]
+    assert rows[1] == [
+        "all-MiniLM-L6-v2",
+        "mean",
+        "71.3",
+        "74.0",
+        "72.6",
+        "12.5",
+        "60.0",
+        "36.3",
+        "5.0",
+        "60.3",
+        "32.6",
+        "47.2",
+        "",
+    ]
     assert rows[2] == ["word2vec (demo)", "", "40.0", "50.0", "45.0", "0.0", "30.0", "15.0", "", "", "", "30.0", ""]
     tex = lines(out / "analogy.tex")
-    assert (r"all-MiniLM-L6-v2 & mean & 71.3 & 74.0 & 72.6 & 12.5 & 60.0 & 36.3 & 5.0 & 60.3 & 32.6 & 47.2 & -- \\"
-            in tex)
+    assert (
+        r"all-MiniLM-L6-v2 & mean & 71.3 & 74.0 & 72.6 & 12.5 & 60.0 & 36.3 & 5.0 & 60.3 & 32.6 & 47.2 & -- \\" in tex
+    )
     assert r" &  & \multicolumn{3}{c}{Word} & \multicolumn{3}{c}{Phrase} & \multicolumn{3}{c}{Sentence} &  &  \\" in tex
     assert r"Model & Pooling & sem & syn & Avg. & sem & syn & Avg. & sem & syn & Avg. & Avg. & Gain \\" in tex
 
 
 def test_ppr_pnr_table(make_tables):
     out = make_tables("analogy_minilm", "analogy_word2vec")
-    assert md_row(out / "analogy_ppr_pnr.md", "all-MiniLM-L6-v2") == "| all-MiniLM-L6-v2 | mean | 80.0 | 10.0 | 75.6 | 12.3 |"
+    assert (
+        md_row(out / "analogy_ppr_pnr.md", "all-MiniLM-L6-v2")
+        == "| all-MiniLM-L6-v2 | mean | 80.0 | 10.0 | 75.6 | 12.3 |"
+    )
     assert md_row(out / "analogy_ppr_pnr.md", "word2vec (demo)") == "| word2vec (demo) | – | 0.0 | 0.0 | – | – |"
     assert md_row(out / "analogy_ppr_pnr.md", "published: ALBURT (ALBURT, Table 6)") == (
-        "| published: ALBURT (ALBURT, Table 6) | – | 72.7 | 10.1 | 73.0 | 13.0 |")
+        "| published: ALBURT (ALBURT, Table 6) | – | 72.7 | 10.1 | 73.0 | 13.0 |"
+    )
 
 
 def test_rows_follow_the_input_order_then_the_papers(make_tables):
@@ -110,24 +169,32 @@ def test_published_rows_equal_the_papers_numbers(make_tables):
     # spot checks against the paper text (000 Table 2, 001 Table 2, 002 Table X, 000 Tables 8 and 9)
     assert md_row(out / "analogy.md", "published: ULR-BERT_LARGE (ULR-BERT, Table 2)") == (
         "| published: ULR-BERT_LARGE (ULR-BERT, Table 2) | – | 80.8 | 66.2 | 73.5 | 8.4 | 60.5 | 34.5 | 4.7 | 54.3 "
-        "| 29.5 | 45.8 | 8.1 |")
+        "| 29.5 | 45.8 | 8.1 |"
+    )
     assert md_row(out / "analogy.md", "published: SBURT-base (BURT, Table VIII)") == (
         "| published: SBURT-base (BURT, Table VIII) | mean | 82.8 | 77.5 | 80.2 | 33.2 | 70.5 | 51.9 | 30.8 | 69.1 "
-        "| 50.0 | 60.7 | – |")
+        "| 50.0 | 60.7 | – |"
+    )
     assert md_row(out / "sts.md", "published: BURT (BURT twin, Table 2)") == (
-        "| published: BURT (BURT twin, Table 2) | mean | 69.9 | 73.7 | 72.8 | 78.5 | 73.6 | 84.3 | 84.8 | 76.8 |")
+        "| published: BURT (BURT twin, Table 2) | mean | 69.9 | 73.7 | 72.8 | 78.5 | 73.6 | 84.3 | 84.8 | 76.8 |"
+    )
     assert md_row(out / "sts.md", "published: BERT_CLS (BURT twin, Table 2)").endswith("| 64.2 | 60.6 |")
     assert md_row(out / "wordsim.md", "published: Avg. FastText (BURT twin, Table 3)") == (
-        "| published: Avg. FastText (BURT twin, Table 3) | – | 32.2 | 68.9 | 50.3 | 83.4 | 73.4 | 84.6 | 69.4 | 72.2 |")
+        "| published: Avg. FastText (BURT twin, Table 3) | – | 32.2 | 68.9 | 50.3 | 83.4 | 73.4 | 84.6 | 69.4 | 72.2 |"
+    )
     assert md_row(out / "faq.md", "published: BURT (BURT, Table X)") == (
-        "| published: BURT (BURT, Table X) | – | insurance FAQ (BURT) | 82.2 | 0.872 |")
+        "| published: BURT (BURT, Table X) | – | insurance FAQ (BURT) | 82.2 | 0.872 |"
+    )
     assert md_row(out / "geogranno_baselines.md", "published: ULR-ELECTRA (ULR-BERT, Table 8)") == (
-        "| published: ULR-ELECTRA (ULR-BERT, Table 8) | – | all | 26.8/51.8/65.5 | 86.9 |")
+        "| published: ULR-ELECTRA (ULR-BERT, Table 8) | – | all | 26.8/51.8/65.5 | 86.9 |"
+    )
     assert md_row(out / "geogranno_by_length.md", "published: ULR-BERT gain over BERT (ULR-BERT, Table 9)") == (
         "| published: ULR-BERT gain over BERT (ULR-BERT, Table 9) | – | all | +5.9 | +11.2 | +13.4 | +10.2 | +13.2 "
-        "| +13.3 |")
+        "| +13.3 |"
+    )
     assert md_row(out / "geogranno.md", "published: BM25 (ULR-BERT, Table 4)") == (
-        "| published: BM25 (ULR-BERT, Table 4) | – | all | 27.1 | 62.5 | 76.4 |")
+        "| published: BM25 (ULR-BERT, Table 4) | – | all | 27.1 | 62.5 | 76.4 |"
+    )
 
 
 def _paper_tokens(path: Path) -> list[str]:
@@ -146,16 +213,22 @@ def test_every_published_number_is_in_the_paper_text(data_root):
         for row in published.rows_for(spec):
             paper = next(p for p in data["papers"].values() if p["short"] == row.source["paper"])
             tokens = _paper_tokens(papers / paper["file"])
-            wanted = [assemble.format_number(row.cells[c.key], c.decimals).lstrip("+")
-                      for c in spec.columns if row.cells[c.key] is not None]
+            wanted = [
+                assemble.format_number(row.cells[c.key], c.decimals).lstrip("+")
+                for c in spec.columns
+                if row.cells[c.key] is not None
+            ]
             # room for the paper's own extra cells (ALBURT Table 8's Std.); ULR Table 9 prints a row in two blocks
             width = len(wanted) + (30 if row.source["table"] == "Table 9" else 4)
-            assert any(_in_order(wanted, tokens[i:i + width]) for i, t in enumerate(tokens) if t == wanted[0]), (
-                f"{row.label}: {wanted} not found in {paper['file']}")
+            assert any(_in_order(wanted, tokens[i : i + width]) for i, t in enumerate(tokens) if t == wanted[0]), (
+                f"{row.label}: {wanted} not found in {paper['file']}"
+            )
             checked += 1
     # a source may feed several tables (twin Table 2: sts and sts_senteval; ULR Table 8: two tables)
     uses = {source: sum(source in spec.published for spec in TABLES) for source in data["sources"]}
-    assert checked == sum(len(s["rows"]) * uses[name] for name, s in data["sources"].items()) == 194 + 28  # + paper 004 Tables 2 and 3
+    assert (
+        checked == sum(len(s["rows"]) * uses[name] for name, s in data["sources"].items()) == 194 + 28
+    )  # + paper 004 Tables 2 and 3
 
 
 def _in_order(wanted: list[str], window: list[str]) -> bool:
@@ -170,10 +243,12 @@ def test_sts_and_wordsim_cells(make_tables, tmp_path):
     out = make_tables("sts_minilm", "wordsim_minilm")
     # avg = (72.37 + 80.6 + 75.59 + 85.39 + 78.99 + 82.03 + 77.58) / 7 = 78.9357… → 78.9
     assert md_row(out / "sts.md", "all-MiniLM-L6-v2") == (
-        "| all-MiniLM-L6-v2 | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | 82.0 | 77.6 | 78.9 |")
+        "| all-MiniLM-L6-v2 | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | 82.0 | 77.6 | 78.9 |"
+    )
     # no PPDB, SemEval, SCWS in the file: empty cells, and no Avg. (it needs all five word sets)
     assert md_row(out / "wordsim.md", "all-MiniLM-L6-v2") == (
-        "| all-MiniLM-L6-v2 | mean | – | – | 45.0 | 82.6 | 73.0 | 79.2 | – | – |")
+        "| all-MiniLM-L6-v2 | mean | – | – | 45.0 | 82.6 | 73.0 | 79.2 | – | – |"
+    )
     with_scws = json.loads(fixture("wordsim_minilm").read_text())
     with_scws["scores"]["SCWS"] = 60.0
     with_scws["model"]["name"] = "with SCWS"
@@ -188,13 +263,23 @@ def test_geogranno_tables_one_row_per_split(make_tables):
     out = make_tables("geogranno_minilm", "geogranno_bm25")
     # the files' keys are sorted (all, dev, train); the table puts the paper's split "all" first
     rows = [r[:3] for r in csv_rows(out / "geogranno.csv")[1:4]]
-    assert rows == [["all-MiniLM-L6-v2", "mean", "all"], ["all-MiniLM-L6-v2", "mean", "train"],
-                    ["all-MiniLM-L6-v2", "mean", "dev"]]
+    assert rows == [
+        ["all-MiniLM-L6-v2", "mean", "all"],
+        ["all-MiniLM-L6-v2", "mean", "train"],
+        ["all-MiniLM-L6-v2", "mean", "dev"],
+    ]
     assert csv_rows(out / "geogranno.csv")[1] == ["all-MiniLM-L6-v2", "mean", "all", "43.3", "72.5", "81.7"]
     assert csv_rows(out / "geogranno.csv")[4] == ["BM25", "", "all", "30.6", "60.8", "74.3"]
     assert md_row(out / "geogranno_baselines.md", "BM25") == "| BM25 | – | all | 30.6/60.8/74.3 | – |"
     assert csv_rows(out / "geogranno_baselines.csv")[0] == [
-        "Model", "Pooling", "Split", "GEOGRANNO Top-1", "GEOGRANNO Top-5", "GEOGRANNO Top-10", "GLUE dev"]
+        "Model",
+        "Pooling",
+        "Split",
+        "GEOGRANNO Top-1",
+        "GEOGRANNO Top-5",
+        "GEOGRANNO Top-10",
+        "GLUE dev",
+    ]
     # the harness's ASCII bucket labels ("1-6", ">=2") land under the paper's; a null top10 is empty
     by_length = [r for r in csv_rows(out / "geogranno_by_length.csv") if r[0] == "all-MiniLM-L6-v2"]
     assert by_length == [
@@ -204,8 +289,10 @@ def test_geogranno_tables_one_row_per_split(make_tables):
     ]
     assert md_row(out / "geogranno_by_length.md", "BM25") == "| BM25 | – | all | 75.3 | – | – | 74.3 | – | – |"
     header = lines(out / "geogranno_by_length.md")[2]
-    assert header == ("| Model | Pooling | Split | \\|q\\| 1~6 | \\|q\\| 7~8 | \\|q\\| 9~15 | abs(\\|q\\| - \\|Q\\|) ≥ 0 "
-                      "| abs(\\|q\\| - \\|Q\\|) ≥ 2 | abs(\\|q\\| - \\|Q\\|) ≥ 3 |")
+    assert header == (
+        "| Model | Pooling | Split | \\|q\\| 1~6 | \\|q\\| 7~8 | \\|q\\| 9~15 | abs(\\|q\\| - \\|Q\\|) ≥ 0 "
+        "| abs(\\|q\\| - \\|Q\\|) ≥ 2 | abs(\\|q\\| - \\|Q\\|) ≥ 3 |"
+    )
     tex = (out / "geogranno_by_length.tex").read_text()
     assert r"\multicolumn{3}{c}{abs(\textbar{}q\textbar{} - \textbar{}Q\textbar{})}" in tex
     assert r"$\geq$ 0 & $\geq$ 2 & $\geq$ 3 \\" in tex
@@ -215,10 +302,10 @@ def test_faq_mrr_on_the_papers_scale(make_tables, tmp_path):
     out = make_tables("faq_minilm")
     # the file's keys are sorted (AFQMC, BQ, BUSTM); the table keeps one fixed order, average last
     assert [r for r in csv_rows(out / "faq.csv") if r[0] == "all-MiniLM-L6-v2"] == [
-        ["all-MiniLM-L6-v2", "mean", "BQ", "61.3", "0.708"],     # 61.25 → 61.3; 70.8125 % → 0.708
+        ["all-MiniLM-L6-v2", "mean", "BQ", "61.3", "0.708"],  # 61.25 → 61.3; 70.8125 % → 0.708
         ["all-MiniLM-L6-v2", "mean", "AFQMC", "55.5", "0.640"],
         ["all-MiniLM-L6-v2", "mean", "BUSTM", "80.0", "0.872"],  # 87.15 % → 0.8715 → 0.872 (half up, in decimal)
-        ["all-MiniLM-L6-v2", "mean", "Avg.", "65.6", "0.740"],   # (61.25 + 55.5 + 80) / 3; MRR 74.0008… %
+        ["all-MiniLM-L6-v2", "mean", "Avg.", "65.6", "0.740"],  # (61.25 + 55.5 + 80) / 3; MRR 74.0008… %
     ]
     as_dict = json.loads(fixture("faq_minilm").read_text())
     as_dict["avg"] = {"acc1": 50.0, "mrr": 62.5}
@@ -226,8 +313,9 @@ def test_faq_mrr_on_the_papers_scale(make_tables, tmp_path):
     path = tmp_path / "faq_dict.json"
     path.write_text(json.dumps(as_dict))
     out = make_tables(path, out="dict")
-    assert [r for r in csv_rows(out / "faq.csv") if r[2] == "Avg."] == [["all-MiniLM-L6-v2", "mean", "Avg.", "50.0",
-                                                                         "0.625"]]
+    assert [r for r in csv_rows(out / "faq.csv") if r[2] == "Avg."] == [
+        ["all-MiniLM-L6-v2", "mean", "Avg.", "50.0", "0.625"]
+    ]
 
 
 def test_gain_over_a_baseline_row(make_tables):
@@ -307,18 +395,24 @@ def _broken(tmp_path, name: str, edit) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name, edit, message", [
-    ("sts_minilm", lambda d: d.update(task="superglue"), "unknown task 'superglue'"),
-    ("sts_minilm", lambda d: d.pop("avg"), "missing key 'avg'"),
-    ("analogy_minilm", lambda d: d["levels"]["word"].pop("syn"), "missing key 'levels.word.syn'"),
-    ("analogy_minilm", lambda d: d["model"].pop("pooling"), "missing key 'model.pooling'"),
-    ("analogy_minilm", lambda d: d.pop("provenance"), "missing key 'provenance'"),
-    ("analogy_minilm", lambda d: d.update(ppr=80.0), "key 'ppr' must map levels"),
-    ("wordsim_minilm", lambda d: d["scores"].update(MEN="high"), "key 'scores.MEN' must be a number or null"),
-    ("geogranno_minilm", lambda d: d["by_query_length"]["dev"].update({"16~20": {"top10": 1.0}}),
-     "unknown bucket '16~20'"),
-    ("faq_minilm", lambda d: d["datasets"]["BQ"].pop("mrr"), "missing key 'datasets.BQ.mrr'"),
-])
+@pytest.mark.parametrize(
+    "name, edit, message",
+    [
+        ("sts_minilm", lambda d: d.update(task="superglue"), "unknown task 'superglue'"),
+        ("sts_minilm", lambda d: d.pop("avg"), "missing key 'avg'"),
+        ("analogy_minilm", lambda d: d["levels"]["word"].pop("syn"), "missing key 'levels.word.syn'"),
+        ("analogy_minilm", lambda d: d["model"].pop("pooling"), "missing key 'model.pooling'"),
+        ("analogy_minilm", lambda d: d.pop("provenance"), "missing key 'provenance'"),
+        ("analogy_minilm", lambda d: d.update(ppr=80.0), "key 'ppr' must map levels"),
+        ("wordsim_minilm", lambda d: d["scores"].update(MEN="high"), "key 'scores.MEN' must be a number or null"),
+        (
+            "geogranno_minilm",
+            lambda d: d["by_query_length"]["dev"].update({"16~20": {"top10": 1.0}}),
+            "unknown bucket '16~20'",
+        ),
+        ("faq_minilm", lambda d: d["datasets"]["BQ"].pop("mrr"), "missing key 'datasets.BQ.mrr'"),
+    ],
+)
 def test_bad_metrics_name_the_file_and_key(cli, tmp_path, capsys, name, edit, message):
     path = _broken(tmp_path, name, edit)
     assert cli("tables", "--metrics", path, "--out", tmp_path / "out") == 2
@@ -352,6 +446,7 @@ def test_output_is_all_or_nothing(make_tables, monkeypatch, tmp_path):
         if label == "wordsim":
             raise RuntimeError("disk full")
         return "partial\n"
+
     monkeypatch.setattr(tables.render, "to_latex", failing)
     parser = argparse.ArgumentParser()
     tables.add_arguments(parser)
@@ -365,8 +460,13 @@ def test_output_is_all_or_nothing(make_tables, monkeypatch, tmp_path):
 def test_published_file_is_checked(tmp_path):
     text = published.PUBLISHED.read_text(encoding="utf-8")
     broken = tmp_path / "published.yaml"
-    broken.write_text(text.replace("values: [53.3, 50.8, 55.6, 59.2, 57.9, 63.0, 71.8, 58.8]",
-                                   "values: [53.3, 50.8, 55.6, 59.2, 57.9, 63.0, 71.8]"), encoding="utf-8")
+    broken.write_text(
+        text.replace(
+            "values: [53.3, 50.8, 55.6, 59.2, 57.9, 63.0, 71.8, 58.8]",
+            "values: [53.3, 50.8, 55.6, 59.2, 57.9, 63.0, 71.8]",
+        ),
+        encoding="utf-8",
+    )
     spec = next(s for s in TABLES if s.name == "sts")
     with pytest.raises(InputError, match=r"twin_t2, row 1.*7 values for 8 columns"):
         published.rows_for(spec, broken)
@@ -389,19 +489,42 @@ def test_geogranno_length_buckets():
     assert list(GEOGRANNO_QUERY_LENGTH_BUCKETS) == ["1~6", "7~8", "9~15"]
     assert list(GEOGRANNO_LENGTH_DIFFERENCE_BUCKETS) == ["≥ 0", "≥ 2", "≥ 3"]
     assert [query_length_bucket(n) for n in (0, 1, 6, 7, 8, 9, 15, 16)] == [
-        None, "1~6", "1~6", "7~8", "7~8", "9~15", "9~15", "9~15"]
+        None,
+        "1~6",
+        "1~6",
+        "7~8",
+        "7~8",
+        "9~15",
+        "9~15",
+        "9~15",
+    ]
     assert length_difference_buckets(0) == ["≥ 0"]
     assert length_difference_buckets(-2) == ["≥ 0", "≥ 2"]
     assert length_difference_buckets(5) == ["≥ 0", "≥ 2", "≥ 3"]
     assert [canonical_bucket(label) for label in ("1-6", "9~15", ">=2", "≥3", "≥ 0", "10-12")] == [
-        "1~6", "9~15", "≥ 2", "≥ 3", "≥ 0", None]
+        "1~6",
+        "9~15",
+        "≥ 2",
+        "≥ 3",
+        "≥ 0",
+        None,
+    ]
 
 
-@pytest.mark.parametrize("value, decimals, signed, text", [
-    (36.25, 1, False, "36.3"), (72.625, 1, False, "72.6"), (2.675, 2, False, "2.68"), (-0.04, 1, False, "0.0"),
-    (5.9, 1, True, "+5.9"), (-3.35, 1, True, "-3.4"), (0.0, 1, True, "0.0"), (0.8125, 3, False, "0.813"),
-    (None, 1, False, None),
-])
+@pytest.mark.parametrize(
+    "value, decimals, signed, text",
+    [
+        (36.25, 1, False, "36.3"),
+        (72.625, 1, False, "72.6"),
+        (2.675, 2, False, "2.68"),
+        (-0.04, 1, False, "0.0"),
+        (5.9, 1, True, "+5.9"),
+        (-3.35, 1, True, "-3.4"),
+        (0.0, 1, True, "0.0"),
+        (0.8125, 3, False, "0.813"),
+        (None, 1, False, None),
+    ],
+)
 def test_number_formatting(value, decimals, signed, text):
     assert assemble.format_number(value, decimals, signed) == text
 

@@ -28,6 +28,7 @@ def make_tables(cli, tmp_path):
         paths = [i if isinstance(i, Path) else fixture(i) for i in inputs]
         assert cli("tables", "--metrics", *paths, "--out", tmp_path / out) == 0
         return tmp_path / out
+
     return make
 
 
@@ -40,7 +41,8 @@ def test_table_3_merges_the_phrase_tasks_and_scws(make_tables):
     # PPDB 51.27, SemEval accuracy 76.35 (half up: 76.4), SCWS 61.04;
     # Avg. = (45.04 + 82.55 + 72.95 + 79.15 + 61.04) / 5 = 68.146
     assert md_rows(out / "wordsim.md", LABEL) == [
-        f"| {LABEL} | mean | 51.3 | 76.4 | 45.0 | 82.6 | 73.0 | 79.2 | 61.0 | 68.1 |"]
+        f"| {LABEL} | mean | 51.3 | 76.4 | 45.0 | 82.6 | 73.0 | 79.2 | 61.0 | 68.1 |"
+    ]
     header = (out / "wordsim.csv").read_text().splitlines()[0]
     assert "Phrases PPDB (human labels)" in header and "Phrases SemEval 5(a) (Y&D)" in header
 
@@ -75,23 +77,33 @@ def test_table_2_takes_sts_b_and_sick_r_from_the_trained_regression(make_tables)
     # STS12-16 by cosine (72.37, 80.6, 75.59, 85.39, 78.99), STS-B 83.46 and SICK-R 80.55 (Spearman) from the
     # transfer file; Avg. = 556.95 / 7 = 79.564
     assert md_rows(out / "sts_senteval.md", LABEL) == [
-        f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | 83.5 | 80.6 | 79.6 |"]
+        f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | 83.5 | 80.6 | 79.6 |"
+    ]
     # the cosine table keeps its own STS-B / SICK-R
-    assert md_rows(out / "sts.md", LABEL) == [f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | 82.0 | 77.6 | 78.9 |"]
-    published = [line for line in (out / "sts_senteval.md").read_text().splitlines() if line.startswith("| published: BURT ")]
-    assert published == [("| published: BURT (BURT twin, Table 2) | mean | 69.9 | 73.7 | 72.8 | 78.5 | 73.6 | 84.3 | "
-                          "84.8 | 76.8 |")]
+    assert md_rows(out / "sts.md", LABEL) == [
+        f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | 82.0 | 77.6 | 78.9 |"
+    ]
+    published = [
+        line for line in (out / "sts_senteval.md").read_text().splitlines() if line.startswith("| published: BURT ")
+    ]
+    assert published == [
+        ("| published: BURT (BURT twin, Table 2) | mean | 69.9 | 73.7 | 72.8 | 78.5 | 73.6 | 84.3 | 84.8 | 76.8 |")
+    ]
 
 
 def test_table_2_without_the_regression_leaves_its_cells_empty(make_tables, tmp_path):
     out = make_tables("sts_minilm")
-    assert md_rows(out / "sts_senteval.md", LABEL) == [f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | – | – | – |"]
+    assert md_rows(out / "sts_senteval.md", LABEL) == [
+        f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | – | – | – |"
+    ]
     other = json.loads(fixture("transfer_minilm").read_text())
     other["tasks"] = {"MR": {"acc": 77.0}}  # a transfer run without the regression tasks
     path = tmp_path / "transfer_other.json"
     path.write_text(json.dumps(other))
     out = make_tables("sts_minilm", path, out="other")
-    assert md_rows(out / "sts_senteval.md", LABEL) == [f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | – | – | – |"]
+    assert md_rows(out / "sts_senteval.md", LABEL) == [
+        f"| {LABEL} | mean | 72.4 | 80.6 | 75.6 | 85.4 | 79.0 | – | – | – |"
+    ]
 
 
 def test_two_files_of_a_merged_task_for_one_model_are_refused(cli, tmp_path, capsys):

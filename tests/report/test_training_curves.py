@@ -8,10 +8,28 @@ from pipeline.cli import main
 from pipeline.report.training_curves import panels, read_log, series
 
 # Two steps of a MiSAD run's log, as the pretrain stage writes it.
-ENTRIES = [{"step": 1, "epoch": 0, "lr": 5e-05, "loss": 7.1, "mlm": 7.09, "misad": 0.0021, "tokens": 812,
-            "tokens_per_s": 1510.2},
-           {"step": 2, "epoch": 0, "lr": 2.5e-05, "loss": 6.8, "mlm": 6.79, "misad": 0.0019, "tokens": 790,
-            "tokens_per_s": 1622.0}]
+ENTRIES = [
+    {
+        "step": 1,
+        "epoch": 0,
+        "lr": 5e-05,
+        "loss": 7.1,
+        "mlm": 7.09,
+        "misad": 0.0021,
+        "tokens": 812,
+        "tokens_per_s": 1510.2,
+    },
+    {
+        "step": 2,
+        "epoch": 0,
+        "lr": 2.5e-05,
+        "loss": 6.8,
+        "mlm": 6.79,
+        "misad": 0.0019,
+        "tokens": 790,
+        "tokens_per_s": 1622.0,
+    },
+]
 
 
 def write_log(path, entries=ENTRIES):

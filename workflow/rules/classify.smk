@@ -12,19 +12,15 @@ rule classify:
     output:
         metrics=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/metrics.json",
         dev=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/dev_predictions.seed{{seed}}.tsv",
+    log:
+        f"{LOGS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.log",
+    benchmark:
+        f"{BENCHMARKS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.tsv"
     wildcard_constraints:
         label=r"[A-Za-z0-9_.+-]+",
         task="|".join(CLASSIFY_BENCHMARK) or "(?!)",
         batch=r"\d+",
         seed=r"\d+",
-    params:
-        model=lambda wc: classify_model(wc.label)[0],
-        data=DATA_ROOT,
-        flags=classify_flags,
-    log:
-        f"{LOGS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.log",
-    benchmark:
-        f"{BENCHMARKS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.tsv"
     conda:
         "../../envs/models.yaml"
     threads: CLASSIFY_CPUS_PER_GPU
@@ -32,6 +28,10 @@ rule classify:
         gpu=1,
         mem_mb=16000,
         runtime=6 * 60,
+    params:
+        model=lambda wc: classify_model(wc.label)[0],
+        data=DATA_ROOT,
+        flags=classify_flags,
     shell:
         "python -m pipeline classify --model {params.model:q} --task {wildcards.task} --data {params.data:q}"
         " --seeds 1 --first-seed {wildcards.seed} --batch-size {wildcards.batch} {params.flags}"
@@ -44,13 +44,13 @@ rule classify_summary:
         geogranno=lambda wc: classify_geogranno(wc.label, wc.benchmark),
     output:
         f"{RESULTS}/metrics/{{benchmark}}/{{label}}.json",
-    wildcard_constraints:
-        benchmark="glue|clue",
-        label=r"[A-Za-z0-9_.+-]+",
     log:
         f"{LOGS}/classify_summary/{{benchmark}}/{{label}}.log",
     benchmark:
         f"{BENCHMARKS}/classify_summary/{{benchmark}}/{{label}}.tsv"
+    wildcard_constraints:
+        benchmark="glue|clue",
+        label=r"[A-Za-z0-9_.+-]+",
     conda:
         "../../envs/models.yaml"
     resources:
@@ -66,19 +66,19 @@ rule classify_unpack:
         lambda wc: CLASSIFY_UNPACK[wc.path][0],
     output:
         "{path}",
-    wildcard_constraints:
-        path="|".join(re.escape(path) for path in CLASSIFY_UNPACK) or "(?!)",
-    params:
-        member=lambda wc: CLASSIFY_UNPACK[wc.path][1],
     log:
         f"{LOGS}/classify_unpack/{{path}}.log",
     benchmark:
         f"{BENCHMARKS}/classify_unpack/{{path}}.tsv"
+    wildcard_constraints:
+        path="|".join(re.escape(path) for path in CLASSIFY_UNPACK) or "(?!)",
     conda:
         "../../envs/models.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        member=lambda wc: CLASSIFY_UNPACK[wc.path][1],
     shell:
         "python -m pipeline classify-unpack --archive {input:q} --member {params.member:q} --out {output:q}"
         " > {log:q} 2>&1"

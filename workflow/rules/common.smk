@@ -58,8 +58,11 @@ def corpus_outputs():
     for lang in LANGUAGES:
         outputs += per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", lang)
         # a part extracted in slices: its summed extract stats (one job, not on any path)
-        outputs += [f"{RESULTS}/corpus/{lang}/docs/{part}/extract-stats.json"
-                    for part in dump_parts(lang) if dump_slices(lang, part) > 1]
+        outputs += [
+            f"{RESULTS}/corpus/{lang}/docs/{part}/extract-stats.json"
+            for part in dump_parts(lang)
+            if dump_slices(lang, part) > 1
+        ]
     return outputs
 
 
@@ -67,8 +70,16 @@ def ngram_flags(mode=None):
     """Options of `python -m pipeline ngrams` from the config's ngrams section: a list of
     arguments, each quoted by `{params.flags:q}`."""
     settings = config["ngrams"]
-    flags = ["--mode", mode or settings["mode"], "--max-n", settings["max_n"], "--top-k", settings["top_k"],
-             "--batch-chars", settings["batch_chars"]]
+    flags = [
+        "--mode",
+        mode or settings["mode"],
+        "--max-n",
+        settings["max_n"],
+        "--top-k",
+        settings["top_k"],
+        "--batch-chars",
+        settings["batch_chars"],
+    ]
     if settings["min_count"] is not None:  # null: the stage's default for the mode
         flags += ["--min-count", settings["min_count"]]
     if settings["threshold"] is not None:
@@ -132,8 +143,10 @@ def slice_dirs(wildcards):
 # The evaluation data by task (workflow/data/evaluation-sources.yaml: URL and SHA-256 per file).
 # With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
 with open(os.path.join(workflow.basedir, "workflow", "data", "evaluation-sources.yaml")) as _sources:
-    EVAL_DATA = {task: {os.path.join(DATA_ROOT, path): spec for path, spec in files.items()}
-                 for task, files in yaml.safe_load(_sources).items()}
+    EVAL_DATA = {
+        task: {os.path.join(DATA_ROOT, path): spec for path, spec in files.items()}
+        for task, files in yaml.safe_load(_sources).items()
+    }
 if config["evaluate"]["download"]:
     for _files in EVAL_DATA.values():
         DOWNLOADS.update(_files)
@@ -145,8 +158,12 @@ def evaluation_data(task):
 
 def checksum_flags(spec):
     """Checksum options of `python -m pipeline download`: a list of arguments (quoted by `:q`)."""
-    flags = [arg for algorithm in ("sha256", "sha1", "md5") if algorithm in spec
-             for arg in (f"--{algorithm}", spec[algorithm])]
+    flags = [
+        arg
+        for algorithm in ("sha256", "sha1", "md5")
+        if algorithm in spec
+        for arg in (f"--{algorithm}", spec[algorithm])
+    ]
     if "checksums_url" in spec:
         flags += ["--checksums-url", spec["checksums_url"]]
     if "member" in spec:  # a file inside a zip / wheel archive (docs/design.md "Downloads")
@@ -233,8 +250,10 @@ def finetune_start(name):
     backbone, _, objective = name.partition("+")
     if backbone in PRETRAIN["backbones"] and objective in PRETRAIN["objectives"]:
         return f"{RESULTS}/models/{name}", [f"{RESULTS}/models/{name}"]
-    raise ValueError(f"config: finetune start {name!r} is neither in models.backbones nor a pretrain output"
-                     " (<backbone>+<objective> of pretrain.backbones x pretrain.objectives)")
+    raise ValueError(
+        f"config: finetune start {name!r} is neither in models.backbones nor a pretrain output"
+        " (<backbone>+<objective> of pretrain.backbones x pretrain.objectives)"
+    )
 
 
 def finetune_runs():
@@ -254,17 +273,24 @@ def finetune_runs():
             for value in ablation[key]:
                 if value != defaults[key]:
                     label = f"{start}+twin." + (f"k{value}" if key == "negatives" else str(value))
-                    runs[label] = {"start": start, "recipe": "twin", "settings": {**defaults, key: value},
-                                   "variant": (key, value)}
+                    runs[label] = {
+                        "start": start,
+                        "recipe": "twin",
+                        "settings": {**defaults, key: value},
+                        "variant": (key, value),
+                    }
     if runs and not FINETUNE["nli"]:
         raise ValueError("config: finetune runs need NLI training data (finetune.nli)")
-    if any(run["recipe"] == "twin" and run["settings"]["objectives"] != "nli" for run in runs.values()) \
-            and not FINETUNE["ppdb"]:
+    if (
+        any(run["recipe"] == "twin" and run["settings"]["objectives"] != "nli" for run in runs.values())
+        and not FINETUNE["ppdb"]
+    ):
         raise ValueError("config: the twin recipe's PI / PTC tasks need a PPDB 2.0 pack (finetune.ppdb)")
     return runs
 
 
 FINETUNE_RUNS = finetune_runs()
+
 
 def finetune_data_files(spec):
     """The files behind one --nli value (DIR:SPLIT -> its three files; ARCHIVE.zip:SPLIT -> the archive)."""
@@ -283,8 +309,11 @@ def finetune_inputs(wildcards):
     if run["recipe"] == "twin" and FINETUNE["ppdb"]:
         files.append(os.path.join(DATA_ROOT, FINETUNE["ppdb"]))
     if FINETUNE["eval_steps"]:  # the in-training evaluation reads STS-B dev, STS and analogy sets
-        files += dict.fromkeys(path for task in FINETUNE["eval_tasks"]
-                               for path in evaluation_data("analogy" if task == "analogy" else "sts"))
+        files += dict.fromkeys(
+            path
+            for task in FINETUNE["eval_tasks"]
+            for path in evaluation_data("analogy" if task == "analogy" else "sts")
+        )
     return {"start": finetune_start(run["start"])[1], "data": files}
 
 
@@ -293,16 +322,21 @@ def finetune_flags(wildcards):
 
     run, f = FINETUNE_RUNS[wildcards.label], FINETUNE
     settings = run["settings"]
-    flags = [f"--recipe {run['recipe']}", *(f"--nli {shlex.quote(os.path.join(DATA_ROOT, s))}" for s in f["nli"]),
-             f"--max-steps {f['max_steps']} --batch-size {f['batch_size']} --seed {f['seed']} --lr {f['lr']}",
-             f"--warmup {f['warmup']} --max-length {f['max_length']} --save-every {f['save_every']} --resume",
-             f"--objectives {settings['objectives']} --concatenation {settings['concatenation']}",
-             f"--pooling {settings['pooling']} --negatives {settings['negatives']}"]
+    flags = [
+        f"--recipe {run['recipe']}",
+        *(f"--nli {shlex.quote(os.path.join(DATA_ROOT, s))}" for s in f["nli"]),
+        f"--max-steps {f['max_steps']} --batch-size {f['batch_size']} --seed {f['seed']} --lr {f['lr']}",
+        f"--warmup {f['warmup']} --max-length {f['max_length']} --save-every {f['save_every']} --resume",
+        f"--objectives {settings['objectives']} --concatenation {settings['concatenation']}",
+        f"--pooling {settings['pooling']} --negatives {settings['negatives']}",
+    ]
     if run["recipe"] == "twin" and f["ppdb"]:
         flags.append(f"--ppdb {shlex.quote(os.path.join(DATA_ROOT, f['ppdb']))}")
     if f["eval_steps"]:
-        flags.append(f"--eval-data {shlex.quote(DATA_ROOT)} --eval-steps {f['eval_steps']}"
-                     f" --eval-tasks {','.join(f['eval_tasks'])}")
+        flags.append(
+            f"--eval-data {shlex.quote(DATA_ROOT)} --eval-steps {f['eval_steps']}"
+            f" --eval-tasks {','.join(f['eval_tasks'])}"
+        )
     return " ".join(flags)
 
 
@@ -313,18 +347,31 @@ with open(os.path.join(workflow.basedir, "workflow", "data", "finetune-sources.y
         _checksum = FINETUNE["download_checksums"].get(_path)
         FINETUNE_DATA[os.path.join(DATA_ROOT, _path)] = {**_spec, **({"sha256": _checksum} if _checksum else {})}
 if FINETUNE["download"]:
-    DOWNLOADS.update({path: spec for path, spec in FINETUNE_DATA.items()
-                      if spec.get("unverified") or any(algorithm in spec for algorithm in ("sha256", "sha1", "md5"))})
+    DOWNLOADS.update(
+        {
+            path: spec
+            for path, spec in FINETUNE_DATA.items()
+            if spec.get("unverified") or any(algorithm in spec for algorithm in ("sha256", "sha1", "md5"))
+        }
+    )
 
 
 # BiLSTM encoders of paper 004 (workflow/rules/bilstm.smk): label -> pooling, size, directory.
 BILSTM = config["bilstm"]
-BILSTM_MODELS = {f"bilstm-{pooling}-{2 * size}": {"pooling": pooling, "hidden": size,
-                                                  "dir": f"{RESULTS}/bilstm/bilstm-{pooling}-{2 * size}"}
-                 for pooling in BILSTM["poolings"] for size in BILSTM["sizes"]}
+BILSTM_MODELS = {
+    f"bilstm-{pooling}-{2 * size}": {
+        "pooling": pooling,
+        "hidden": size,
+        "dir": f"{RESULTS}/bilstm/bilstm-{pooling}-{2 * size}",
+    }
+    for pooling in BILSTM["poolings"]
+    for size in BILSTM["sizes"]
+}
 if BILSTM_MODELS and BILSTM["vectors"] != "word2vec" and "vectors_url" in BILSTM:
     DOWNLOADS[os.path.join(DATA_ROOT, BILSTM["vectors"])] = {
-        "url": BILSTM["vectors_url"], **({"sha256": BILSTM["vectors_sha256"]} if "vectors_sha256" in BILSTM else {})}
+        "url": BILSTM["vectors_url"],
+        **({"sha256": BILSTM["vectors_sha256"]} if "vectors_sha256" in BILSTM else {}),
+    }
 if BILSTM_MODELS:
     DOWNLOADS.update({os.path.join(DATA_ROOT, path): spec for path, spec in BILSTM["downloads"].items()})
 
@@ -345,12 +392,19 @@ def evaluated_models():
     models = {}
     lang = PRETRAIN["language"]
     for name in BACKBONES:
-        models[name] = {"spec": backbone_path(name), "inputs": backbone_inputs(name), "lang": backbone_lang(name),
-                        "kind": "transformer"}
+        models[name] = {
+            "spec": backbone_path(name),
+            "inputs": backbone_inputs(name),
+            "lang": backbone_lang(name),
+            "kind": "transformer",
+        }
         if "input-embeddings" in EVALUATE["baselines"]:
-            models[f"{name}.input-embeddings"] = {"spec": f"input-embeddings:{backbone_path(name)}",
-                                                  "inputs": backbone_inputs(name), "lang": backbone_lang(name),
-                                                  "kind": "bag"}
+            models[f"{name}.input-embeddings"] = {
+                "spec": f"input-embeddings:{backbone_path(name)}",
+                "inputs": backbone_inputs(name),
+                "lang": backbone_lang(name),
+                "kind": "bag",
+            }
     for name in PRETRAIN["backbones"]:
         for objective in PRETRAIN["objectives"]:
             path = f"{RESULTS}/models/{name}+{objective}"
@@ -358,15 +412,24 @@ def evaluated_models():
     for label, run in FINETUNE_RUNS.items():  # evaluated with the pooling they were trained with
         path = f"{RESULTS}/finetune/{label}"
         pooling = run["settings"]["pooling"]
-        models[label] = {"spec": path, "inputs": [path], "lang": "en", "kind": "transformer",
-                         "poolings": EVALUATE["pooling"] if pooling == "mean" else [pooling]}
+        models[label] = {
+            "spec": path,
+            "inputs": [path],
+            "lang": "en",
+            "kind": "transformer",
+            "poolings": EVALUATE["pooling"] if pooling == "mean" else [pooling],
+        }
     for name, model in EVALUATE["models"].items():
         models[name] = {"spec": model["path"], "inputs": [], "lang": model["lang"], "kind": "transformer"}
     for corpus_lang in LANGUAGES:
         if "word2vec" in EVALUATE["baselines"]:
             vectors = f"{RESULTS}/word2vec/{corpus_lang}/vectors.bin"
-            models[f"word2vec-{corpus_lang}"] = {"spec": f"word2vec:{vectors}", "inputs": [vectors],
-                                                 "lang": corpus_lang, "kind": "bag"}
+            models[f"word2vec-{corpus_lang}"] = {
+                "spec": f"word2vec:{vectors}",
+                "inputs": [vectors],
+                "lang": corpus_lang,
+                "kind": "bag",
+            }
     for label, model in BILSTM_MODELS.items():
         models[label] = {"spec": f"bilstm:{model['dir']}", "inputs": [model["dir"]], "lang": "en", "kind": "bilstm"}
     for lexical in ("bm25", "tfidf"):
@@ -381,12 +444,17 @@ RETRIEVAL = ("geogranno", "faq")
 # pinned for it in evaluation-sources.yaml). A config may list them; they are evaluated only where
 # the file is under data_root, so their absence leaves table cells empty instead of breaking the DAG.
 OPTIONAL_TASK_DATA = {"scws": "scws/ratings.txt"}
-SKIPPED_TASKS = sorted(task for task, path in OPTIONAL_TASK_DATA.items()
-                       if any(task in tasks for tasks in EVALUATE["tasks"].values())
-                       and not os.path.isfile(os.path.join(DATA_ROOT, path)))
+SKIPPED_TASKS = sorted(
+    task
+    for task, path in OPTIONAL_TASK_DATA.items()
+    if any(task in tasks for tasks in EVALUATE["tasks"].values()) and not os.path.isfile(os.path.join(DATA_ROOT, path))
+)
 if SKIPPED_TASKS:
-    print(f"evaluate: skipping {', '.join(SKIPPED_TASKS)}: no "
-          f"{', '.join(os.path.join(DATA_ROOT, OPTIONAL_TASK_DATA[t]) for t in SKIPPED_TASKS)}", file=sys.stderr)
+    print(
+        f"evaluate: skipping {', '.join(SKIPPED_TASKS)}: no "
+        f"{', '.join(os.path.join(DATA_ROOT, OPTIONAL_TASK_DATA[t]) for t in SKIPPED_TASKS)}",
+        file=sys.stderr,
+    )
 
 
 def metrics_files():
@@ -396,7 +464,9 @@ def metrics_files():
             for task in EVALUATE["tasks"].get(lang, []):
                 if (model["kind"] == "lexical" and task not in RETRIEVAL) or task in SKIPPED_TASKS:
                     continue
-                poolings = model.get("poolings") or (EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"])
+                poolings = model.get("poolings") or (
+                    EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"]
+                )
                 files += [f"{RESULTS}/metrics/{task}/{label}.{pooling}.json" for pooling in poolings]
     return files + bilstm_metrics_files()
 
@@ -414,15 +484,19 @@ def transfer_models():
 
 def bilstm_metrics_files():
     """Paper 004 Table 2 (SNLI) per BiLSTM model, Table 3 (transfer) per transfer model."""
-    return ([f"{RESULTS}/metrics/snli/{label}.json" for label in BILSTM_MODELS]
-            + [f"{RESULTS}/metrics/transfer/{label}.{pooling}.json" for label, pooling in transfer_models().items()])
+    return [f"{RESULTS}/metrics/snli/{label}.json" for label in BILSTM_MODELS] + [
+        f"{RESULTS}/metrics/transfer/{label}.{pooling}.json" for label, pooling in transfer_models().items()
+    ]
 
 
 def figure_dirs():
     if not EVALUATE["figures"] or "analogy" not in EVALUATE["tasks"].get("en", []):
         return []
-    return [f"{RESULTS}/figures/{label}" for label, model in EVAL_MODELS.items()
-            if model["kind"] == "transformer" and model["lang"] == "en"]
+    return [
+        f"{RESULTS}/figures/{label}"
+        for label, model in EVAL_MODELS.items()
+        if model["kind"] == "transformer" and model["lang"] == "en"
+    ]
 
 
 def pretrain_launcher():
@@ -433,10 +507,12 @@ def pretrain_launcher():
 
 def pretrain_flags():
     p = PRETRAIN
-    return (f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
-            f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
-            f" --misad-choice {p['misad_choice']} --ngram-pool {p['ngram_pool']}"
-            f" --save-every {p['save_every']} --resume").split()  # resume: a rerun continues
+    return (
+        f"--max-steps {p['max_steps']} --epochs {p['epochs']} --batch-size {p['batch_size']}"
+        f" --grad-accum {p['grad_accum']} --lr {p['lr']} --warmup {p['warmup']} --seed {p['seed']}"
+        f" --misad-choice {p['misad_choice']} --ngram-pool {p['ngram_pool']}"
+        f" --save-every {p['save_every']} --resume"
+    ).split()  # resume: a rerun continues
 
 
 # ------------------------------------------------------------------ cluster resources
@@ -477,8 +553,10 @@ def classify_model(label):
         return EVALUATE["models"][label]["path"], []
     if "+" in label and label.split("+", 1)[0] in BACKBONES:
         return f"{RESULTS}/models/{label}", [f"{RESULTS}/models/{label}"]
-    raise ValueError(f"config: classify names model {label!r}, which is not a backbone, a backbone+objective "
-                     "or an evaluate.models entry")
+    raise ValueError(
+        f"config: classify names model {label!r}, which is not a backbone, a backbone+objective "
+        "or an evaluate.models entry"
+    )
 
 
 for _benchmark in ("glue", "clue"):
@@ -494,9 +572,13 @@ def classify_setting(key, task):
 
 def classify_flags(wildcards):
     task = wildcards.task
-    flags = [f"--max-steps {CLASSIFY['max_steps']}", f"--lr {classify_setting('lr', task)}",
-             f"--epochs {classify_setting('epochs', task)}", f"--max-length {classify_setting('max_length', task)}",
-             f"--eval-batch-size {CLASSIFY['eval_batch_size']}"]
+    flags = [
+        f"--max-steps {CLASSIFY['max_steps']}",
+        f"--lr {classify_setting('lr', task)}",
+        f"--epochs {classify_setting('epochs', task)}",
+        f"--max-length {classify_setting('max_length', task)}",
+        f"--eval-batch-size {CLASSIFY['eval_batch_size']}",
+    ]
     if task in CLASSIFY["train_from_dev"]:
         flags.append(f"--train-from-dev {CLASSIFY['train_from_dev'][task]}")
     if CLASSIFY["max_train_examples"]:
@@ -509,10 +591,12 @@ def classify_flags(wildcards):
 
 
 def classify_runs(label, benchmark):
-    return [f"{RESULTS}/classify/{label}/{task}/batch{batch}/seed{seed}/metrics.json"
-            for task in CLASSIFY_TASKS[benchmark]
-            for batch in CLASSIFY["batch_sizes"][benchmark]
-            for seed in range(CLASSIFY["seeds"])]
+    return [
+        f"{RESULTS}/classify/{label}/{task}/batch{batch}/seed{seed}/metrics.json"
+        for task in CLASSIFY_TASKS[benchmark]
+        for batch in CLASSIFY["batch_sizes"][benchmark]
+        for seed in range(CLASSIFY["seeds"])
+    ]
 
 
 def classify_geogranno(label, benchmark):
@@ -523,34 +607,53 @@ def classify_geogranno(label, benchmark):
 
 
 def classify_summaries():
-    return [f"{RESULTS}/metrics/{benchmark}/{label}.json"
-            for benchmark in ("glue", "clue") for label in CLASSIFY[benchmark]["models"]]
+    return [
+        f"{RESULTS}/metrics/{benchmark}/{label}.json"
+        for benchmark in ("glue", "clue")
+        for label in CLASSIFY[benchmark]["models"]
+    ]
 
 
 # The GLUE / CLUE splits the public data root lacks (workflow/data/classification-sources.yaml): with
 # classify.download on, archives are fetched by the download rule and unpacked by classify_unpack.
-CLASSIFY_FOLDERS = {"mnli": "glue/MNLI/", "qnli": "glue/QNLI/", "qqp": "glue/QQP/", "stsb": "glue/STS-B/",
-                    "tnews": "chinese/tnews/", "iflytek": "chinese/iflytek/", "cluewsc": "chinese/cluewsc2020/",
-                    "afqmc": "chinese/afqmc/", "csl": "chinese/csl/", "ocnli": "chinese/ocnli/",
-                    "cmrc2018": "chinese/cmrc2018/"}
+CLASSIFY_FOLDERS = {
+    "mnli": "glue/MNLI/",
+    "qnli": "glue/QNLI/",
+    "qqp": "glue/QQP/",
+    "stsb": "glue/STS-B/",
+    "tnews": "chinese/tnews/",
+    "iflytek": "chinese/iflytek/",
+    "cluewsc": "chinese/cluewsc2020/",
+    "afqmc": "chinese/afqmc/",
+    "csl": "chinese/csl/",
+    "ocnli": "chinese/ocnli/",
+    "cmrc2018": "chinese/cmrc2018/",
+}
 CLASSIFY_UNPACK = {}
 CLASSIFY_DATA = []
 if CLASSIFY["download"]:
     with open(os.path.join(workflow.basedir, "workflow", "data", "classification-sources.yaml")) as _sources:
         _classify_sources = yaml.safe_load(_sources)
-    _unpinned = [spec["url"] for spec in [*_classify_sources["archives"].values(), *_classify_sources["files"].values()]
-                 if "url" in spec and not spec.get("sha256")]
+    _unpinned = [
+        spec["url"]
+        for spec in [*_classify_sources["archives"].values(), *_classify_sources["files"].values()]
+        if "url" in spec and not spec.get("sha256")
+    ]
     if _unpinned:
-        raise ValueError("config: classify.download needs the SHA-256 of every source in "
-                         f"workflow/data/classification-sources.yaml; missing for {', '.join(_unpinned)}")
+        raise ValueError(
+            "config: classify.download needs the SHA-256 of every source in "
+            f"workflow/data/classification-sources.yaml; missing for {', '.join(_unpinned)}"
+        )
     for _name, _spec in _classify_sources["archives"].items():
         DOWNLOADS[os.path.join(DATA_ROOT, "downloads", _name)] = _spec
     for _path, _spec in _classify_sources["files"].items():
         if "url" in _spec:
             DOWNLOADS[os.path.join(DATA_ROOT, _path)] = _spec
         else:
-            CLASSIFY_UNPACK[os.path.join(DATA_ROOT, _path)] = (os.path.join(DATA_ROOT, "downloads", _spec["archive"]),
-                                                              _spec["member"])
+            CLASSIFY_UNPACK[os.path.join(DATA_ROOT, _path)] = (
+                os.path.join(DATA_ROOT, "downloads", _spec["archive"]),
+                _spec["member"],
+            )
         CLASSIFY_DATA.append(_path)
 
 
@@ -562,8 +665,12 @@ def classify_data(task):
     folder = CLASSIFY_FOLDERS.get(task)
     files = [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
     spec = TASKS[task]
-    candidates = {os.path.join(DATA_ROOT, name) for paths in (*spec.splits.values(), *spec.extra_dev.values())
-                  for group in paths for name in group.split("+")}
+    candidates = {
+        os.path.join(DATA_ROOT, name)
+        for paths in (*spec.splits.values(), *spec.extra_dev.values())
+        for group in paths
+        for name in group.split("+")
+    }
     listed = [path for group in EVAL_DATA for path in evaluation_data(group) if path in candidates]
     return list(dict.fromkeys(files + listed))
 

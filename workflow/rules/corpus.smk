@@ -8,20 +8,20 @@ rule extract:
     output:
         shards=expand(f"{RESULTS}/corpus/{{{{lang}}}}/docs/{{{{part}}}}/{{shard}}.parquet", shard=SHARDS),
         stats=f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
-    wildcard_constraints:
-        part=parts_pattern(sliced=False),
-    params:
-        shards=len(SHARDS),
-        keep_lists=lambda wc: ["--keep-lists"] if lang_config(wc.lang)["keep_lists"] else [],
     log:
         f"{LOGS}/extract/{{lang}}/{{part}}.log",
     benchmark:
         f"{BENCHMARKS}/extract/{{lang}}/{{part}}.tsv"
+    wildcard_constraints:
+        part=parts_pattern(sliced=False),
     conda:
         "../../envs/corpus.yaml"
     resources:
         mem_mb=2000,
         runtime=12 * 60,
+    params:
+        shards=len(SHARDS),
+        keep_lists=lambda wc: ["--keep-lists"] if lang_config(wc.lang)["keep_lists"] else [],
     shell:
         "python -m pipeline extract --dump {input:q} --lang {wildcards.lang:q} --shards {params.shards:q}"
         " --out $(dirname {output.stats:q}) --stats {output.stats:q} {params.keep_lists:q} > {log:q} 2>&1"
@@ -34,24 +34,26 @@ rule extract_slice:
         dump=lambda wc: dump_path(wc.lang, wc.part),
         index=lambda wc: index_path(wc.lang, wc.part),
     output:
-        shards=expand(f"{RESULTS}/corpus/{{{{lang}}}}/slices/{{{{part}}}}/{{{{slice}}}}/{{shard}}.parquet", shard=SHARDS),
+        shards=expand(
+            f"{RESULTS}/corpus/{{{{lang}}}}/slices/{{{{part}}}}/{{{{slice}}}}/{{shard}}.parquet", shard=SHARDS
+        ),
         stats=f"{RESULTS}/corpus/{{lang}}/slices/{{part}}/{{slice}}/extract-stats.json",
-    wildcard_constraints:
-        part=parts_pattern(sliced=True),
-        slice=r"\d+",
-    params:
-        part=lambda wc: f"{wc.slice}/{dump_slices(wc.lang, wc.part)}",
-        shards=len(SHARDS),
-        keep_lists=lambda wc: "--keep-lists" if lang_config(wc.lang)["keep_lists"] else "",
     log:
         f"{LOGS}/extract_slice/{{lang}}/{{part}}/{{slice}}.log",
     benchmark:
         f"{BENCHMARKS}/extract_slice/{{lang}}/{{part}}/{{slice}}.tsv"
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
+        slice=r"\d+",
     conda:
         "../../envs/corpus.yaml"
     resources:
         mem_mb=2000,
         runtime=12 * 60,
+    params:
+        part=lambda wc: f"{wc.slice}/{dump_slices(wc.lang, wc.part)}",
+        shards=len(SHARDS),
+        keep_lists=lambda wc: "--keep-lists" if lang_config(wc.lang)["keep_lists"] else "",
     shell:
         "python -m pipeline extract --dump {input.dump:q} --index {input.index:q} --slice {params.part:q}"
         " --lang {wildcards.lang:q} --shards {params.shards} --out $(dirname {output.stats:q})"
@@ -63,21 +65,21 @@ rule merge_slices:
         lambda wc: [f"{d}/extract-stats.json" for d in slice_dirs(wc)],
     output:
         f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/{{shard}}.parquet",
-    wildcard_constraints:
-        part=parts_pattern(sliced=True),
-    params:
-        dirs=slice_dirs,
-        shards=len(SHARDS),
-        shard=lambda wc: int(wc.shard.removeprefix("shard-")),
     log:
         f"{LOGS}/merge_slices/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
         f"{BENCHMARKS}/merge_slices/{{lang}}/{{part}}/{{shard}}.tsv"
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
     conda:
         "../../envs/corpus.yaml"
     resources:
         mem_mb=2000,
         runtime=2 * 60,
+    params:
+        dirs=slice_dirs,
+        shards=len(SHARDS),
+        shard=lambda wc: int(wc.shard.removeprefix("shard-")),
     shell:
         "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --shard {params.shard}"
         " --out $(dirname {output:q}) > {log:q} 2>&1"
@@ -88,20 +90,20 @@ rule merge_slice_stats:
         lambda wc: [f"{d}/extract-stats.json" for d in slice_dirs(wc)],
     output:
         f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json",
-    wildcard_constraints:
-        part=parts_pattern(sliced=True),
-    params:
-        dirs=slice_dirs,
-        shards=len(SHARDS),
     log:
         f"{LOGS}/merge_slice_stats/{{lang}}/{{part}}.log",
     benchmark:
         f"{BENCHMARKS}/merge_slice_stats/{{lang}}/{{part}}.tsv"
+    wildcard_constraints:
+        part=parts_pattern(sliced=True),
     conda:
         "../../envs/corpus.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        dirs=slice_dirs,
+        shards=len(SHARDS),
     shell:
         "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --stats-only"
         " --out $(dirname {output:q}) --stats {output:q} > {log:q} 2>&1"
@@ -113,9 +115,6 @@ rule convert:
     output:
         docs=f"{RESULTS}/corpus/{{lang}}/simplified/{{part}}/{{shard}}.parquet",
         stats=f"{RESULTS}/corpus/{{lang}}/simplified/{{part}}/{{shard}}.stats.json",
-    params:
-        opencc=lambda wc: lang_config(wc.lang)["opencc"],
-        variants=lambda wc: ",".join(lang_config(wc.lang)["variants"]),
     log:
         f"{LOGS}/convert/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
@@ -125,6 +124,9 @@ rule convert:
     resources:
         mem_mb=2000,
         runtime=4 * 60,
+    params:
+        opencc=lambda wc: lang_config(wc.lang)["opencc"],
+        variants=lambda wc: ",".join(lang_config(wc.lang)["variants"]),
     shell:
         "python -m pipeline convert --input {input:q} --out $(dirname {output.docs:q})"
         " --opencc-config {params.opencc:q} --variants {params.variants:q} > {log:q} 2>&1"
@@ -136,8 +138,6 @@ rule clean:
     output:
         sentences=f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet",
         stats=f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.stats.json",
-    params:
-        flags=clean_flags,
     log:
         f"{LOGS}/clean/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
@@ -147,6 +147,8 @@ rule clean:
     resources:
         mem_mb=2000,
         runtime=4 * 60,
+    params:
+        flags=clean_flags,
     shell:
         "python -m pipeline clean --input {input:q} --lang {wildcards.lang:q}"
         " --out $(dirname {output.sentences:q}) {params.flags:q} > {log:q} 2>&1"

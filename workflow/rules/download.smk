@@ -1,6 +1,7 @@
 # Fetch the inputs that a config names by URL (the paper configs); demo and sample inputs
 # are local files, which this rule never touches.
 
+
 # Compute nodes often have no internet: downloads run where snakemake runs.
 localrules:
     download,
@@ -9,19 +10,19 @@ localrules:
 rule download:
     output:
         "{download}",
-    wildcard_constraints:
-        download="|".join(re.escape(path) for path in DOWNLOADS) or "(?!)",
-    params:
-        url=lambda wc: DOWNLOADS[wc.download]["url"],
-        checksums=lambda wc: checksum_flags(DOWNLOADS[wc.download]),
     log:
         f"{LOGS}/download/{{download}}.log",
     benchmark:
         f"{BENCHMARKS}/download/{{download}}.tsv"
+    wildcard_constraints:
+        download="|".join(re.escape(path) for path in DOWNLOADS) or "(?!)",
+    retries: 2
     conda:
         "../../envs/corpus.yaml"
     resources:
         runtime=24 * 60,
-    retries: 2
+    params:
+        url=lambda wc: DOWNLOADS[wc.download]["url"],
+        checksums=lambda wc: checksum_flags(DOWNLOADS[wc.download]),
     shell:
         "python -m pipeline download --url {params.url:q} --out {output:q} {params.checksums:q} > {log:q} 2>&1"

@@ -10,16 +10,12 @@ rule finetune:
         unpack(finetune_inputs),
     output:
         directory(f"{RESULTS}/finetune/{{label}}"),
-    wildcard_constraints:
-        label="|".join(re.escape(label) for label in FINETUNE_RUNS) or "(?!)",
-    params:
-        model=lambda wc: finetune_start(FINETUNE_RUNS[wc.label]["start"])[0],
-        flags=finetune_flags,
-        launcher="python" if FINETUNE["gpus"] == 1 else f"torchrun --standalone --nproc_per_node {FINETUNE['gpus']}",
     log:
         f"{LOGS}/finetune/{{label}}.log",
     benchmark:
         f"{BENCHMARKS}/finetune/{{label}}.tsv"
+    wildcard_constraints:
+        label="|".join(re.escape(label) for label in FINETUNE_RUNS) or "(?!)",
     conda:
         "../../envs/models.yaml"
     threads: FINETUNE_CPUS_PER_GPU * FINETUNE["gpus"]
@@ -27,5 +23,9 @@ rule finetune:
         gpu=FINETUNE["gpus"],
         mem_mb=16000,
         runtime=24 * 60,
+    params:
+        model=lambda wc: finetune_start(FINETUNE_RUNS[wc.label]["start"])[0],
+        flags=finetune_flags,
+        launcher="python" if FINETUNE["gpus"] == 1 else f"torchrun --standalone --nproc_per_node {FINETUNE['gpus']}",
     shell:
         "{params.launcher} -m pipeline finetune --model {params.model:q} {params.flags} --out {output:q} > {log:q} 2>&1"

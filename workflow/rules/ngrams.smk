@@ -10,8 +10,6 @@ rule ngrams:
         ngrams=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/ngrams.parquet",
         marked=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet",
         stats=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/stats.json",
-    params:
-        flags=ngram_flags(),
     log:
         f"{LOGS}/ngrams/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
@@ -21,6 +19,8 @@ rule ngrams:
     resources:
         mem_mb=3000,
         runtime=2 * 60,
+    params:
+        flags=ngram_flags(),
     shell:
         "python -m pipeline ngrams --sentences {input:q} --lang {wildcards.lang:q} --out $(dirname {output.stats:q})"
         " {params.flags:q} > {log:q} 2>&1"
@@ -32,10 +32,6 @@ rule kenlm:
     output:
         lm=f"{RESULTS}/kenlm/{{lang}}/lm.binary",
         stats=f"{RESULTS}/kenlm/{{lang}}/lm.binary.json",
-    params:
-        order=config["kenlm"]["order"],
-        memory=lambda wc, resources: kenlm_memory(resources.mem_mb),
-        lowercase=["--lowercase"] if config["ngrams"]["lowercase"] else [],
     log:
         f"{LOGS}/kenlm/{{lang}}.log",
     benchmark:
@@ -45,6 +41,10 @@ rule kenlm:
     resources:
         mem_mb=16000,
         runtime=12 * 60,
+    params:
+        order=config["kenlm"]["order"],
+        memory=lambda wc, resources: kenlm_memory(resources.mem_mb),
+        lowercase=["--lowercase"] if config["ngrams"]["lowercase"] else [],
     shell:
         "python -m pipeline kenlm --sentences {input:q} --lang {wildcards.lang:q} --order {params.order:q}"
         " --memory {params.memory:q} {params.lowercase:q} --out {output.lm:q} > {log:q} 2>&1"
@@ -58,8 +58,6 @@ rule ngrams_corpus:
         ngrams=f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/ngrams.parquet",
         marked=f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/marked.parquet",
         stats=f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/stats.json",
-    params:
-        flags=ngram_flags(mode="corpus"),
     log:
         f"{LOGS}/ngrams_corpus/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
@@ -69,6 +67,8 @@ rule ngrams_corpus:
     resources:
         mem_mb=3000,
         runtime=4 * 60,
+    params:
+        flags=ngram_flags(mode="corpus"),
     shell:
         "python -m pipeline ngrams --sentences {input.sentences:q} --lang {wildcards.lang:q} --lm {input.lm:q}"
         " --out $(dirname {output.stats:q}) {params.flags:q} > {log:q} 2>&1"
@@ -81,9 +81,6 @@ rule sample:
     output:
         sample=f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet",
         stats=f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.stats.json",
-    params:
-        size=config["sample"]["size"],
-        seed=config["sample"]["seed"],
     log:
         f"{LOGS}/sample/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
@@ -93,6 +90,9 @@ rule sample:
     resources:
         mem_mb=2000,
         runtime=60,
+    params:
+        size=config["sample"]["size"],
+        seed=config["sample"]["seed"],
     shell:
         "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} --size {params.size:q}"
         " --seed {params.seed:q} --out {output.sample:q} > {log:q} 2>&1"

@@ -9,23 +9,25 @@
 
 rule tiny_model:
     input:
-        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", backbone_lang(wc.backbone)),
+        lambda wc: per_shard(
+            f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", backbone_lang(wc.backbone)
+        ),
     output:
         directory(f"{RESULTS}/models/{{backbone}}"),
-    wildcard_constraints:
-        backbone="|".join(TINY) or "^$",
-    params:
-        lang=lambda wc: backbone_lang(wc.backbone),
-        tiny=config["models"]["tiny"],
     log:
         f"{LOGS}/tiny_model/{{backbone}}.log",
     benchmark:
         f"{BENCHMARKS}/tiny_model/{{backbone}}.tsv"
+    wildcard_constraints:
+        backbone="|".join(TINY) or "^$",
     conda:
         "../../envs/models.yaml"
     resources:
         mem_mb=2000,
         runtime=30,
+    params:
+        lang=lambda wc: backbone_lang(wc.backbone),
+        tiny=config["models"]["tiny"],
     shell:
         "python -m pipeline tiny-model --sentences {input:q} --lang {params.lang:q} --out {output:q}"
         " --vocab-size {params.tiny[vocab_size]:q} --hidden {params.tiny[hidden]:q} --layers {params.tiny[layers]:q}"
@@ -40,21 +42,21 @@ rule tokenize:
     output:
         tokens=f"{RESULTS}/tokens/{{backbone}}/{{part}}/{{shard}}.parquet",
         stats=f"{RESULTS}/tokens/{{backbone}}/{{part}}/{{shard}}.stats.json",
-    wildcard_constraints:
-        backbone=r"[^/+]+",
-    params:
-        model=lambda wc: backbone_path(wc.backbone),
-        lang=PRETRAIN["language"],
-        max_length=PRETRAIN["max_length"],
     log:
         f"{LOGS}/tokenize/{{backbone}}/{{part}}/{{shard}}.log",
     benchmark:
         f"{BENCHMARKS}/tokenize/{{backbone}}/{{part}}/{{shard}}.tsv"
+    wildcard_constraints:
+        backbone=r"[^/+]+",
     conda:
         "../../envs/models.yaml"
     resources:
         mem_mb=4000,
         runtime=2 * 60,
+    params:
+        model=lambda wc: backbone_path(wc.backbone),
+        lang=PRETRAIN["language"],
+        max_length=PRETRAIN["max_length"],
     shell:
         "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} --lang {params.lang:q}"
         " --max-length {params.max_length:q} --out {output.tokens:q} > {log:q} 2>&1"
@@ -66,11 +68,6 @@ rule pretrain:
         backbone=lambda wc: backbone_inputs(wc.backbone),
     output:
         directory(f"{RESULTS}/models/{{backbone}}+{{objective}}"),
-    params:
-        model=lambda wc: backbone_path(wc.backbone),
-        generator=electra_generator,
-        flags=pretrain_flags(),
-        launcher=pretrain_launcher(),
     log:
         f"{LOGS}/pretrain/{{backbone}}+{{objective}}.log",
     benchmark:
@@ -82,6 +79,11 @@ rule pretrain:
         gpu=PRETRAIN["gpus"],
         mem_mb=16000,
         runtime=48 * 60,
+    params:
+        model=lambda wc: backbone_path(wc.backbone),
+        generator=electra_generator,
+        flags=pretrain_flags(),
+        launcher=pretrain_launcher(),
     shell:
         "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective:q}"
         " --generator={params.generator:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"

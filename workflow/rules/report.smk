@@ -2,10 +2,26 @@
 # figures by `snakemake --report report.html`. Table names: pipeline/report/table_specs.py
 # (tests/test_workflow.py keeps the list below in step with it).
 
-TABLES = ["analogy", "analogy_ppr_pnr", "sts", "wordsim", "geogranno", "geogranno_baselines",
-          "geogranno_by_length", "faq", "ablation", "sts_senteval",
-          "glue", "glue_burt", "glue_seeds", "glue_sampling", "glue_backbones", "clue",
-          "bilstm_snli", "transfer"]
+TABLES = [
+    "analogy",
+    "analogy_ppr_pnr",
+    "sts",
+    "wordsim",
+    "geogranno",
+    "geogranno_baselines",
+    "geogranno_by_length",
+    "faq",
+    "ablation",
+    "sts_senteval",
+    "glue",
+    "glue_burt",
+    "glue_seeds",
+    "glue_sampling",
+    "glue_backbones",
+    "clue",
+    "bilstm_snli",
+    "transfer",
+]
 
 
 rule tables:
@@ -16,8 +32,15 @@ rule tables:
         md=expand(f"{RESULTS}/tables/{{table}}.md", table=TABLES),
         csv=expand(f"{RESULTS}/tables/{{table}}.csv", table=TABLES),
         tex=expand(f"{RESULTS}/tables/{{table}}.tex", table=TABLES),
-        html=[report(f"{RESULTS}/tables/{table}.html", caption=f"../report/table_{table}.rst",
-                     category="Tables", labels={"table": table}) for table in TABLES],
+        html=[
+            report(
+                f"{RESULTS}/tables/{table}.html",
+                caption=f"../report/table_{table}.rst",
+                category="Tables",
+                labels={"table": table},
+            )
+            for table in TABLES
+        ],
         index=f"{RESULTS}/tables/tables.json",
     log:
         f"{LOGS}/tables/tables.log",
@@ -41,10 +64,18 @@ rule corpus_stats:
     input:
         unpack(lambda wc: corpus_stats_inputs()),
     output:
-        html=report(f"{RESULTS}/report/corpus_stats.html", caption="../report/corpus_stats.rst",
-                    category="Corpus", labels={"page": "counts per stage"}),
-        png=report(f"{RESULTS}/report/ngram_lengths.png", caption="../report/ngram_lengths.rst",
-                   category="Corpus", labels={"page": "n-gram lengths"}),
+        html=report(
+            f"{RESULTS}/report/corpus_stats.html",
+            caption="../report/corpus_stats.rst",
+            category="Corpus",
+            labels={"page": "counts per stage"},
+        ),
+        png=report(
+            f"{RESULTS}/report/ngram_lengths.png",
+            caption="../report/ngram_lengths.rst",
+            category="Corpus",
+            labels={"page": "n-gram lengths"},
+        ),
         json=f"{RESULTS}/report/corpus_stats.json",
     log:
         f"{LOGS}/corpus_stats/corpus_stats.log",
@@ -64,14 +95,18 @@ rule training_curves:
     input:
         f"{RESULTS}/models/{{model}}",
     output:
-        report(f"{RESULTS}/report/training/{{model}}.png", caption="../report/training_curves.rst",
-               category="Training", labels={"model": "{model}", "figure": "training curves"}),
-    wildcard_constraints:
-        model=r"[A-Za-z0-9_.-]+\+[A-Za-z0-9_-]+",
+        report(
+            f"{RESULTS}/report/training/{{model}}.png",
+            caption="../report/training_curves.rst",
+            category="Training",
+            labels={"model": "{model}", "figure": "training curves"},
+        ),
     log:
         f"{LOGS}/training_curves/{{model}}.log",
     benchmark:
         f"{BENCHMARKS}/training_curves/{{model}}.tsv"
+    wildcard_constraints:
+        model=r"[A-Za-z0-9_.-]+\+[A-Za-z0-9_-]+",
     conda:
         "../../envs/models.yaml"
     resources:
