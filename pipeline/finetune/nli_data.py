@@ -5,7 +5,8 @@
 - an official jsonl file (``snli_1.0_<split>.jsonl``, ``multinli_1.0_<split>.jsonl``): fields
   ``sentence1``, ``sentence2``, ``gold_label``;
 - a CSV file with a header holding ``sentence1``, ``sentence2`` and ``label`` or ``gold_label``
-  (the MultiNLI / SNLI CSV exports, ``pairID,sentence1,sentence2,label``);
+  (the MultiNLI / SNLI CSV exports, ``pairID,sentence1,sentence2,label``), or the TAB-separated
+  ``.txt`` of the original releases (``snli_1.0_train.txt``, label column ``gold_label``);
 - ``DIR:SPLIT``, a directory in the InferSent / SentEval 3-file layout (``s1.SPLIT``,
   ``s2.SPLIT``, ``labels.SPLIT``, one item per line, aligned);
 - ``ARCHIVE.zip:SPLIT``, the official ``snli_1.0.zip`` / ``multinli_1.0.zip`` as downloaded: the
@@ -50,6 +51,16 @@ class NLIPairs:
         self.skipped += other.skipped
         self.files += other.files
 
+    def subset(self, rows) -> NLIPairs:
+        """The pairs at ``rows`` (a held-out dev split, a sample)."""
+        rows = list(rows)
+        return NLIPairs(
+            [self.premises[i] for i in rows],
+            [self.hypotheses[i] for i in rows],
+            [self.labels[i] for i in rows],
+            files=list(self.files),
+        )
+
 
 def _add(pairs: NLIPairs, path, where: str, premise, hypothesis, label) -> None:
     if not isinstance(label, str):
@@ -83,8 +94,9 @@ def read_jsonl(lines, path) -> NLIPairs:
     return pairs
 
 
-def read_csv(handle, path) -> NLIPairs:
-    reader = csv.DictReader(handle)
+def read_csv(handle, path, tab: bool = False) -> NLIPairs:
+    """CSV with a header; ``tab``: the original releases' TAB-separated ``.txt`` (no quoting)."""
+    reader = csv.DictReader(handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tab else {}))
     header = reader.fieldnames or []
     label_column = next((name for name in ("gold_label", "label") if name in header), None)
     if not {"sentence1", "sentence2"} <= set(header) or label_column is None:
@@ -155,7 +167,10 @@ def read_source(spec: str) -> NLIPairs:
     else:
         try:
             with open(path, encoding="utf-8", newline="") as handle:
-                pairs = read_csv(handle, path) if path.suffix == ".csv" else read_jsonl(handle, path)
+                if path.suffix in (".csv", ".txt", ".tsv"):
+                    pairs = read_csv(handle, path, tab=path.suffix != ".csv")
+                else:
+                    pairs = read_jsonl(handle, path)
         except UnicodeDecodeError as exc:
             raise InputError(path, f"not UTF-8 text: {exc}") from exc
     if not pairs.labels:

@@ -10,7 +10,7 @@ from pipeline.errors import InputError
 
 def test_snli_three_file_layout_on_real_rows(data_root):
     pairs = nli_data.read(data_root / "nli/snli_dev_test/s1.dev")
-    assert len(pairs) == 9842 and pairs.dropped == 0  # SOURCES.md: dev 9,842 gold pairs
+    assert len(pairs) == 9842 and pairs.skipped == 0  # SOURCES.md: dev 9,842 gold pairs
     assert pairs.premises[0] == "Two women are embracing while holding to go packages ."
     assert pairs.hypotheses[0].startswith("The sisters are hugging goodbye")
     assert nli_data.LABELS[pairs.labels[0]] == "neutral"
@@ -18,9 +18,9 @@ def test_snli_three_file_layout_on_real_rows(data_root):
 
 def test_csv_layout_drops_pairs_without_gold_label(data_root):
     matched = nli_data.read(data_root / "nli/mnli_dev/multinli_1.0_dev_matched.csv")
-    assert (len(matched), matched.dropped) == (9815, 185)  # SOURCES.md: 185 '-' rows dropped
+    assert (len(matched), matched.skipped) == (9815, 185)  # SOURCES.md: 185 '-' rows dropped
     snli = nli_data.read(data_root / "nli/snli_dev_test_csv/snli_1.0_dev.csv")
-    assert (len(snli), snli.dropped) == (9842, 158)
+    assert (len(snli), snli.skipped) == (9842, 158)
     # the CSV and the tokenized copy hold the same labels in the same order
     assert snli.labels == nli_data.read(data_root / "nli/snli_dev_test/s1.dev").labels
 
@@ -32,7 +32,7 @@ def test_the_original_tab_separated_release_layout(tmp_path):
         'contradiction\t( ( A dog ) runs )\tA dog runs.\tA cat "sleeps".\n-\t( x )\tx\ty\n'
     )
     pairs = nli_data.read(path)
-    assert (pairs.premises, pairs.hypotheses, pairs.labels, pairs.dropped) == (
+    assert (pairs.premises, pairs.hypotheses, pairs.labels, pairs.skipped) == (
         ["A dog runs."],
         ['A cat "sleeps".'],
         [2],
