@@ -419,6 +419,18 @@ def _levels(*parts: str) -> tuple[Column, ...]:
     return tuple(columns)
 
 
+# BURT twin Table 2's columns, scored by cosine (``sts``) or as SentEval does (``sts_senteval``).
+STS_COLUMNS = (
+    Column("sts12", "STS12"),
+    Column("sts13", "STS13"),
+    Column("sts14", "STS14"),
+    Column("sts15", "STS15"),
+    Column("sts16", "STS16"),
+    Column("stsb", "STS-B"),
+    Column("sickr", "SICK-R"),
+    Column("avg", "Avg."),
+)
+
 TABLES: tuple[TableSpec, ...] = (
     TableSpec(
         name="analogy",
@@ -463,16 +475,7 @@ TABLES: tuple[TableSpec, ...] = (
         name="sts",
         title="Sentence similarity, Spearman x 100 of cosine similarity (BURT twin Table 2)",
         task="sts",
-        columns=(
-            Column("sts12", "STS12"),
-            Column("sts13", "STS13"),
-            Column("sts14", "STS14"),
-            Column("sts15", "STS15"),
-            Column("sts16", "STS16"),
-            Column("stsb", "STS-B"),
-            Column("sickr", "SICK-R"),
-            Column("avg", "Avg."),
-        ),
+        columns=STS_COLUMNS,
         published=("twin_t2",),
         cells=sts_cells,
         notes=(
@@ -626,16 +629,7 @@ TABLES: tuple[TableSpec, ...] = (
         title="Sentence similarity as the paper scores it: STS12-16 by cosine, STS-B and SICK-R by a trained "
         "regression, Spearman x 100 (BURT twin Table 2)",
         task="sts",
-        columns=(
-            Column("sts12", "STS12"),
-            Column("sts13", "STS13"),
-            Column("sts14", "STS14"),
-            Column("sts15", "STS15"),
-            Column("sts16", "STS16"),
-            Column("stsb", "STS-B"),
-            Column("sickr", "SICK-R"),
-            Column("avg", "Avg."),
-        ),
+        columns=STS_COLUMNS,
         published=("twin_t2",),
         cells=senteval_sts_cells,
         notes=(
