@@ -25,3 +25,28 @@ def numbered_lines(path) -> Iterator[tuple[int, str]]:
                     where=f"line {number}",
                 ) from exc
             yield number, text.rstrip("\r\n")
+
+
+def tab_rows(path, fields: int, layout: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every non-blank line of a TAB-separated file whose lines must
+    hold exactly ``fields`` fields (``layout`` names them in the error)."""
+    for number, line in numbered_lines(path):
+        if not line.strip():
+            continue
+        row = line.split("\t")
+        if len(row) != fields:
+            raise InputError(
+                path, f"expected {fields} TAB-separated fields ({layout}), found {len(row)}", where=f"line {number}"
+            )
+        yield number, row
+
+
+def number_in(path, number: int, text: str, low: float, high: float, what: str) -> float:
+    """``text`` as a number within ``[low, high]``, or the one-line error naming the line."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise InputError(path, f"{what} is not a number: {text!r}", where=f"line {number}") from exc
+    if not low <= value <= high:
+        raise InputError(path, f"{what} {value} is outside the {low:g}-{high:g} scale", where=f"line {number}")
+    return value

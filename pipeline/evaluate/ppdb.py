@@ -22,7 +22,7 @@ import numpy as np
 
 from pipeline.errors import InputError
 from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.numbered_lines import numbered_lines
+from pipeline.evaluate.numbered_lines import number_in, tab_rows
 from pipeline.evaluate.sts import spearman
 from pipeline.evaluate.vectors import paired_cosine
 
@@ -43,23 +43,8 @@ def read_pairs(path) -> tuple[Pairs, int]:
     """The multi-word pairs of one human-labels file, and how many single-word pairs were dropped."""
     left, right, scores = [], [], []
     dropped = 0
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != FIELDS:
-            raise InputError(
-                path,
-                f"expected {FIELDS} TAB-separated fields (score, category, phrase, paraphrase, "
-                f"individual scores), found {len(fields)}",
-                where=f"line {number}",
-            )
-        try:
-            score = float(fields[0])
-        except ValueError as exc:
-            raise InputError(path, f"mean score is not a number: {fields[0]!r}", where=f"line {number}") from exc
-        if not 1.0 <= score <= 5.0:
-            raise InputError(path, f"mean score {score} is outside the 1-5 scale", where=f"line {number}")
+    for number, fields in tab_rows(path, FIELDS, "score, category, phrase, paraphrase, individual scores"):
+        score = number_in(path, number, fields[0], 1.0, 5.0, "mean score")
         phrase, paraphrase = fields[2].strip(), fields[3].strip()
         if not phrase or not paraphrase:
             raise InputError(path, "empty phrase or paraphrase", where=f"line {number}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pipeline.errors import InputError
 from pipeline.evaluate import wordsim
 from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.numbered_lines import numbered_lines
+from pipeline.evaluate.numbered_lines import number_in, tab_rows
 
 RATINGS = "scws/ratings.txt"
 URL = "http://www-nlp.stanford.edu/~ehhuang/SCWS.zip"
@@ -30,23 +30,9 @@ FIELDS = 8 + RATERS
 
 def read_ratings(path) -> wordsim.Pairs:
     left, right, scores = [], [], []
-    for number, line in numbered_lines(path):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != FIELDS:
-            raise InputError(
-                path,
-                f"expected {FIELDS} TAB-separated fields (id, word1, POS1, word2, POS2, context1, "
-                f"context2, mean rating, {RATERS} ratings), found {len(fields)}",
-                where=f"line {number}",
-            )
-        try:
-            rating = float(fields[7])
-        except ValueError as exc:
-            raise InputError(path, f"mean rating is not a number: {fields[7]!r}", where=f"line {number}") from exc
-        if not 0.0 <= rating <= 10.0:
-            raise InputError(path, f"mean rating {rating} is outside the 0-10 scale", where=f"line {number}")
+    layout = f"id, word1, POS1, word2, POS2, context1, context2, mean rating, {RATERS} ratings"
+    for number, fields in tab_rows(path, FIELDS, layout):
+        rating = number_in(path, number, fields[7], 0.0, 10.0, "mean rating")
         for position, word in ((1, fields[1]), (3, fields[3])):
             if not word.strip():
                 raise InputError(path, f"empty word in field {position + 1}", where=f"line {number}")
