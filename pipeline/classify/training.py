@@ -12,7 +12,6 @@ initialisation and the data order, so the same seed gives the same run.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import tempfile
@@ -34,6 +33,7 @@ from transformers import (
     set_seed,
 )
 
+from pipeline import package_checkpoint
 from pipeline.classify import encoding, metrics
 from pipeline.errors import InputError
 from pipeline.progress import Progress
@@ -46,18 +46,7 @@ def resolve_model(spec: str) -> str:
     folder whose Transformer module lives in a subfolder → that subfolder; anything else as given."""
     if not spec.startswith("package:"):
         return _transformer_module(Path(spec)) or spec
-    package = spec.removeprefix("package:")
-    found = importlib.util.find_spec(package)
-    if found is None or found.origin is None:
-        raise InputError(spec, f"package {package} is not installed")
-    folders = [
-        c.parent
-        for c in sorted(Path(found.origin).parent.rglob("config.json"))
-        if (c.parent / "tokenizer_config.json").exists()
-    ]
-    if not folders:
-        raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
-    return str(folders[0])
+    return package_checkpoint.resolve(spec)
 
 
 def _transformer_module(folder: Path) -> str | None:

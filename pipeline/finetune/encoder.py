@@ -11,32 +11,15 @@ on every dropout field of the config.
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.package_checkpoint import resolve
 from pipeline.pretrain.backbone import DROPOUT_FIELDS
 
 POOLINGS = ("mean", "cls", "max")
 
-
-def resolve(spec: str) -> str:
-    """The directory or hub id behind ``spec`` (``package:NAME`` → the checkpoint folder in that package)."""
-    if not spec.startswith("package:"):
-        return spec
-    package = spec.removeprefix("package:")
-    found = importlib.util.find_spec(package)
-    if found is None or found.origin is None:
-        raise InputError(spec, f"package {package} is not installed")
-    folders = [
-        config.parent
-        for config in sorted(Path(found.origin).parent.rglob("config.json"))
-        if (config.parent / "tokenizer_config.json").exists()
-    ]
-    if not folders:
-        raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
-    return str(folders[0])
+__all__ = ["POOLINGS", "build", "resolve"]
 
 
 def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: float | None = 0.1):
