@@ -66,7 +66,8 @@ def _snakemake(*args: str) -> str:
 @cache
 def planned_jobs(config: str, profile: bool) -> tuple[PlannedJob, ...]:
     # A cluster run does not cap threads at the local cores; --cores 1024 plans it the same way.
-    args = ["--cores", "1024", "--configfile", f"workflow/config/{config}"]
+    # --forceall: every job of the config, whatever outputs an earlier local run left in results/
+    args = ["--cores", "1024", "--forceall", "--configfile", f"workflow/config/{config}"]
     if profile:
         args += ["--profile", str(PROFILE.relative_to(REPO))]
     jobs, name, fields = [], None, {}
