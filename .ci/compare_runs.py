@@ -6,7 +6,7 @@ Every output of the local run (logs and benchmarks aside) must exist in the clus
 the same content: Parquet tables equal (their metadata names the run's paths), model weights,
 KenLM binaries byte for byte, word vectors equal (gensim's file also pickles the
 time it was made), metrics, stats and tables with the same numbers (timings, code version and
-provenance aside, the run's name replaced). Figures only need to exist: PCA and t-SNE run with
+provenance aside, the run's name replaced; also in model cards). Figures only need to exist: PCA and t-SNE run with
 the job's thread count, and float sums in another order move a pixel.
 """
 
@@ -21,7 +21,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 SKIPPED = {"logs", "benchmarks"}
-VOLATILE = {"provenance", "source", "code_version", "seconds", "words_per_second", "tokens_per_second"}
+VOLATILE = {"provenance", "source", "code_version", "seconds", "words_per_second", "tokens_per_second",
+            "timing", "train_seconds", "train_examples_per_second", "wall_seconds"}
 RUN_NAME = re.compile(r"results/[^/\s]+/")
 
 
@@ -52,8 +53,8 @@ def same(local: Path, cluster: Path) -> bool:
         return a.index_to_key == b.index_to_key and (a.vectors == b.vectors).all()
     if local.suffix in (".jsonl", ".log", ".png"):  # training logs (timings), figures (see above)
         return True
-    if local.suffix in (".md", ".csv", ".tex", ".html"):
-        return local.read_text() == cluster.read_text()
+    if local.suffix in (".md", ".csv", ".tex", ".html"):  # model cards name their base model by its run path
+        return RUN_NAME.sub("results/RUN/", local.read_text()) == RUN_NAME.sub("results/RUN/", cluster.read_text())
     return digest(local) == digest(cluster)
 
 
