@@ -11,7 +11,7 @@ the paper does (the facet column "Split").
 from __future__ import annotations
 
 from pipeline.report.metrics_files import MetricsFile
-from pipeline.report.table_specs import Cells, Column, Joined, TableSpec
+from pipeline.report.table_specs import ULR_T8_COLUMNS, Cells, Column, Joined, TableSpec
 
 GLUE_COLUMNS = (
     ("cola", "CoLA (mc)"),
@@ -177,12 +177,7 @@ GLUE_TABLES: tuple[TableSpec, ...] = (
         name="glue_backbones",
         title="Backbones on GEOGRANNO (Top-1/5/10) and the GLUE dev average (ULR-BERT Table 8)",
         task="glue",
-        columns=(
-            Column("top1", "Top-1", "GEOGRANNO"),
-            Column("top5", "Top-5", "GEOGRANNO"),
-            Column("top10", "Top-10", "GEOGRANNO"),
-            Column("glue_dev", "GLUE dev"),
-        ),
+        columns=ULR_T8_COLUMNS,
         published=("ulr_t8",),
         cells=backbone_cells,
         joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
