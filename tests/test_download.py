@@ -100,3 +100,63 @@ def test_no_checksum_is_refused_unless_unverified(source, tmp_path, caplog):
         download(source.as_uri(), tmp_path / "out.txt", {}, unverified=True)
     assert (tmp_path / "out.txt").read_bytes() == source.read_bytes()
     assert hashlib.sha256(source.read_bytes()).hexdigest() in caplog.text
+
+
+def _write(path, lines: list[bytes]):
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path
+
+
+def test_rebuilt_glue_training_sets_come_out_byte_for_byte(tmp_path, data_root):
+    """The sample's two rebuilt files, cut back into parts the way their snapshot holds them (CoLA:
+    the first 7,250 lines and the rest; RTE: 363 rows moved to a headerless second part), join to the
+    bytes and SHA-256 recorded in workflow/data/evaluation-sources.yaml."""
+    import random
+
+    import yaml
+    from testdata import REPO
+
+    sources = yaml.safe_load((REPO / "workflow" / "data" / "evaluation-sources.yaml").read_text())["glue"]
+    cola = (data_root / "glue/CoLA/train.tsv").read_bytes().removesuffix(b"\n").split(b"\n")
+    rte = (data_root / "glue/RTE/train.tsv").read_bytes().removesuffix(b"\n").split(b"\n")
+    moved = set(random.Random(0).sample(range(1, len(rte)), 363))
+    parts = {
+        "glue/CoLA/train.tsv": [cola[:7250], cola[7250:]],
+        "glue/RTE/train.tsv": [
+            [line for number, line in enumerate(rte) if number not in moved],
+            [rte[number] for number in sorted(moved, reverse=True)],  # in any order
+        ],
+    }
+    for path, (first, second) in parts.items():
+        spec = sources[path]
+        urls = [_write(tmp_path / f"{n}.tsv", part).as_uri() for n, part in enumerate((first, second))]
+        out = tmp_path / "data" / path
+        argv = ["download", "--url", urls[0], "--url", urls[1], "--join", spec["join"], "--sha256", spec["sha256"]]
+        assert main([*argv, "--out", str(out)]) == 0, path
+        assert out.read_bytes() == (data_root / path).read_bytes()
+
+
+@pytest.mark.parametrize("change", ["checksum", "duplicate index", "no index column", "no --join"])
+def test_bad_parts_leave_nothing(tmp_path, capsys, change):
+    first = _write(tmp_path / "a.tsv", [b"index\tsentence\tlabel", b"0\tA cat.\t1", b"2\tA dog.\t0"])
+    second = _write(tmp_path / "b.tsv", [b"1\tA bird.\t1"])
+    joined = b"index\tsentence\tlabel\n0\tA cat.\t1\n1\tA bird.\t1\n2\tA dog.\t0\n"
+    digest = hashlib.sha256(joined).hexdigest()
+    out = tmp_path / "data" / "train.tsv"
+    argv = ["download", "--url", first.as_uri(), "--url", second.as_uri(), "--out", str(out), "--join", "sort-by-index"]
+    assert main([*argv, "--sha256", digest]) == 0 and out.read_bytes() == joined
+    out.unlink()
+    if change == "checksum":
+        argv += ["--sha256", "0" * 64]
+    elif change == "duplicate index":
+        _write(second, [b"2\tA bird.\t1"])
+        argv += ["--sha256", digest]
+    elif change == "no index column":
+        _write(first, [b"id\tsentence\tlabel", b"0\tA cat.\t1"])
+        argv += ["--sha256", digest]
+    else:
+        argv = [*argv[:-2], "--sha256", digest]
+    assert main(argv) == 2
+    message = capsys.readouterr().err
+    assert message.startswith("error: ") and message.count("\n") == 1
+    assert list(out.parent.iterdir()) == []

@@ -156,6 +156,14 @@ def evaluation_data(task):
     return list(EVAL_DATA.get(task, {})) if config["evaluate"]["download"] else []
 
 
+def source_flags(spec):
+    """Where `python -m pipeline download` fetches a file: its URL, or the URLs of its parts and how
+    they join (a list of arguments, quoted by `:q`)."""
+    if "parts" in spec:
+        return [arg for url in spec["parts"] for arg in ("--url", url)] + ["--join", spec["join"]]
+    return ["--url", spec["url"]]
+
+
 def checksum_flags(spec):
     """Checksum options of `python -m pipeline download`: a list of arguments (quoted by `:q`)."""
     flags = [

@@ -22,7 +22,7 @@ rule download:
     resources:
         runtime=24 * 60,
     params:
-        url=lambda wc: DOWNLOADS[wc.download]["url"],
+        sources=lambda wc: source_flags(DOWNLOADS[wc.download]),
         checksums=lambda wc: checksum_flags(DOWNLOADS[wc.download]),
     shell:
-        "python -m pipeline download --url {params.url:q} --out {output:q} {params.checksums:q} > {log:q} 2>&1"
+        "python -m pipeline download {params.sources:q} --out {output:q} {params.checksums:q} > {log:q} 2>&1"
