@@ -21,8 +21,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 SKIPPED = {"logs", "benchmarks"}
-VOLATILE = {"provenance", "source", "code_version", "seconds", "words_per_second", "tokens_per_second",
-            "timing", "train_seconds", "train_examples_per_second", "wall_seconds"}
+# Timings of the stats sidecars (*.stats.json, stats.json); metrics carry none.
+VOLATILE = {"provenance", "source", "code_version", "seconds", "words_per_second", "tokens_per_second"}
 RUN_NAME = re.compile(r"results/[^/\s]+/")
 
 
@@ -68,8 +68,9 @@ def main(local_run: str, cluster_run: str, log_path: str) -> int:
             problems.append(f"missing in the cluster run: {other}")
         elif not same(path, other):
             problems.append(f"differs: {path.relative_to(local)}")
-    calls = [line.split("sbatch call: ", 1)[1] for line in Path(log_path).read_text().splitlines()
-             if "sbatch call: " in line]
+    calls = [
+        line.split("sbatch call: ", 1)[1] for line in Path(log_path).read_text().splitlines() if "sbatch call: " in line
+    ]
     gpu_calls = [c for c in calls if "--gpus" in c]
     if not any(re.search(r"--comment '?rule_pretrain_", c) for c in gpu_calls):
         problems.append("pretrain was not submitted as a GPU job")

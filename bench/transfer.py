@@ -68,10 +68,10 @@ def main() -> None:
     bare = time.perf_counter() - started
 
     started = time.perf_counter()
-    result = transfer.evaluate(encoder, transfer.load(data), tasks=tasks, kfold=args.kfold)
+    timing = {}
+    result = transfer.evaluate(encoder, transfer.load(data), tasks=tasks, kfold=args.kfold, timing=timing)
     suite = time.perf_counter() - started
     load_after = os.getloadavg()[0]
-    timing = result["timing"]
     encode, fit = timing["encode_seconds"], timing["fit_seconds"]
     other = suite - encode - fit
 
@@ -80,7 +80,7 @@ def main() -> None:
         [
             "suite: encoding (tokenise + forward, once per distinct sentence)",
             f"{encode:.1f}",
-            f"{timing['sentences'] / encode:,.0f}",
+            f"{result['encoded']['sentences'] / encode:,.0f}",
         ],
         ["suite: classifier and regression fits", f"{fit:.1f}", ""],
         ["suite: reading files, features", f"{other:.1f}", ""],
@@ -94,7 +94,7 @@ def main() -> None:
             "(target <= 1.3)"
         ),
         f"- encoding / bare forward passes: {encode / bare:.3f}",
-        f"- {len(strings):,} distinct sentences over {len(tasks)} tasks ({timing['sentences']:,} encoded by the suite)",
+        f"- {len(strings):,} distinct sentences over {len(tasks)} tasks ({result['encoded']['sentences']:,} encoded by the suite)",
         f"- scores: {scores}; micro {result['micro']:.1f}, macro {result['macro']:.1f}",
         f"- 1-minute load average before / after: {load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores",
     ]

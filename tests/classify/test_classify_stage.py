@@ -53,6 +53,10 @@ def test_same_seed_same_run_other_seed_other_run(cli, tiny_en, demo_root, tmp_pa
         tmp_path / "b/dev_predictions.seed1.tsv"
     ).read_bytes()
     assert a["per_seed"]["0"]["train_loss"] != a["per_seed"]["1"]["train_loss"]
+    first = (tmp_path / "a/metrics.json").read_bytes()  # no clock in it: the rerun writes the same bytes
+    shutil.rmtree(tmp_path / "a")
+    assert run(cli, tiny_en, "rte", demo_root, tmp_path / "a", seeds=2) == 0
+    assert (tmp_path / "a/metrics.json").read_bytes() == first
 
 
 def test_each_head_on_real_rows(cli, tiny_en_real, tiny_zh, real_root, tmp_path):

@@ -89,9 +89,9 @@ class CountingEncoder:
 def test_each_distinct_sentence_is_encoded_once_per_run():
     encoder = CountingEncoder()
     result = transfer.evaluate(encoder, transfer.load(DataRoot(DEMO_DATA)), tasks=("SICK-E", "MR"), kfold=3)
-    assert len(encoder.seen) == len(set(encoder.seen)) == result["timing"]["sentences"]
+    assert len(encoder.seen) == len(set(encoder.seen)) == result["encoded"]["sentences"]
     sick = transfer_data.load_task(DataRoot(DEMO_DATA), "SICK-E")
-    assert result["timing"]["encoded"]["SICK-E"] == len({t for part in sick.values() for t in part.texts()})
+    assert result["encoded"]["per_task"]["SICK-E"] == len({t for part in sick.values() for t in part.texts()})
     cache = transfer.SentenceCache(encoder)
     assert cache.add(["a b", "c", "a b"]) == 2 and cache.add(["c", "d"]) == 1  # a later task reuses "c"
     assert np.array_equal(cache(["c", "a b"]), encoder.encode(["c", "a b"]))
