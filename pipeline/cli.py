@@ -20,6 +20,7 @@ from pipeline.errors import translate
 # corpus stage never pays for torch and a broken optional dependency breaks only its stage.
 STAGES = {
     "download": ("pipeline.download", "fetch a file and verify its checksum"),
+    "download-model": ("pipeline.hub_snapshot", "one commit of a Hugging Face hub model → the data root"),
     "extract": ("pipeline.corpus.extract", "Wikipedia XML dump → docs shards"),
     "merge-slices": ("pipeline.corpus.merge_slices", "docs shards of multistream slices → the part's docs shards"),
     "convert": ("pipeline.corpus.convert", "Traditional → Simplified Chinese (OpenCC) of a docs shard"),

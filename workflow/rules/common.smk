@@ -232,6 +232,23 @@ def package_checkpoint(package):
     return str(folders[0])
 
 
+# Hub models pinned to a commit ("hub:ORG/NAME@COMMIT"): the download_model rule fetches each into
+# <data_root>/models/ORG/NAME@COMMIT (pipeline/hub_snapshot.py), and the jobs read that folder.
+HUB_MODELS = {}
+
+
+def hub_model(spec):
+    """The local folder of a pinned hub model (registered for the download_model rule)."""
+    from pipeline import hub_snapshot
+
+    try:
+        path = str(hub_snapshot.folder(DATA_ROOT, spec))
+    except hub_snapshot.InputError as exc:
+        raise ValueError(f"config: {exc}") from None
+    HUB_MODELS[path] = spec
+    return path
+
+
 def backbone_path(name):
     """What `--model` is given for backbone `name`."""
     spec = BACKBONES[name]
@@ -239,11 +256,20 @@ def backbone_path(name):
         return f"{RESULTS}/models/{name}"
     if spec.startswith("package:"):
         return package_checkpoint(spec.removeprefix("package:"))
+    if spec.startswith("hub:"):
+        return hub_model(spec)
     return spec
 
 
 def backbone_inputs(name):
-    return [f"{RESULTS}/models/{name}"] if name in TINY else []
+    if name in TINY:
+        return [f"{RESULTS}/models/{name}"]
+    return [hub_model(BACKBONES[name])] if BACKBONES[name].startswith("hub:") else []
+
+
+for _spec in [*BACKBONES.values(), *config["models"].get("generators", {}).values()]:
+    if _spec.startswith("hub:"):
+        hub_model(_spec)  # registered before the rules are defined (download_model's wildcard)
 
 
 # ------------------------------------------------------------------ fine-tuning (finetune.smk)
@@ -687,6 +713,8 @@ def electra_generator(wc):
     """The generator of an ELECTRA discriminator backbone named in models.generators ("": none, or
     pretrain's registry of released pairs)."""
     spec = config["models"].get("generators", {}).get(wc.backbone, "")
+    if spec.startswith("hub:"):
+        return hub_model(spec)
     return package_checkpoint(spec.removeprefix("package:")) if spec.startswith("package:") else spec
 
 

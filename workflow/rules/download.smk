@@ -5,6 +5,7 @@
 # Compute nodes often have no internet: downloads run where snakemake runs.
 localrules:
     download,
+    download_model,
 
 
 rule download:
@@ -26,3 +27,23 @@ rule download:
         checksums=lambda wc: checksum_flags(DOWNLOADS[wc.download]),
     shell:
         "python -m pipeline download {params.sources:q} --out {output:q} {params.checksums:q} > {log:q} 2>&1"
+
+
+rule download_model:
+    output:
+        directory("{model}"),
+    log:
+        f"{LOGS}/download_model/{{model}}.log",
+    benchmark:
+        f"{BENCHMARKS}/download_model/{{model}}.tsv"
+    wildcard_constraints:
+        model="|".join(re.escape(path) for path in HUB_MODELS) or "(?!)",
+    retries: 2
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        runtime=6 * 60,
+    params:
+        spec=lambda wc: HUB_MODELS[wc.model],
+    shell:
+        "python -m pipeline download-model --model {params.spec:q} --out {output:q} > {log:q} 2>&1"

@@ -66,6 +66,7 @@ rule pretrain:
     input:
         tokens=token_shards,
         backbone=lambda wc: backbone_inputs(wc.backbone),
+        generator=lambda wc: [electra_generator(wc)] if electra_generator(wc) in HUB_MODELS else [],
     output:
         directory(f"{RESULTS}/models/{{backbone}}+{{objective}}"),
     log:
