@@ -169,7 +169,7 @@ def checksum_flags(spec):
     flags = [
         arg
         for algorithm in ("sha256", "sha1", "md5")
-        if algorithm in spec
+        if spec.get(algorithm)
         for arg in (f"--{algorithm}", spec[algorithm])
     ]
     if "checksums_url" in spec:
@@ -668,19 +668,32 @@ CLASSIFY_DATA = []
 if CLASSIFY["download"]:
     with open(os.path.join(workflow.basedir, "workflow", "data", "classification-sources.yaml")) as _sources:
         _classify_sources = yaml.safe_load(_sources)
+    # only the configured tasks' files, and the archives they come from
+    _folders = tuple(
+        CLASSIFY_FOLDERS[task]
+        for benchmark, tasks in CLASSIFY_TASKS.items()
+        if CLASSIFY[benchmark]["models"]
+        for task in tasks
+        if task in CLASSIFY_FOLDERS
+    )
+    _files = {path: spec for path, spec in _classify_sources["files"].items() if path.startswith(_folders)}
+    _archives = {
+        name: _classify_sources["archives"][name]
+        for name in {spec["archive"] for spec in _files.values() if "archive" in spec}
+    }
     _unpinned = [
         spec["url"]
-        for spec in [*_classify_sources["archives"].values(), *_classify_sources["files"].values()]
-        if "url" in spec and not spec.get("sha256")
+        for spec in [*_archives.values(), *_files.values()]
+        if "url" in spec and not any(spec.get(algorithm) for algorithm in ("sha256", "sha1", "md5"))
     ]
     if _unpinned:
         raise ValueError(
-            "config: classify.download needs the SHA-256 of every source in "
-            f"workflow/data/classification-sources.yaml; missing for {', '.join(_unpinned)}"
+            "config: classify.download needs a checksum (sha256, sha1 or md5) of every source of the configured "
+            f"tasks in workflow/data/classification-sources.yaml; missing for {', '.join(sorted(_unpinned))}"
         )
-    for _name, _spec in _classify_sources["archives"].items():
+    for _name, _spec in _archives.items():
         DOWNLOADS[os.path.join(DATA_ROOT, "downloads", _name)] = _spec
-    for _path, _spec in _classify_sources["files"].items():
+    for _path, _spec in _files.items():
         if "url" in _spec:
             DOWNLOADS[os.path.join(DATA_ROOT, _path)] = _spec
         else:
