@@ -84,6 +84,6 @@ def test_the_lists_cover_what_the_sample_stages_read(data_root):
     for benchmark in ("glue", "clue"):
         for name in sample["classify"][benchmark]["tasks"]:
             task = TASKS[name]
-            for split in (*task.splits, *task.extra_dev):
+            for split in (*task.splits, *task.extra_dev, *task.extra_test):
                 read |= {str(p.relative_to(data_root)) for p in task.split_files(data_root, split) or ()}
     assert read and read <= listed, sorted(read - listed)

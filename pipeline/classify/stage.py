@@ -97,12 +97,12 @@ def load_splits(task, root: Path, train_from_dev: float, max_train: int) -> tupl
     """{split: examples} for train, dev, extra dev sets and test, and {split: data files}."""
     if not root.is_dir():
         raise InputError(root, "data root not found")
-    files = {split: task.split_files(root, split) for split in ("train", "dev", "test", *task.extra_dev)}
+    files = {split: task.split_files(root, split) for split in ("train", "dev", *task.extra_dev, *task.test_sets)}
     if files["dev"] is None:
         raise InputError(root / task.splits["dev"][0], f"{task.title} dev split not found")
     splits = {split: task.read(paths) for split, paths in files.items() if paths is not None}
     for split, examples in splits.items():
-        if split != "test" and any(e.label is None for e in examples):
+        if split not in task.test_sets and any(e.label is None for e in examples):
             raise InputError(files[split][0], f"the {split} split must be labelled")
     if files["train"] is None:
         if not 0 < train_from_dev < 1:
@@ -156,8 +156,9 @@ def run(args: argparse.Namespace) -> None:
     settings = settings_from(args, task)
     splits, files = load_splits(task, args.data, args.train_from_dev, args.max_train_examples)
     if args.no_test:
-        splits.pop("test", None)
-        files["test"] = None
+        for name in task.test_sets:
+            splits.pop(name, None)
+            files[name] = None
     model_path = training.resolve_model(args.model)
     try:
         tokenizer = AutoTokenizer.from_pretrained(model_path)
@@ -236,8 +237,8 @@ def run(args: argparse.Namespace) -> None:
                 out.temp(args.out / f"{set_name}_predictions.seed{seed}.tsv").write_text(
                     predictions_tsv(task, examples, predicted), encoding="utf-8"
                 )
-                if set_name == "test":
-                    target = args.out / "submission" / f"seed{seed}" / task.submission
+                if set_name in task.test_sets:
+                    target = args.out / "submission" / f"seed{seed}" / task.test_sets[set_name]
                     out.temp(target).write_text(
                         submission.render(task, [e.id for e in examples], predicted), encoding="utf-8"
                     )

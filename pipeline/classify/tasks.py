@@ -42,7 +42,14 @@ class Task:
     reader: Callable
     submission: str  # file name the benchmark's server expects
     extra_dev: dict[str, tuple[str, ...]] = field(default_factory=dict)  # e.g. MNLI mismatched
+    # further unlabelled test sets: name -> (candidate files, the server's file name), e.g. MNLI-mm
+    extra_test: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     multi_file: bool = False  # the reader takes every file of a split (C3: dialogue + mixed)
+
+    @property
+    def test_sets(self) -> dict[str, str]:
+        """Every test set -> the file name its predictions go to on the benchmark's server."""
+        return {"test": self.submission, **{name: file for name, (_, file) in self.extra_test.items()}}
 
     @property
     def num_labels(self) -> int:
@@ -53,7 +60,7 @@ class Task:
     def split_files(self, root: Path, split: str) -> list[Path] | None:
         """The files of ``split`` under ``root``: the first candidate that exists (all of them for
         multi-file tasks), or None."""
-        candidates = self.splits.get(split) or self.extra_dev.get(split) or ()
+        candidates = self.splits.get(split) or self.extra_dev.get(split) or self.extra_test.get(split, ((),))[0]
         if self.multi_file:
             groups = [tuple(group.split("+")) for group in candidates]
             for group in groups:
@@ -71,7 +78,19 @@ class Task:
 
 
 def _glue(
-    name, title, head, labels, metrics, folder, reader, submission, train=None, dev=None, test=None, extra_dev=None
+    name,
+    title,
+    head,
+    labels,
+    metrics,
+    folder,
+    reader,
+    submission,
+    train=None,
+    dev=None,
+    test=None,
+    extra_dev=None,
+    extra_test=None,
 ):
     return Task(
         name,
@@ -89,6 +108,7 @@ def _glue(
         reader,
         submission,
         extra_dev or {},
+        extra_test or {},
     )
 
 
@@ -144,6 +164,7 @@ TASKS: dict[str, Task] = {
             dev=("glue/MNLI/dev_matched.tsv", "nli/mnli_dev/multinli_1.0_dev_matched.csv"),
             test=("glue/MNLI/test_matched.tsv",),
             extra_dev={"dev_mm": ("glue/MNLI/dev_mismatched.tsv", "nli/mnli_dev/multinli_1.0_dev_mismatched.csv")},
+            extra_test={"test_mm": (("glue/MNLI/test_mismatched.tsv",), "MNLI-mm.tsv")},
         ),
         _glue("qnli", "QNLI", "classification", ENTAILMENT2, ("acc",), "QNLI", glue_readers.read_qnli, "QNLI.tsv"),
         _glue("rte", "RTE", "classification", ENTAILMENT2, ("acc",), "RTE", glue_readers.read_rte, "RTE.tsv"),

@@ -277,3 +277,31 @@ def test_gain_over_the_starting_checkpoint_on_the_same_tasks_only(cli, tmp_path)
     }
     assert rows["minilm+burt"].endswith("| 71.5 | 1.5 |")  # (82 + 61) / 2 - (80 + 60) / 2
     assert rows["minilm+mlm"].endswith("| 90.0 | – |") and rows["minilm"].endswith("| 70.0 | – |")
+
+
+def test_mnli_writes_both_test_submissions(cli, tiny_en_real, real_root, tmp_path):
+    """GLUE's server takes MNLI-m.tsv and MNLI-mm.tsv: the matched and the mismatched test sets, in
+    GLUE's test layout (index, ids, genre, parses, sentence1, sentence2; no label), both predicted."""
+    import csv
+
+    root = shutil.copytree(real_root, tmp_path / "root")
+    header = ["index", "promptID", "pairID", "genre", "sentence1_binary_parse", "sentence2_binary_parse"]
+    header += ["sentence1_parse", "sentence2_parse", "sentence1", "sentence2"]
+    for split, source in (("matched", "dev_matched"), ("mismatched", "dev_mismatched")):
+        with open(root / f"nli/mnli_dev/multinli_1.0_{source}.csv", newline="", encoding="utf-8") as handle:
+            pairs = [(row["sentence1"], row["sentence2"]) for row in csv.DictReader(handle)][:12]
+        rows = ["\t".join(header)]
+        rows += [f"{i}\t{i}\t{i}n\tfiction\t(a)\t(b)\t(ROOT a)\t(ROOT b)\t{a}\t{b}" for i, (a, b) in enumerate(pairs)]
+        (root / "glue/MNLI").mkdir(parents=True, exist_ok=True)
+        (root / f"glue/MNLI/test_{split}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "mnli"
+    assert run(cli, tiny_en_real, "mnli", root, out, extra=("--train-from-dev", "0.5")) == 0
+    mnli = tasks.TASKS["mnli"]
+    for name, file in (("test", "MNLI-m.tsv"), ("test_mm", "MNLI-mm.tsv")):
+        ids = [e.id for e in mnli.read(mnli.split_files(root, name))]
+        assert len(ids) == 12
+        assert submission.validate(mnli, out / "submission" / "seed0" / file, ids) == []
+    assert (
+        run(cli, tiny_en_real, "mnli", root, tmp_path / "no-test", extra=("--train-from-dev", "0.5", "--no-test")) == 0
+    )
+    assert not (tmp_path / "no-test" / "submission").exists()
