@@ -16,6 +16,7 @@ Inputs follow the CLUE baselines (``CLUEbenchmark/CLUE``, ``baselines/models/ber
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pipeline.classify.examples import Example
@@ -26,6 +27,7 @@ from pipeline.errors import InputError
 C3_OPTIONS = 4
 C3_PADDING = "无效答案"
 CHID_BLANK = "#idiom#"
+CHID_TAG = re.compile(r"#idiom\d+#")  # CLUE's release numbers its blanks
 
 
 def _label(path, labels, row, number):
@@ -128,16 +130,20 @@ def read_cmrc(path: Path, labels=None) -> list[Example]:
 
 
 def read_chid(path: Path, labels=None) -> list[Example]:
+    """ChID as FewCLUE ships it (one blank ``#idiom#`` and its ``answer`` per line) or as CLUE's
+    release does: per line, ``candidates`` and a list of passages whose blanks are numbered tags
+    (``#idiom000378#``), with the answers in the sibling ``<split>_answer.json`` ({tag: index}).
+    Each blank is one example (its id the tag); the other blanks of its passage are left out."""
+    rows = json_lines(path)
+    if rows and isinstance(rows[0][1].get("content"), list):
+        return _read_chid_release(path, rows)
     examples = []
-    for i, (number, row) in enumerate(json_lines(path)):
+    for i, (number, row) in enumerate(rows):
         content, candidates = field(path, row, "content", number), field(path, row, "candidates", number)
         if CHID_BLANK not in content:
             raise InputError(path, f"content has no {CHID_BLANK} blank", where=f"line {number}")
         answer = row.get("answer")
-        if answer is not None and not (isinstance(answer, int) and 0 <= answer < len(candidates)):
-            raise InputError(
-                path, f"answer {answer!r} is not an index into the {len(candidates)} candidates", where=f"line {number}"
-            )
+        _check_answer(path, answer, candidates, f"line {number}")
         before, _, after = content.partition(CHID_BLANK)
         examples.append(
             Example(
@@ -147,6 +153,37 @@ def read_chid(path: Path, labels=None) -> list[Example]:
                 choices=[before + candidate + after.replace(CHID_BLANK, "") for candidate in candidates],
             )
         )
+    return examples
+
+
+def _check_answer(path: Path, answer, candidates: list, where: str) -> None:
+    if answer is not None and not (isinstance(answer, int) and 0 <= answer < len(candidates)):
+        raise InputError(path, f"answer {answer!r} is not an index into the {len(candidates)} candidates", where=where)
+
+
+def _read_chid_release(path: Path, rows: list[tuple[int, dict]]) -> list[Example]:
+    answer_file = path.with_name(f"{path.stem}_answer.json")
+    answers = json_document(answer_file) if answer_file.is_file() else {}
+    if not isinstance(answers, dict):
+        raise InputError(answer_file, "expected one JSON object {blank tag: candidate index}")
+    examples = []
+    for number, row in rows:
+        candidates, passages = field(path, row, "candidates", number), field(path, row, "content", number)
+        if not isinstance(passages, list):
+            raise InputError(path, "content must be a list of passages in CLUE's ChID layout", where=f"line {number}")
+        for passage in passages:
+            tags = CHID_TAG.findall(passage)
+            if not tags:
+                raise InputError(path, "a passage has no #idiomNNNNNN# blank", where=f"line {number}")
+            for tag in tags:
+                if answers and tag not in answers:
+                    raise InputError(answer_file, f"no answer for {tag}")
+                answer = answers.get(tag)
+                _check_answer(answer_file, answer, candidates, tag)
+                before, _, after = passage.partition(tag)
+                before, after = CHID_TAG.sub("", before), CHID_TAG.sub("", after)
+                choices = [before + candidate + after for candidate in candidates]
+                examples.append(Example(id=tag, text_a="", label=answer, choices=choices))
     return examples
 
 

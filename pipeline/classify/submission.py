@@ -7,7 +7,8 @@ for the NLI tasks, ``0`` / ``1`` for CoLA, SST-2, MRPC, QQP) or, for STS-B, the 
 three decimals. CLUE (cluebenchmarks.com, the CLUE 1.1 baselines' ``*_predict.json``): JSON
 lines ``{"id": ..., "label": "..."}`` for classification, the option index as ``label`` for
 C3 and ChID (FewCLUE's ``{"id", "answer"}`` for ChID), and one JSON object ``{question id:
-answer text}`` for CMRC 2018.
+answer text}`` for CMRC 2018 (and ``{blank tag: option index}`` for ChID in CLUE's own layout,
+whose examples are its numbered blanks ``#idiomNNNNNN#``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ def _id(value: str):
     return int(value) if value.isdigit() else value
 
 
+def _chid_release(task, ids: list[str]) -> bool:
+    """ChID in CLUE's own layout: its examples are the numbered blanks."""
+    return task.name == "chid" and bool(ids) and str(ids[0]).startswith("#idiom")
+
+
 def render(task, ids: list[str], predictions: list) -> str:
     if task.benchmark == "glue":
         if task.head == "regression":
@@ -27,7 +33,7 @@ def render(task, ids: list[str], predictions: list) -> str:
         else:
             rows = [f"{i}\t{p}" for i, p in zip(ids, predictions)]
         return "index\tprediction\n" + "".join(row + "\n" for row in rows)
-    if task.head == "span":
+    if task.head == "span" or _chid_release(task, ids):
         return json.dumps(dict(zip(ids, predictions)), ensure_ascii=False, indent=1) + "\n"
     key = "answer" if task.name == "chid" else "label"
     return "".join(json.dumps({"id": _id(i), key: p}, ensure_ascii=False) + "\n" for i, p in zip(ids, predictions))
@@ -55,10 +61,12 @@ def validate(task, path: Path, ids: list[str]) -> list[str]:
             elif row[1] not in task.labels:
                 problems.append(f"prediction {row[1]!r} is not one of {task.labels}")
         return problems
-    if task.head == "span":
+    if task.head == "span" or _chid_release(task, ids):
         answers = json.loads(text)
         if not isinstance(answers, dict) or set(answers) != set(ids):
             problems.append("expected one JSON object mapping every question id to an answer")
+        elif task.head == "choice" and not all(isinstance(answer, int) for answer in answers.values()):
+            problems.append("every answer must be an option index")
         return problems
     key = "answer" if task.name == "chid" else "label"
     rows = [json.loads(line) for line in text.split("\n") if line]

@@ -264,9 +264,10 @@ TASKS: dict[str, Task] = {
             clue_readers.read_chid,
             "chid11_predict.json",
             fewclue="chid",
-            train=("chinese/fewclue/chid/train_few_all.json",),
-            dev=("chinese/fewclue/chid/dev_few_all.json",),
-            test=("chinese/fewclue/chid/test_public.json",),
+            # CLUE's release (answers in <split>_answer.json beside each split), else FewCLUE's
+            train=("chinese/chid/train.json", "chinese/fewclue/chid/train_few_all.json"),
+            dev=("chinese/chid/dev.json", "chinese/fewclue/chid/dev_few_all.json"),
+            test=("chinese/chid/test1.0.json", "chinese/chid/test.json", "chinese/fewclue/chid/test_public.json"),
         ),
         Task(
             "c3",

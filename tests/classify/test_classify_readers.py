@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from pipeline.classify import tasks
@@ -189,3 +192,50 @@ def test_unpack_a_member_of_a_release_archive(cli, tmp_path, capsys):
     assert tasks.TASKS["afqmc"].read([out])[0].label == "1"
     assert cli("classify-unpack", "--archive", archive, "--member", "dev.json", "--out", tmp_path / "x.json") == 2
     assert "no member 'dev.json'" in capsys.readouterr().err and not (tmp_path / "x.json").exists()
+
+
+def _chid_release(data_root, folder: Path, rows: int = 6) -> list[dict]:
+    """CLUE's own ChID layout (candidates + passages with numbered blanks; answers in dev_answer.json),
+    written from real FewCLUE ChID rows: two rows per line as two passages, the first with a second
+    blank appended (#idiom0001NN#)."""
+    few = [json.loads(line) for line in (data_root / "chinese/fewclue/chid/dev_few_all.json").open(encoding="utf-8")]
+    lines, answers = [], {}
+    for k in range(0, 2 * rows, 2):
+        first, second = few[k], few[k + 1]
+        tags = (f"#idiom{k:06d}#", f"#idiom{k + 1:06d}#", f"#idiom{100 + k:06d}#")
+        passages = [
+            first["content"].replace("#idiom#", tags[0], 1) + tags[2],
+            second["content"].replace("#idiom#", tags[1], 1),
+        ]
+        answers.update({tags[0]: first["answer"], tags[1]: 0, tags[2]: 1})
+        lines.append({"candidates": first["candidates"], "content": passages})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dev.json").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
+    (folder / "dev_answer.json").write_text(json.dumps(answers, ensure_ascii=False), "utf-8")
+    return lines
+
+
+def test_chid_in_clues_own_layout(data_root, tmp_path):
+    from pipeline.classify import submission
+
+    lines = _chid_release(data_root, tmp_path / "chinese/chid")
+    chid = tasks.TASKS["chid"]
+    files = chid.split_files(tmp_path, "dev")
+    assert files == [tmp_path / "chinese/chid/dev.json"]  # CLUE's release before FewCLUE's
+    examples = chid.read(files)
+    answers = json.loads((tmp_path / "chinese/chid/dev_answer.json").read_text("utf-8"))
+    assert {e.id for e in examples} == set(answers) and len(examples) == 3 * len(lines)
+    for example in examples:
+        assert example.label == answers[example.id] and len(example.choices) == 7
+        assert all("#idiom" not in choice for choice in example.choices)  # every other blank left out
+    first, passage = examples[0], lines[0]["content"][0]  # blanks #idiom000000# and #idiom000100#
+    assert first.id == "#idiom000000#" and examples[1].id == "#idiom000100#"
+    expected = passage.replace("#idiom000000#", lines[0]["candidates"][first.label]).replace("#idiom000100#", "")
+    assert first.choices[first.label] == expected
+    ids = [e.id for e in examples]
+    text = submission.render(chid, ids, [e.label for e in examples])
+    assert json.loads(text) == answers
+    assert submission.validate(chid, _write(tmp_path / "chid11_predict.json", text), ids) == []
+    (tmp_path / "chinese/chid/dev_answer.json").write_text(json.dumps({"#idiom000000#": 9}), "utf-8")
+    with pytest.raises(InputError, match="not an index|no answer for #idiom000100#"):
+        chid.read(files)
