@@ -9,13 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from testdata import REPO
+from testdata import REPO, dry_run_jobs
 
 from pipeline import hub_snapshot
 from pipeline.errors import InputError
@@ -118,18 +116,9 @@ def test_paper_configs_pin_their_hub_backbones_and_jobs_wait_for_the_snapshot(tm
         assert backbones and all(spec.startswith("hub:") for spec in backbones.values()), name
         for spec in backbones.values():
             hub_snapshot.parse(spec)  # a full commit hash
-        root = tmp_path / name
-        command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(config)]
-        done = subprocess.run(
-            [*command, "--config", f"data_root={root}", f"run=hub-{name}"],
-            check=False,
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        root = tmp_path / name / "data"
+        done, jobs = dry_run_jobs(config, root)
         assert done.returncode == 0, done.stderr[-2000:]
-        jobs = done.stdout.split("\nrule ")
         folders = {str(hub_snapshot.folder(root, spec)) for spec in backbones.values()}
         assert sum(job.startswith("download_model:") for job in jobs) == len(folders)
         for rule in ("tokenize", "pretrain", "evaluate"):

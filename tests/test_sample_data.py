@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import yaml
-from testdata import REPO
+from testdata import REPO, dry_run_jobs
 
 SAMPLE = REPO / "workflow" / "config" / "sample.yaml"
 
@@ -56,17 +56,8 @@ def test_every_job_of_the_sample_finds_its_inputs_on_an_empty_data_root(tmp_path
     """The whole sample DAG (not only the downloads) resolves from nothing: classify's GLUE training
     sets, the two rebuilt from parts included, are download jobs that the classify jobs wait for."""
     root = tmp_path / "data"
-    command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(SAMPLE)]
-    done = subprocess.run(
-        [*command, "--config", f"data_root={root}", f"run=empty-root-{tmp_path.name}"],
-        check=False,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done, jobs = dry_run_jobs(SAMPLE, root)
     assert done.returncode == 0, done.stderr[-2000:]
-    jobs = done.stdout.split("\nrule ")
     for path in ("glue/CoLA/train.tsv", "glue/RTE/train.tsv"):
         assert sum(job.startswith("download:") and f"output: {root / path}\n" in job for job in jobs) == 1, path
         assert any(job.startswith("classify:") and str(root / path) in job for job in jobs), path

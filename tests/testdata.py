@@ -46,3 +46,28 @@ def dump_xml(pages: list[str]) -> str:
 def read_dir(directory: Path) -> pa.Table:
     tables = [pq.read_table(p) for p in sorted(Path(directory).glob("*.parquet"))]
     return pa.concat_tables(tables) if tables else None
+
+
+def dry_run_jobs(configfile: Path, data_root: Path, *config: str, print_commands: bool = False):
+    """``snakemake -n`` of ``configfile`` on ``data_root`` (a run of its own name, so no earlier run's
+    outputs count): the completed process and its jobs, each the text of one ``rule NAME:`` block."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(configfile)]
+    done = subprocess.run(
+        [
+            *command,
+            *(["-p"] if print_commands else []),
+            "--config",
+            f"data_root={data_root}",
+            f"run=dry-{data_root.parent.name}",
+            *config,
+        ],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return done, done.stdout.split("\nrule ")

@@ -77,21 +77,7 @@ class Task:
         return examples
 
 
-def _glue(
-    name,
-    title,
-    head,
-    labels,
-    metrics,
-    folder,
-    reader,
-    submission,
-    train=None,
-    dev=None,
-    test=None,
-    extra_dev=None,
-    extra_test=None,
-):
+def _glue(name, title, head, labels, metrics, folder, reader, submission, train=None, dev=None, test=None, **extra):
     return Task(
         name,
         title,
@@ -107,8 +93,7 @@ def _glue(
         },
         reader,
         submission,
-        extra_dev or {},
-        extra_test or {},
+        **extra,
     )
 
 

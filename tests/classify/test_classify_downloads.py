@@ -3,33 +3,17 @@ by a published checksum; a configured task whose source has none stops the workf
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import yaml
-from testdata import REPO
+from testdata import REPO, dry_run_jobs
 
 PAPER_EN = REPO / "workflow" / "config" / "paper-en.yaml"
 SOURCES = REPO / "workflow" / "data" / "classification-sources.yaml"
 
 
-def dry_run(tmp_path, *config: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1", "--configfile", str(PAPER_EN)]
-    return subprocess.run(
-        [*command, "--config", f"data_root={tmp_path / 'data'}", f"run=dl-{tmp_path.name}", *config],
-        check=False,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_paper_glue_archives_are_fetched_with_their_checksums_and_unpacked_for_the_jobs(tmp_path):
-    done = dry_run(tmp_path)
+    done, jobs = dry_run_jobs(PAPER_EN, tmp_path / "data", print_commands=True)
     assert done.returncode == 0, done.stderr[-2000:]
     archives = yaml.safe_load(SOURCES.read_text())["archives"]
-    jobs = done.stdout.split("\nrule ")
     for name in ("glue-MNLI.zip", "glue-QNLIv2.zip", "glue-QQP-clean.zip", "glue-STS-B.zip"):
         (job,) = [job for job in jobs if job.startswith("download:") and f"downloads/{name}\n" in job]
         spec = archives[name]
@@ -44,9 +28,8 @@ def test_paper_glue_archives_are_fetched_with_their_checksums_and_unpacked_for_t
 
 
 def test_a_configured_task_without_a_checksum_stops_the_workflow(tmp_path):
-    done = dry_run(
-        tmp_path, "classify={'clue': {'models': ['bert-base-uncased'], 'tasks': ['tnews']}, 'download': True}"
-    )
+    clue = "classify={'clue': {'models': ['bert-base-uncased'], 'tasks': ['tnews']}, 'download': True}"
+    done, _ = dry_run_jobs(PAPER_EN, tmp_path / "data", clue)
     output = done.stdout + done.stderr
     assert done.returncode != 0
     assert "classify.download needs a checksum" in output and "tnews_public.zip" in output
