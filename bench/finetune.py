@@ -6,8 +6,10 @@ the same batch size and hyperparameters are trained twice in one process:
 
 - **ours**: the stage's trainer (:func:`pipeline.finetune.train.build_trainer`: the paper's
   batch schedule, one head per task, the per-step log and its token count);
-- **bare**: a plain ``SentenceTransformerTrainer`` with the same losses and data sets and the
-  library's own samplers (round robin over the tasks), no callbacks, library logging only.
+- **bare**: a plain ``SentenceTransformerTrainer`` with the same losses, data sets and batch order
+  (for ``twin`` the paper's schedule, handed to the library as its multi-dataset batch sampler, so
+  that both sides draw the same mix of sentence and phrase batches), no callbacks, library
+  logging only.
 
 The step time is the wall time between consecutive optimizer steps (data loading, forward,
 backward, optimizer, callbacks); the median over ``--steps`` steps after ``--warmup`` is
@@ -106,7 +108,9 @@ def bare(args, columns, work: Path):
     model = encoder.build(args.model, args.pooling, args.max_length, args.dropout)
     losses = recipes.losses(args.recipe, list(columns), model, args.concatenation)
     datasets = {task: Dataset.from_dict(cols) for task, cols in columns.items()}
-    training = training_arguments(args, work, math.ceil(args.warmup * args.max_steps), twin=False)
+    # the same batch order as ours: with round robin, a third of twin's batches would be NLI sentence
+    # pairs instead of half, and the median step would compare different batch mixes
+    training = training_arguments(args, work, math.ceil(args.warmup * args.max_steps), twin=args.recipe == "twin")
     training.logging_steps = 500
     trainer = SentenceTransformerTrainer(
         model=model,
