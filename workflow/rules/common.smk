@@ -714,7 +714,11 @@ def classify_data(task):
     spec = TASKS[task]
     candidates = {
         os.path.join(DATA_ROOT, name)
-        for paths in (*spec.splits.values(), *spec.extra_dev.values(), *(files for files, _ in spec.extra_test.values()))
+        for paths in (
+            *spec.splits.values(),
+            *spec.extra_dev.values(),
+            *(files for files, _ in spec.extra_test.values()),
+        )
         for group in paths
         for name in group.split("+")
     }
