@@ -16,7 +16,6 @@ name only once complete.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import json
 import logging
@@ -27,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.provenance import file_fingerprint
 
 log = logging.getLogger("pipeline.hub_snapshot")
 PREFIX = "hub:"
@@ -85,14 +85,6 @@ def wanted_files(files: list[str], spec: str = "hub") -> list[str]:
     return sorted(chosen + weights)
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _network_errors() -> tuple[type[Exception], ...]:
     """What a failed listing or download raises: hub errors are OSErrors; transport errors come from
     the HTTP client huggingface_hub uses (httpx, or its fork httpx2)."""
@@ -129,7 +121,7 @@ def fetch(spec: str, out: Path, api=None) -> dict:
         record = {
             "repo_id": repo_id,
             "revision": revision,
-            "files": {name: sha256(scratch / name) for name in names},
+            "files": {name: file_fingerprint(scratch / name)["sha256"] for name in names},
         }
         (scratch / "SNAPSHOT.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         if out.exists():

@@ -219,17 +219,12 @@ def backbone_lang(name):
 
 def package_checkpoint(package):
     """The checkpoint folder (config.json + tokenizer) shipped inside an installed package."""
-    import importlib.util
-    from pathlib import Path
+    from pipeline import package_checkpoint as packaged
 
-    found = importlib.util.find_spec(package)
-    if found is None or found.origin is None:
-        raise ValueError(f"config: models.backbones names package:{package}, which is not installed")
-    configs = sorted(Path(found.origin).parent.rglob("config.json"))
-    folders = [c.parent for c in configs if (c.parent / "tokenizer_config.json").exists()]
-    if not folders:
-        raise ValueError(f"config: package {package} holds no checkpoint (config.json + tokenizer_config.json)")
-    return str(folders[0])
+    try:
+        return packaged.resolve(packaged.PREFIX + package)
+    except packaged.InputError as exc:
+        raise ValueError(f"config: models.backbones: {exc}") from None
 
 
 # Hub models pinned to a commit ("hub:ORG/NAME@COMMIT"): the download_model rule fetches each into
