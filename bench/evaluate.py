@@ -36,9 +36,9 @@ import torch
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pipeline.evaluate import analogy
-from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.encoder import TransformerEncoder, pool
+from pipeline.models.transformer_encoder import TransformerEncoder, pool
+from pipeline.tasks import analogy
+from pipeline.tasks.data_root import DataRoot
 
 
 def minilm_path() -> Path:

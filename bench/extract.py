@@ -58,6 +58,9 @@ from pathlib import Path
 import pyarrow.parquet as pq  # a dependency of the pipeline itself
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1] / "tests")
+)  # test-only helpers (pmi_python, multistream_writer)
 from harness import BENCHMARKS_MD, REPO, Run, best_of, machine, markdown_table, measure, write_section
 
 SAMPLE = Path("wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
@@ -352,8 +355,9 @@ def measure_together(cmds: list[list[str]], logs: list[Path]) -> Run:
 
 
 def bench_multistream(args, sample_path: Path, python: str) -> str:
+    from multistream_writer import write_multistream
+
     from pipeline.corpus.multistream import stream_offsets
-    from pipeline.corpus.multistream_writer import write_multistream
 
     copies = max(1, round(args.target_mb * MB / len(bz2.decompress(sample_path.read_bytes()))))
     dump = args.work / f"enwiki-multistream-x{copies}.xml.bz2"

@@ -4,7 +4,7 @@ For each recipe, the same model (the packaged all-MiniLM-L6-v2), the same data (
 pairs; for ``twin`` also the demo PPDB 2.0 fixture, the real pack not being on this machine),
 the same batch size and hyperparameters are trained twice in one process:
 
-- **ours**: the stage's trainer (:func:`pipeline.finetune.train.build_trainer`: the paper's
+- **ours**: the stage's trainer (:func:`pipeline.finetune.finetune.build_trainer`: the paper's
   batch schedule, one head per task, the per-step log and its token count);
 - **bare**: a plain ``SentenceTransformerTrainer`` with the same losses, data sets and batch order
   (for ``twin`` the paper's schedule, handed to the library as its multi-dataset batch sampler, so
@@ -46,7 +46,7 @@ from harness import machine, markdown_table, write_section
 
 from pipeline.cli import build_parser
 from pipeline.finetune import recipes
-from pipeline.finetune.train import build_trainer, load_data, training_arguments
+from pipeline.finetune.finetune import build_trainer, load_data, training_arguments
 
 PPDB_FIXTURE = REPO / "workflow" / "demo" / "data" / "ppdb" / "ppdb-2.0-demo-phrasal"
 

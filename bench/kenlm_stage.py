@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import REPO, Run, machine, markdown_table, measure, write_section
 
 from pipeline import contracts
-from pipeline.ngrams.kenlm_lm import CorpusLM, find_binaries
+from pipeline.ngrams.kenlm import CorpusLM, find_binaries
 
 REFERENCE = Path("reference_pmi/sentences.parquet")
 

@@ -45,8 +45,8 @@ sys.path.insert(0, str(REPO))
 from harness import machine, markdown_table, write_section
 
 from pipeline.cli import main as cli
+from pipeline.models.loading import load_tokenizer
 from pipeline.pretrain import span_sampling
-from pipeline.pretrain.backbone import load_tokenizer
 from pipeline.pretrain.masking import MaskingCollator
 from pipeline.pretrain.masking_stats import MaskingStats
 from pipeline.pretrain.misad import MisadCollator

@@ -6,7 +6,7 @@ writing results), per core, on the reference sentences (``reference_pmi/sentence
 
 * ours: ``python -m pipeline ngrams --mode reference`` (one process, pinned to one core, Arrow
   and Polars limited to one thread), writing ngrams.parquet and marked.parquet;
-* baseline: :mod:`pipeline.ngrams.pmi_python`, the released code's algorithm in plain Python
+* baseline: ``tests/pmi_python.py``, the released code's algorithm in plain Python
   (a dict per n-gram order, as ``compute_pmi`` / ``ngram_match`` have it), one document at a
   time, writing the marked lines as the released script does, also pinned to one core.
 
@@ -39,6 +39,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1] / "tests")
+)  # test-only helpers (pmi_python, multistream_writer)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import REPO, Run, machine, markdown_table, measure, write_section
 
@@ -83,7 +86,7 @@ def corpus_words(path: Path) -> tuple[int, int]:
 
 def baseline_worker(sentences: Path, out: Path) -> None:
     """The plain-Python algorithm over every document, writing marked lines."""
-    from pipeline.ngrams import pmi_python
+    import pmi_python
 
     table = pq.read_table(sentences, columns=["doc_id", "text"])
     doc = table.column("doc_id").to_numpy()
@@ -97,7 +100,7 @@ def baseline_worker(sentences: Path, out: Path) -> None:
 
 
 def ours_lines(marked: Path) -> list[str]:
-    from pipeline.ngrams import pmi_python
+    import pmi_python
 
     table = pq.read_table(marked, columns=["text", "spans"])
     return [

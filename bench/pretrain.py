@@ -44,11 +44,11 @@ sys.path.insert(0, str(REPO))
 
 from pipeline import contracts
 from pipeline.cli import main as cli
-from pipeline.pretrain import runtime
-from pipeline.pretrain.backbone import load_masked_lm, load_tokenizer
+from pipeline.models import runtime
+from pipeline.models.loading import load_masked_lm, load_tokenizer
 from pipeline.pretrain.objectives import PretrainingModel, make_data
+from pipeline.pretrain.pretrain import epoch_batches, forward_backward, optimizer_for, optimizer_step, prepare
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
-from pipeline.pretrain.train import epoch_batches, forward_backward, optimizer_for, optimizer_step, prepare
 
 PUNCT = re.compile(r"[().,?;'!:]+")
 # (objective, MiSAD's choice of w, MiSAD's cap on scored candidates)

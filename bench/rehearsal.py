@@ -42,10 +42,12 @@ import pyarrow.parquet as pq
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1] / "tests")
+)  # test-only helpers (pmi_python, multistream_writer)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import REPO, Run, machine, markdown_table, measure, write_section
-
-from pipeline.corpus.multistream_writer import write_multistream
+from multistream_writer import write_multistream
 
 SAMPLE = Path("wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
 STAGES = ["extract_slice", "merge_slices", "clean", "ngrams", "sample"]  # merge_slice_stats: one tiny job

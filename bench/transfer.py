@@ -32,10 +32,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.harness import machine, markdown_table, write_section
-from pipeline.evaluate import transfer
-from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.encoder import TransformerEncoder, pool
-from pipeline.evaluate.transfer_data import load_task
+from pipeline.models.transformer_encoder import TransformerEncoder, pool
+from pipeline.tasks import transfer
+from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.transfer_data import load_task
 
 
 def minilm_path() -> Path:

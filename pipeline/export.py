@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.model_card import complete_model_dir, write_card
-from pipeline.pretrain.output_dir import AtomicDir
+from pipeline.models.card import complete_model_dir, write_card
+from pipeline.models.directory import AtomicDir
 
 log = logging.getLogger("pipeline.export")
 SKIPPED = ("checkpoint", ".git")

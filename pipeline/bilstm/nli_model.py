@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from pipeline.bilstm.encoder import BiLSTMEncoder
+from pipeline.models.bilstm.encoder import BiLSTMEncoder
 
 
 def pair_features(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:

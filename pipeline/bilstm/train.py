@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from pipeline.bilstm.encoder import BiLSTMEncoder
 from pipeline.bilstm.nli_data import Pairs
 from pipeline.bilstm.nli_model import NLIClassifier
-from pipeline.bilstm.word_vectors import WordVectors
-from pipeline.pretrain.runtime import pick_device  # the project's one device helper
+from pipeline.models.bilstm.encoder import BiLSTMEncoder
+from pipeline.models.runtime import pick_device  # the project's one device helper
+from pipeline.models.word_vectors import WordVectors
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.bilstm")

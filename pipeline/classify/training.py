@@ -33,9 +33,9 @@ from transformers import (
     set_seed,
 )
 
-from pipeline import package_checkpoint
 from pipeline.classify import encoding, metrics
 from pipeline.errors import InputError
+from pipeline.models import package_checkpoint
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")

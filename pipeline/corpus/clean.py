@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pipeline import contracts, languages
 from pipeline.corpus import cleaning, sentences
-from pipeline.corpus.shard_io import map_files
+from pipeline.shards import map_files
 
 log = logging.getLogger("pipeline.clean")
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pipeline import contracts
 from pipeline.corpus import variants
-from pipeline.corpus.shard_io import map_files
 from pipeline.errors import InputError
+from pipeline.shards import map_files
 
 log = logging.getLogger("pipeline.convert")
 

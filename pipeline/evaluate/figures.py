@@ -30,11 +30,11 @@ from sklearn.manifold import TSNE
 from pipeline import provenance
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
-from pipeline.evaluate import analogy
-from pipeline.evaluate.cli import seed_everything
-from pipeline.evaluate.data_root import DataRoot
-from pipeline.evaluate.models import LEXICAL, POOLINGS, load_model, model_path
-from pipeline.evaluate.vectors import unit_rows
+from pipeline.evaluate.evaluate import seed_everything
+from pipeline.models.spec import LEXICAL, POOLINGS, load_model, model_path
+from pipeline.tasks import analogy
+from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.vectors import unit_rows
 
 log = logging.getLogger("pipeline.figures")
 

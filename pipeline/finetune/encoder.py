@@ -14,8 +14,8 @@ from __future__ import annotations
 import warnings
 
 from pipeline.errors import InputError
-from pipeline.package_checkpoint import resolve
-from pipeline.pretrain.backbone import DROPOUT_FIELDS
+from pipeline.models.loading import DROPOUT_FIELDS
+from pipeline.models.package_checkpoint import resolve
 
 POOLINGS = ("mean", "cls", "max")
 

@@ -22,9 +22,9 @@ from collections import defaultdict
 import numpy as np
 
 from pipeline.errors import InputError
-from pipeline.finetune.nli_data import LABELS, NLIPairs
 from pipeline.finetune.ppdb import PPDBPair
 from pipeline.finetune.ppdb_tasks import PI_LABELS, PTC_CLASSES, pairwise_text_classification, paraphrase_identification
+from pipeline.tasks.nli import LABELS, NLIPairs
 
 RECIPES = ("twin", "sbert-nli", "nli-mnrl")
 OBJECTIVES = ("nli", "nli+pi", "nli+ptc", "nli+pi+ptc")

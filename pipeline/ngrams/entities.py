@@ -22,7 +22,7 @@ import pyarrow as pa
 from pipeline.ngrams.document_batches import DocumentBatch
 from pipeline.ngrams.pmi import Order
 from pipeline.ngrams.token_batch import TokenBatch
-from pipeline.ngrams.tokens import char_spans
+from pipeline.words import char_spans
 
 MAX_N = 127  # the contract stores n as int8
 

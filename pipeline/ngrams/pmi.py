@@ -1,6 +1,6 @@
 """Per-document n-gram counts, PMI scores and top-K pruning, vectorised over a batch of documents.
 
-The method is BURT §3.1 / ULR-BERT §3.1 as docs/method.md §2 pins it; :mod:`pipeline.ngrams.pmi_python`
+The method is BURT §3.1 / ULR-BERT §3.1 as docs/method.md §2 pins it; ``tests/pmi_python.py``
 is its plain-Python specification, and this module computes exactly the same numbers (the
 same floating-point operations in the same order) for a whole batch at once:
 

@@ -12,6 +12,7 @@ with ``[`` or ``]``).
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
@@ -19,7 +20,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.ngrams.pmi_python import REFERENCE_STRIP
+# reference mode: the punctuation the released code strips from a sentence before splitting it
+# (Liyianan/ULR, ulr_code/scripts/src/pmi.py); tests/pmi_python.py, the specification, reads it here
+REFERENCE_STRIP = re.compile(r"[().,?;'!:]+")
 
 
 @dataclass
@@ -54,7 +57,7 @@ class TokenBatch:
 
 
 # The characters for which str.isspace() is true (Unicode 15; tests/ngrams check it against
-# the running Python): what str.split() and pipeline.ngrams.tokens split on.
+# the running Python): what str.split() and pipeline.words split on.
 WHITESPACE = (
     0x9,
     0xA,
@@ -94,7 +97,7 @@ def english(
     texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, reference: bool = False, lowercase: bool = False
 ) -> TokenBatch:
     """Whitespace words; ``reference`` strips the released code's punctuation and blocks brackets."""
-    if lowercase:  # Python's lower(), as pipeline.ngrams.tokens folds case
+    if lowercase:  # Python's lower(), as pipeline.words folds case
         texts = [text.lower() for text in _strings(texts)]
     array = pa.array(texts, pa.large_string()) if isinstance(texts, list) else texts.cast(pa.large_string())
     if reference:
@@ -156,7 +159,7 @@ def _strings(texts: pa.Array | list[str]) -> list[str]:
 def chinese(texts: pa.Array | list[str], sentence_doc: np.ndarray, n_docs: int, lowercase: bool = False) -> TokenBatch:
     """Characters by code point; whitespace separates runs and is not a token."""
     texts = _strings(texts)
-    if lowercase:  # per sentence, as pipeline.ngrams.tokens folds case; offsets need equal lengths
+    if lowercase:  # per sentence, as pipeline.words folds case; offsets need equal lengths
         texts = [lower if len(lower := text.lower()) == len(text) else text for text in texts]
     joined = "".join(texts)
     codepoints = np.frombuffer(joined.encode("utf-32-le"), dtype="<u4")

@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 from pipeline.errors import InputError
-from pipeline.pretrain.output_dir import replace_dir
-from pipeline.pretrain.runtime import World, barrier
+from pipeline.models.directory import replace_dir
+from pipeline.models.runtime import World, barrier
 
 STATE = "state.pt"
 

@@ -4,7 +4,7 @@ docs/method.md §3: single-sentence inputs ``[CLS] sentence [SEP]`` (special tok
 cut at ``--max-length`` (128 for ULR, 512 for BURT). The marked n-gram and entity spans
 (word offsets in English, character offsets in Chinese, docs/method.md §2) are mapped to sub-word token
 positions through the fast tokenizer's offsets: unit → string offsets
-(:func:`pipeline.ngrams.tokens.char_spans`) → the tokens that cover them. A span whose edges
+(:func:`pipeline.words.char_spans`) → the tokens that cover them. A span whose edges
 fall inside a sub-word token (possible in Chinese, where a Latin or digit run is one token but
 several characters) is dropped, as is a span cut by truncation; both are counted in the stats.
 
@@ -29,12 +29,12 @@ import pyarrow.parquet as pq
 
 from pipeline import contracts, languages, provenance
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.corpus.shard_io import input_files
 from pipeline.errors import InputError
-from pipeline.ngrams.tokens import char_spans
-from pipeline.pretrain.backbone import load_tokenizer
-from pipeline.pretrain.output_dir import vocab_sha256
+from pipeline.models.directory import vocab_sha256
+from pipeline.models.loading import load_tokenizer
 from pipeline.progress import Progress
+from pipeline.shards import input_files
+from pipeline.words import char_spans
 
 log = logging.getLogger("pipeline.tokenize")
 

@@ -10,8 +10,10 @@ import pytest
 import torch
 from testdata import DEMO_DATA
 
-from pipeline.bilstm import nli_data, saved, train, word_vectors
-from pipeline.evaluate.models import load_model
+from pipeline.bilstm import nli_data, train
+from pipeline.models import word_vectors
+from pipeline.models.bilstm import saved
+from pipeline.models.spec import load_model
 
 VECTORS = DEMO_DATA / "vectors" / "glove-demo-16d.vec"
 PAIRS = DEMO_DATA / "nli" / "snli_dev_test" / "s1.dev"

@@ -9,14 +9,14 @@ from tokenizers import BertWordPieceTokenizer
 from transformers import BertTokenizerFast
 
 from pipeline.classify import tasks
-from pipeline.pretrain.tiny import SPECIAL_TOKENS, learn_vocabulary, tiny_bert
+from pipeline.pretrain.tiny_model import SPECIAL_TOKENS, learn_vocabulary, tiny_bert
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_ROOT = REPO / "workflow" / "demo" / "data"
 
 
 def tiny_model(out: Path, texts: list[str], vocab_size: int = 800, max_length: int = 128) -> Path:
-    """A 2-layer, 32-wide random BERT (pipeline.pretrain.tiny) with a WordPiece vocabulary of ``texts``."""
+    """A 2-layer, 32-wide random BERT (pipeline.pretrain.tiny_model) with a WordPiece vocabulary of ``texts``."""
     vocab = learn_vocabulary(texts, vocab_size, min_frequency=1)
     wordpiece = BertWordPieceTokenizer(
         {token: i for i, token in enumerate(vocab)}, lowercase=True, handle_chinese_chars=True

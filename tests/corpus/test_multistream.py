@@ -10,12 +10,12 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
+from multistream_writer import write_multistream
 from testdata import EN_SAMPLE, REPO
 
 from pipeline.corpus.extract import extract
 from pipeline.corpus.merge_slices import merge
 from pipeline.corpus.multistream import stream_offsets, stream_slice
-from pipeline.corpus.multistream_writer import write_multistream
 from pipeline.errors import InputError
 
 SHARDS = 3

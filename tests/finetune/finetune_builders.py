@@ -29,7 +29,7 @@ def tiny_bert_dir(out: Path, texts: list[str], hidden: int = 32, seed: int = 0) 
     from tokenizers import BertWordPieceTokenizer
     from transformers import BertTokenizerFast
 
-    from pipeline.pretrain.tiny import SPECIAL_TOKENS, learn_vocabulary, tiny_bert
+    from pipeline.pretrain.tiny_model import SPECIAL_TOKENS, learn_vocabulary, tiny_bert
 
     vocab = learn_vocabulary(texts, 600, 1)
     wordpiece = BertWordPieceTokenizer({token: i for i, token in enumerate(vocab)}, lowercase=True)

@@ -11,7 +11,7 @@ from safetensors.torch import load_file
 
 from pipeline.cli import build_parser
 from pipeline.finetune import encoder, recipes
-from pipeline.finetune.train import train
+from pipeline.finetune.finetune import train
 from pipeline.finetune.twin_trainer import TrainingHalted
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 
+import pmi_python
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from pipeline import contracts
-from pipeline.ngrams import pmi_python
 from pipeline.ngrams.token_batch import WHITESPACE
 
 ZH_SENTENCES = [

@@ -8,12 +8,12 @@ from collections import defaultdict
 from fractions import Fraction
 
 import numpy as np
+import pmi_python
 import polars as pl
 import pyarrow as pa
 import pytest
 
 from pipeline import contracts
-from pipeline.ngrams import pmi_python
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-
-from pipeline.ngrams.pmi_python import render
+from pmi_python import render
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["plain", "normalised"])

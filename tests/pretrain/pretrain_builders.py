@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
+import pmi_python
 import pyarrow as pa
 
 from pipeline import contracts
-from pipeline.ngrams import pmi_python
 
 PUNCT = re.compile(r"[().,?;'!:]+")
 

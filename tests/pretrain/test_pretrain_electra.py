@@ -10,9 +10,9 @@ import torch
 from transformers import AutoModel, ElectraForMaskedLM, ElectraForPreTraining
 
 from pipeline.cli import build_parser
+from pipeline.models.loading import ELECTRA_GENERATORS, generator_for
 from pipeline.pretrain import electra
-from pipeline.pretrain.backbone import ELECTRA_GENERATORS, generator_for
-from pipeline.pretrain.train import train
+from pipeline.pretrain.pretrain import train
 
 
 def args_for(*argv):

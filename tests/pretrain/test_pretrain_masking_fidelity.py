@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pipeline.models.loading import load_tokenizer
 from pipeline.pretrain import span_sampling
-from pipeline.pretrain.backbone import load_tokenizer
 from pipeline.pretrain.masking import MaskingCollator
 from pipeline.pretrain.masking_stats import MaskingStats
 

@@ -12,7 +12,7 @@ from pretrain_builders import write_marked
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from pipeline import contracts
-from pipeline.pretrain.output_dir import vocab_sha256
+from pipeline.models.directory import vocab_sha256
 
 
 def test_tiny_model_loads_and_is_reproducible(tiny_en, marked_en, tmp_path, cli):

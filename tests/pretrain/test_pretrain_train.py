@@ -13,9 +13,9 @@ from safetensors.torch import load_file
 from transformers import AutoModel
 
 from pipeline.cli import build_parser
-from pipeline.pretrain.backbone import NewHeadWarning
-from pipeline.pretrain.runtime import World
-from pipeline.pretrain.train import TrainingHalted, epoch_batches, train
+from pipeline.models.loading import NewHeadWarning
+from pipeline.models.runtime import World
+from pipeline.pretrain.pretrain import TrainingHalted, epoch_batches, train
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -219,7 +219,7 @@ def backbone_lang(name):
 
 def package_checkpoint(package):
     """The checkpoint folder (config.json + tokenizer) shipped inside an installed package."""
-    from pipeline import package_checkpoint as packaged
+    from pipeline.models import package_checkpoint as packaged
 
     try:
         return packaged.resolve(packaged.PREFIX + package)
@@ -228,17 +228,17 @@ def package_checkpoint(package):
 
 
 # Hub models pinned to a commit ("hub:ORG/NAME@COMMIT"): the download_model rule fetches each into
-# <data_root>/models/ORG/NAME@COMMIT (pipeline/hub_snapshot.py), and the jobs read that folder.
+# <data_root>/models/ORG/NAME@COMMIT (pipeline/download_model.py), and the jobs read that folder.
 HUB_MODELS = {}
 
 
 def hub_model(spec):
     """The local folder of a pinned hub model (registered for the download_model rule)."""
-    from pipeline import hub_snapshot
+    from pipeline import download_model
 
     try:
-        path = str(hub_snapshot.folder(DATA_ROOT, spec))
-    except hub_snapshot.InputError as exc:
+        path = str(download_model.folder(DATA_ROOT, spec))
+    except download_model.InputError as exc:
         raise ValueError(f"config: {exc}") from None
     HUB_MODELS[path] = spec
     return path

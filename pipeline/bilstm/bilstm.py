@@ -1,0 +1,155 @@
+"""Stage ``bilstm``: train a BiLSTM sentence encoder on NLI pairs (paper 004; docs/method.md §4).
+
+One BiLSTM over frozen word vectors (``--vectors``: word2vec binary ``.bin``, word2vec text or
+GloVe text) with one pooling (``max``, ``bf-balanced``, ``bf-combined``, ``bf-attention``,
+``inner-attention``), ``--hidden`` units per direction (the paper's 300 and 2048: sentence
+vectors of 600 and 4096), trained with the NLI classifier and schedule of §2.2 / §3.1.
+
+``--train`` / ``--dev`` / ``--test`` take NLI files (CSV with sentence1, sentence2, label, or
+the ``s1.<split>`` of the three-file layout). Without ``--dev``, ``--dev-fraction`` of the
+training pairs (a seeded draw) is held out as the dev set that drives the learning rate.
+
+Writes the encoder directory ``--out`` (format in :mod:`pipeline.bilstm`) and ``--metrics``,
+the SNLI metrics JSON of paper 004 Table 2 (task ``snli``: ``dev`` and ``test`` accuracy ×100,
+``dim``, ``parameters`` of the encoder, pair counts, the model and provenance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from pipeline import provenance
+from pipeline.atomic import write_json
+from pipeline.bilstm import nli_data, train
+from pipeline.errors import InputError
+from pipeline.models import word_vectors
+from pipeline.models.bilstm import saved
+from pipeline.models.bilstm.encoder import POOLINGS
+
+log = logging.getLogger("pipeline.bilstm")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--train", required=True, nargs="+", type=Path, help="NLI training files")
+    parser.add_argument("--dev", nargs="*", default=[], type=Path, help="NLI dev files (default: held out of --train)")
+    parser.add_argument(
+        "--dev-fraction",
+        type=float,
+        default=0.05,
+        help="share of the training pairs held out as dev when no --dev is given (default 0.05)",
+    )
+    parser.add_argument("--test", nargs="*", default=[], type=Path, help="NLI test files (the Test column)")
+    parser.add_argument("--vectors", required=True, type=Path, help="word vectors (.bin word2vec binary, or text)")
+    parser.add_argument(
+        "--max-vocab",
+        type=int,
+        default=200_000,
+        help="keep the first N words of the vectors file (default 200000; 0 = all)",
+    )
+    parser.add_argument("--pooling", required=True, choices=sorted(POOLINGS))
+    parser.add_argument("--hidden", type=int, default=300, help="LSTM units per direction (default 300)")
+    parser.add_argument(
+        "--max-train-pairs", type=int, default=0, help="train on a seeded sample of this many pairs (default 0 = all)"
+    )
+    parser.add_argument("--epochs", type=int, default=20, help="at most this many epochs (default 20)")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--decay", type=float, default=0.99, help="learning-rate factor per epoch")
+    parser.add_argument("--shrink", type=float, default=5.0, help="divide the rate by this when dev drops")
+    parser.add_argument("--min-lr", type=float, default=1e-5, help="stop when the rate falls below this")
+    parser.add_argument("--classifier-hidden", type=int, default=512)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--name", help="model label in the tables (default: the --out folder name)")
+    parser.add_argument("--out", required=True, type=Path, help="encoder directory to write")
+    parser.add_argument("--metrics", required=True, type=Path, help="SNLI metrics JSON (paper 004 Table 2)")
+
+
+def split_dev(pairs: nli_data.Pairs, fraction: float, seed: int) -> tuple[nli_data.Pairs, nli_data.Pairs]:
+    """(train, dev): a seeded ``fraction`` of ``pairs`` held out."""
+    order = np.random.default_rng(seed).permutation(len(pairs))
+    held = max(1, round(fraction * len(pairs)))
+    return pairs.subset(sorted(order[held:])), pairs.subset(sorted(order[:held]))
+
+
+def run(args: argparse.Namespace) -> None:
+    if not 0 < args.dev_fraction < 1:
+        raise InputError("--dev-fraction", f"must be between 0 and 1, not {args.dev_fraction}")
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    vectors = word_vectors.load(args.vectors, limit=args.max_vocab or None)
+    log.info("%s: %d word vectors of %d dimensions", args.vectors, len(vectors.words), vectors.dim)
+    pairs = nli_data.read_all(args.train)
+    if args.dev:
+        train_pairs, dev_pairs = pairs, nli_data.read_all(args.dev)
+    else:
+        train_pairs, dev_pairs = split_dev(pairs, args.dev_fraction, args.seed)
+    if args.max_train_pairs and len(train_pairs) > args.max_train_pairs:
+        keep = np.random.default_rng(args.seed + 1).permutation(len(train_pairs))[: args.max_train_pairs]
+        train_pairs = train_pairs.subset(sorted(keep))
+    if not len(train_pairs) or not len(dev_pairs):
+        raise InputError(args.train[0], f"{len(train_pairs)} training and {len(dev_pairs)} dev pairs: need both")
+    test_pairs = nli_data.read_all(args.test) if args.test else None
+    schedule = train.Schedule(
+        lr=args.lr,
+        decay=args.decay,
+        shrink=args.shrink,
+        min_lr=args.min_lr,
+        batch_size=args.batch_size,
+        max_epochs=args.epochs,
+        classifier_hidden=args.classifier_hidden,
+    )
+    model, lines = train.train(train_pairs, dev_pairs, vectors, args.hidden, args.pooling, schedule, args.seed)
+    dev = train.accuracy(model, train.Encoded.of(dev_pairs, vectors))
+    test = train.accuracy(model, train.Encoded.of(test_pairs, vectors)) if test_pairs else None
+    params = {
+        key: (str(value) if isinstance(value, Path) else value)
+        for key, value in vars(args).items()
+        if key not in ("run", "verbose")
+    }
+    params.update(train=[str(p) for p in args.train], dev=[str(p) for p in args.dev], test=[str(p) for p in args.test])
+    inputs = [provenance.file_fingerprint(p) for p in [*args.train, *args.dev, *args.test, args.vectors]]
+    record = provenance.make("bilstm", params, inputs=inputs, seed=args.seed)
+    record["torch"] = torch.__version__
+    counts = {"train": len(train_pairs), "dev": len(dev_pairs), "test": len(test_pairs) if test_pairs else 0}
+    saved.save(
+        args.out,
+        model.encoder,
+        vectors.words,
+        {
+            "tokenizer": word_vectors.TOKENIZER,
+            "vectors": provenance.file_fingerprint(args.vectors),
+            "pairs": counts,
+            "dev_accuracy": dev,
+            "test_accuracy": test,
+            "provenance": record,
+        },
+        lines,
+    )
+    name = args.name or args.out.name
+    write_json(
+        args.metrics,
+        {
+            "task": "snli",
+            "dev": dev,
+            "test": test,
+            "dim": model.encoder.dim,
+            "parameters": model.encoder.trainable_parameters(),
+            "n": counts,
+            "epochs": len(lines),
+            "model": {"name": name, "path": str(args.out), "kind": "bilstm", "pooling": model.encoder.pooling.name},
+            "provenance": {**record, "checkpoint": {"path": str(args.out)}},
+        },
+    )
+    log.info(
+        "%s: dev %.2f, test %s, %d parameters",
+        name,
+        dev,
+        "-" if test is None else f"{test:.2f}",
+        model.encoder.trainable_parameters(),
+    )

@@ -1,0 +1,257 @@
+"""Stage ``classify``: fine-tune a model on one GLUE or CLUE task with several seeds (docs/method.md §4).
+
+    python -m pipeline classify --model MODEL --task TASK --data ROOT --seeds K --max-steps N
+                                --batch-size B --out DIR
+
+TASK is a lower-case task name (cola, sst2, mnli, qnli, rte, mrpc, qqp, stsb, tnews, iflytek,
+cluewsc, afqmc, csl, ocnli, cmrc2018, chid, c3); ROOT a data root laid out like the project's
+public data (glue/<Task>/, sts/STSBenchmark/, nli/mnli_dev/, chinese/<task>/, chinese/fewclue/).
+Seeds FIRST..FIRST+K-1 each fine-tune a fresh copy of MODEL with the Hugging Face Trainer and
+predict the dev set (and MNLI's mismatched dev, and the test set where there is one).
+
+Writes, all at once when every seed is done:
+  DIR/metrics.json                     per-seed dev metrics (x 100), their mean / std / max / min,
+                                       test metrics where the test labels are public (FewCLUE
+                                       test_public, C3, STS Benchmark), settings, data files,
+                                       checkpoint and provenance; the same seed gives the same file
+                                       (speed and wall time are in the log)
+  DIR/dev_predictions.seed<S>.tsv      header, then index, label, prediction per dev example
+  DIR/<set>_predictions.seed<S>.tsv    the same for dev_mm (MNLI) and test
+  DIR/submission/seed<S>/<file>        test predictions in the GLUE / CLUE server's format
+
+Hyper-parameters default to the papers' (see pipeline/classify/hyperparameters.py); --max-steps
+caps training (0: the epochs). A task without a train split here stops with the file the
+download rule would fetch, unless --train-from-dev F trains on a seeded share F of dev and
+scores the rest (recorded in metrics.json). Bad input (a label outside the task's set, a
+missing column, an empty split) stops before training with one line naming the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import time
+from pathlib import Path
+
+from pipeline import provenance
+from pipeline.atomic import AtomicFiles, json_text
+from pipeline.classify import encoding, hyperparameters, submission, tasks, training
+from pipeline.errors import InputError
+
+log = logging.getLogger("pipeline.classify")
+
+SPLIT_SEED = 0  # the --train-from-dev split is the same for every fine-tuning seed
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="hub id, path, package:NAME, or a pretrain / finetune output")
+    parser.add_argument("--task", required=True, help="lower-case task name: " + ", ".join(tasks.TASKS))
+    parser.add_argument("--data", required=True, type=Path, help="data root")
+    parser.add_argument("--out", required=True, type=Path, help="output directory")
+    parser.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5)")
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds are FIRST .. FIRST+K-1")
+    parser.add_argument("--max-steps", type=int, default=0, help="cap on training steps (0: train the epochs)")
+    parser.add_argument("--batch-size", type=int, help="train batch size (default: GLUE 32, CLUE 16)")
+    parser.add_argument("--lr", type=float, help="learning rate (default: GLUE 3e-5, CLUE 2e-5)")
+    parser.add_argument("--epochs", type=float, help="epochs (default 3; CLUEWSC 50)")
+    parser.add_argument("--max-length", type=int, help="tokens per input (default 128; CMRC, ChID, C3 256)")
+    parser.add_argument("--warmup-ratio", type=float, help="share of steps with linear warm-up (default 0.1)")
+    parser.add_argument("--weight-decay", type=float, help="default 0.01")
+    parser.add_argument("--eval-batch-size", type=int, default=64)
+    parser.add_argument("--bf16", action="store_true", help="bfloat16 mixed precision (GPU)")
+    parser.add_argument(
+        "--train-from-dev",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="no train split here: train on a share F of dev, score the rest",
+    )
+    parser.add_argument("--max-train-examples", type=int, default=0, help="use the first N train examples (0: all)")
+    parser.add_argument("--no-test", action="store_true", help="skip the test set (no test predictions, no submission)")
+    parser.add_argument("--name", help="model name in the metrics (default: the model folder's name)")
+
+
+def settings_from(args, task) -> training.Settings:
+    defaults = hyperparameters.defaults(task)
+
+    def pick(value, key):
+        return defaults[key] if value is None else value
+
+    return training.Settings(
+        batch_size=pick(args.batch_size, "batch_size"),
+        lr=pick(args.lr, "lr"),
+        epochs=pick(args.epochs, "epochs"),
+        max_steps=args.max_steps,
+        max_length=pick(args.max_length, "max_length"),
+        warmup_ratio=pick(args.warmup_ratio, "warmup_ratio"),
+        weight_decay=pick(args.weight_decay, "weight_decay"),
+        doc_stride=defaults["doc_stride"],
+        max_answer_tokens=defaults["max_answer_tokens"],
+        eval_batch_size=args.eval_batch_size,
+        bf16=args.bf16,
+    )
+
+
+def load_splits(task, root: Path, train_from_dev: float, max_train: int) -> tuple[dict, dict]:
+    """{split: examples} for train, dev, extra dev sets and test, and {split: data files}."""
+    if not root.is_dir():
+        raise InputError(root, "data root not found")
+    files = {split: task.split_files(root, split) for split in ("train", "dev", *task.extra_dev, *task.test_sets)}
+    if files["dev"] is None:
+        raise InputError(root / task.splits["dev"][0], f"{task.title} dev split not found")
+    splits = {split: task.read(paths) for split, paths in files.items() if paths is not None}
+    for split, examples in splits.items():
+        if split not in task.test_sets and any(e.label is None for e in examples):
+            raise InputError(files[split][0], f"the {split} split must be labelled")
+    if files["train"] is None:
+        if not 0 < train_from_dev < 1:
+            raise InputError(
+                root / task.splits["train"][0],
+                f"{task.title} train split not found (the download "
+                "rules fetch it; or pass --train-from-dev F to train on a share of dev)",
+            )
+        order = list(range(len(splits["dev"])))
+        random.Random(SPLIT_SEED).shuffle(order)
+        cut = round(train_from_dev * len(order))
+        splits["train"] = [splits["dev"][i] for i in order[:cut]]
+        splits["dev"] = [splits["dev"][i] for i in sorted(order[cut:])]
+    if max_train > 0:
+        splits["train"] = splits["train"][:max_train]
+    return splits, files
+
+
+def _cell(value) -> str:
+    return " ".join(str(value).split()) if isinstance(value, str) else str(value)
+
+
+def predictions_tsv(task, examples, predicted) -> str:
+    def gold(example):
+        if task.head == "span":
+            return example.answers[0][0] if example.answers else ""
+        return "" if example.label is None else example.label
+
+    rows = [f"{_cell(e.id)}\t{_cell(gold(e))}\t{_cell(p)}" for e, p in zip(examples, predicted)]
+    return "index\tlabel\tprediction\n" + "".join(row + "\n" for row in rows)
+
+
+def summarise(task, outcomes: list[dict], set_name: str) -> dict | None:
+    from pipeline.classify.metrics import spread
+
+    per_seed = [outcome["sets"][set_name]["metrics"] for outcome in outcomes if set_name in outcome["sets"]]
+    if not per_seed or any(m is None for m in per_seed):
+        return None
+    return {name: spread([m[name] for m in per_seed]) for name in per_seed[0]}
+
+
+def run(args: argparse.Namespace) -> None:
+    from transformers import AutoTokenizer
+
+    from pipeline.models.fingerprint import checkpoint_fingerprint
+
+    started = time.perf_counter()
+    task = tasks.get(args.task)
+    if args.seeds < 1:
+        raise InputError(args.out, f"--seeds must be at least 1, got {args.seeds}")
+    settings = settings_from(args, task)
+    splits, files = load_splits(task, args.data, args.train_from_dev, args.max_train_examples)
+    if args.no_test:
+        for name in task.test_sets:
+            splits.pop(name, None)
+            files[name] = None
+    model_path = training.resolve_model(args.model)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(model_path)
+    except (OSError, ValueError) as exc:
+        raise InputError(args.model, f"cannot load a tokenizer: {str(exc).splitlines()[0]}") from exc
+    log.info(
+        "%s: %s train / %s dev examples, model %s",
+        task.title,
+        f"{len(splits['train']):,}",
+        f"{len(splits['dev']):,}",
+        model_path,
+    )
+
+    def features(examples):
+        return encoding.encode(task, tokenizer, examples, settings.max_length, settings.doc_stride)
+
+    train = (splits["train"], features(splits["train"]))
+    evaluations = {name: (examples, features(examples)) for name, examples in splits.items() if name != "train"}
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    outcomes = []
+    for seed in seeds:
+        outcome = training.run_seed(task, model_path, tokenizer, train, evaluations, settings, seed)
+        log.info(  # speed goes to the log: metrics.json holds only what the same seed reproduces
+            "seed %d: %d steps in %.1f s (%.1f train examples/s), train loss %.4f",
+            seed,
+            outcome["steps"],
+            outcome["train_seconds"],
+            outcome["train_examples_per_second"] or 0.0,
+            outcome["train_loss"],
+        )
+        outcomes.append(outcome)
+
+    name = args.name or Path(model_path.rstrip("/")).name
+    params = {
+        key: (str(value) if isinstance(value, Path) else value)
+        for key, value in vars(args).items()
+        if key not in ("run", "verbose", "stage")
+    }
+    record = {
+        "task": task.name,
+        "title": task.title,
+        "benchmark": task.benchmark,
+        "head": task.head,
+        "metric": task.metrics[0],
+        "metrics": list(task.metrics),
+        "model": {"name": name, "path": model_path, "spec": args.model},
+        "seeds": seeds,
+        "per_seed": {
+            str(o["seed"]): {
+                **{set_name: result["metrics"] for set_name, result in o["sets"].items()},
+                "steps": o["steps"],
+                "train_loss": o["train_loss"],
+            }
+            for o in outcomes
+        },
+        "settings": vars(settings),
+        "examples": {split: len(examples) for split, examples in splits.items()},
+        "train_from_dev": args.train_from_dev if files["train"] is None else None,
+        "provenance": {
+            **provenance.make(
+                "classify",
+                params,
+                seed=seeds[0],
+                inputs=[provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths],
+            ),
+            "checkpoint": checkpoint_fingerprint(model_path),
+        },
+    }
+    for set_name in evaluations:
+        record[set_name] = summarise(task, outcomes, set_name)
+    with AtomicFiles() as out:
+        for outcome in outcomes:
+            seed = outcome["seed"]
+            for set_name, (examples, _) in evaluations.items():
+                predicted = outcome["sets"][set_name]["predictions"]
+                out.temp(args.out / f"{set_name}_predictions.seed{seed}.tsv").write_text(
+                    predictions_tsv(task, examples, predicted), encoding="utf-8"
+                )
+                if set_name in task.test_sets:
+                    target = args.out / "submission" / f"seed{seed}" / task.test_sets[set_name]
+                    out.temp(target).write_text(
+                        submission.render(task, [e.id for e in examples], predicted), encoding="utf-8"
+                    )
+        out.temp(args.out / "metrics.json").write_text(json_text(record), encoding="utf-8")
+    dev = record["dev"][task.metrics[0]]
+    log.info(
+        "%s %s over %d seeds: mean %.2f, std %.2f, max %.2f → %s (%.1f s in all)",
+        task.title,
+        task.metrics[0],
+        len(seeds),
+        dev["mean"],
+        dev["std"],
+        dev["max"],
+        args.out,
+        time.perf_counter() - started,
+    )

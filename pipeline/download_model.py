@@ -1,0 +1,144 @@
+"""Stage ``download-model``: one commit of a Hugging Face hub model, fetched into the data root.
+
+A backbone given as ``hub:ORG/NAME@REVISION`` (the paper configs) is pinned: REVISION is the
+full 40-character commit hash, so every run of the config starts from the same weights, and the
+compute jobs read a local folder (cluster nodes often have no internet). The download rule runs
+where Snakemake runs and writes ``<data_root>/models/ORG/NAME@REVISION``.
+
+Only what loading needs is fetched: the configuration, the tokenizer files and the weights, as
+safetensors where the commit has them (a ``pytorch_model.bin`` only where it has none; it is then
+loaded with ``torch.load(weights_only=True)`` by transformers, which runs no pickled code). The
+folder also gets ``SNAPSHOT.json``: the repository, the commit and the SHA-256 of every file, so
+a later run can tell that the weights are the ones recorded. The folder appears under its final
+name only once complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from pipeline.errors import InputError
+from pipeline.provenance import file_fingerprint
+
+log = logging.getLogger("pipeline.download_model")
+PREFIX = "hub:"
+REVISION = re.compile(r"^[0-9a-f]{40}$")
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+# What from_pretrained reads for an encoder and its tokenizer (sentence-transformers' module files too).
+CONFIG_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "added_tokens.json",
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "1_Pooling/config.json",
+)
+
+
+def parse(spec: str) -> tuple[str, str]:
+    """``hub:ORG/NAME@REVISION`` → (repository id, revision); a clear error for anything else."""
+    body = spec.removeprefix(PREFIX)
+    repo_id, _, revision = body.partition("@")
+    if not REPO_ID.match(repo_id):
+        raise InputError(spec, f"{repo_id!r} is not a hub repository id (ORG/NAME)")
+    if not REVISION.match(revision):
+        raise InputError(spec, "give the revision as the full 40-character commit hash: hub:ORG/NAME@<commit>")
+    return repo_id, revision
+
+
+def folder(data_root: str | Path, spec: str) -> Path:
+    """Where the download rule puts the snapshot of ``spec`` under ``data_root``."""
+    repo_id, revision = parse(spec)
+    return Path(data_root) / "models" / f"{repo_id}@{revision}"
+
+
+def wanted_files(files: list[str], spec: str = "hub") -> list[str]:
+    """The files of a commit that loading needs: configuration, tokenizer and one weights format."""
+    chosen = [name for name in files if name in CONFIG_FILES]
+    safetensors = [name for name in files if "/" not in name and name.endswith(".safetensors")]
+    safetensors += [name for name in files if name == "model.safetensors.index.json"]
+    weights = safetensors or [
+        name
+        for name in files
+        if "/" not in name and re.match(r"pytorch_model(-\d+-of-\d+)?\.bin(\.index\.json)?$", name)
+    ]
+    if not weights:
+        raise InputError(spec, "the commit holds no model weights (model.safetensors or pytorch_model.bin)")
+    if "config.json" not in chosen:
+        raise InputError(spec, "the commit holds no config.json")
+    return sorted(chosen + weights)
+
+
+def _network_errors() -> tuple[type[Exception], ...]:
+    """What a failed listing or download raises: hub errors are OSErrors; transport errors come from
+    the HTTP client huggingface_hub uses (httpx, or its fork httpx2)."""
+    errors: list[type[Exception]] = [OSError, ValueError]
+    for client in ("httpx", "httpx2"):
+        try:
+            errors.append(importlib.import_module(client).HTTPError)
+        except ImportError:
+            continue
+    return tuple(errors)
+
+
+def fetch(spec: str, out: Path, api=None) -> dict:
+    """Fetch the commit named by ``spec`` into ``out`` (atomically) and return its ``SNAPSHOT.json``."""
+    import huggingface_hub
+
+    repo_id, revision = parse(spec)
+    api = api or huggingface_hub.HfApi()
+    try:
+        files = api.list_repo_files(repo_id, revision=revision)
+    except _network_errors() as exc:  # network, unknown repository or commit: one line, nothing written
+        raise InputError(spec, f"cannot list the commit's files ({type(exc).__name__}: {exc})") from None
+    names = wanted_files(files, spec)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        for number, name in enumerate(names, 1):
+            log.info("%s@%s: %s (%d of %d)", repo_id, revision[:10], name, number, len(names))
+            try:
+                api.hf_hub_download(repo_id, name, revision=revision, local_dir=scratch)
+            except _network_errors() as exc:
+                raise InputError(spec, f"cannot fetch {name} ({type(exc).__name__}: {exc})") from None
+        shutil.rmtree(scratch / ".cache", ignore_errors=True)  # huggingface_hub's download metadata
+        record = {
+            "repo_id": repo_id,
+            "revision": revision,
+            "files": {name: file_fingerprint(scratch / name)["sha256"] for name in names},
+        }
+        (scratch / "SNAPSHOT.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(scratch, out)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    log.info("%s@%s: %d files in %s", repo_id, revision[:10], len(names), out)
+    return record
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", required=True, help="hub:ORG/NAME@COMMIT (the full 40-character commit hash)")
+    parser.add_argument(
+        "--out", required=True, type=Path, help="folder to write (the data root's models/ORG/NAME@COMMIT)"
+    )
+
+
+def run(args: argparse.Namespace) -> None:
+    fetch(args.model, args.out)

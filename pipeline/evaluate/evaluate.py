@@ -1,0 +1,153 @@
+"""Stage ``evaluate``: one encoder on one task → a metrics JSON (docs/method.md §5; ULR §5, BURT §4, ALBURT).
+
+Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
+``sts`` (STS12-16, STS-B, SICK-R), ``transfer`` (SentEval's transfer tasks, logistic regression
+on frozen embeddings, paper 004 Table 3), ``wordsim`` (SimLex-999, WS-353, MEN, ...), ``geogranno``
+(question-paraphrase retrieval, Top-1/5/10 and Table 9's groupings) and ``faq`` (Chinese
+question-matching sets as FAQ retrieval, Acc@1 and MRR), ``ppdb`` (phrase similarity on the PPDB 2.0
+human labels), ``semeval5a`` (SemEval-2013 Task 5(a), a logistic regression on frozen pair
+features) and ``scws`` (SCWS word similarity, where its file is present). Every number is a percentage.
+
+--model is a transformers checkpoint (local path or hub id), ``word2vec:PATH`` (bag of
+word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings),
+``bilstm:DIR`` (a BiLSTM encoder of the ``bilstm`` stage), or
+``bm25`` / ``tfidf`` (retrieval tasks only). --data is the data root laid out as
+``docs/data.md`` describes; each task reads its files under it.
+
+The JSON holds the task's metrics, ``task``, ``model`` {name, path, kind, pooling} and
+``provenance`` (code version, parameters, seed, the checkpoint with the SHA-256 of its config
+and weights, every data file with its SHA-256).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pipeline import provenance
+from pipeline.atomic import write_json
+from pipeline.errors import InputError
+from pipeline.models.spec import LEXICAL, POOLINGS, load_model, model_path
+from pipeline.tasks.data_root import DataRoot
+
+log = logging.getLogger("pipeline.evaluate")
+
+TASKS = {
+    "analogy": "pipeline.tasks.analogy",
+    "sts": "pipeline.tasks.sts",
+    "wordsim": "pipeline.tasks.wordsim",
+    "geogranno": "pipeline.tasks.geogranno",
+    "faq": "pipeline.tasks.faq",
+    "ppdb": "pipeline.tasks.ppdb",
+    "semeval5a": "pipeline.tasks.semeval5a",
+    "scws": "pipeline.tasks.scws",
+    "transfer": "pipeline.tasks.transfer",
+}
+RETRIEVAL_TASKS = ("geogranno", "faq")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("task", choices=sorted(TASKS), help="the evaluation task")
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="checkpoint path or hub id, word2vec:PATH, input-embeddings:PATH_OR_ID, bm25 or tfidf",
+    )
+    parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
+    parser.add_argument("--data", required=True, type=Path, help="data root (layout of docs/data.md)")
+    parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
+    parser.add_argument("--batch-size", type=int, default=64, help="strings per forward pass (default 64)")
+    parser.add_argument("--max-length", type=int, default=128, help="truncate to this many tokens (default 128)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for python, numpy and torch (default 0)")
+    parser.add_argument("--name", help="label of the model in the result tables (default: the --model value)")
+    parser.add_argument(
+        "--transfer-tasks",
+        help="transfer: comma-separated tasks (default all: MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)",
+    )
+    parser.add_argument("--kfold", type=int, default=10, help="transfer: folds of the cross-validations (default 10)")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed python, numpy and, where a model brought it in, torch (never imported just for this)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)
+
+
+def finite(value):
+    """NaN / inf → None, recursively: JSON has no NaN, and a table must show the gap."""
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def evaluate_task(task: str, model, data: DataRoot, spec: str = "", **options) -> dict:
+    """Load the task's data under ``data`` and score ``model`` on it (the metrics, no provenance)."""
+    if model.kind in LEXICAL and task not in RETRIEVAL_TASKS:
+        raise InputError(
+            spec or model.kind,
+            f"{model.kind} is a lexical retrieval baseline with no embeddings; "
+            f"it runs on {' and '.join(RETRIEVAL_TASKS)}, not {task}",
+        )
+    module = importlib.import_module(TASKS[task])
+    return module.evaluate(model, data.load(module.load), **options)
+
+
+def transfer_options(args: argparse.Namespace) -> dict:
+    from pipeline.tasks.transfer import TASKS as TRANSFER_TASKS
+
+    tasks = [task.strip() for task in args.transfer_tasks.split(",")] if args.transfer_tasks else list(TRANSFER_TASKS)
+    unknown = [task for task in tasks if task not in TRANSFER_TASKS]
+    if unknown:
+        raise InputError("--transfer-tasks", f"unknown tasks {unknown} (known: {', '.join(TRANSFER_TASKS)})")
+    if args.kfold < 2:
+        raise InputError("--kfold", f"needs at least 2 folds, not {args.kfold}")
+    return {"tasks": tasks, "kfold": args.kfold, "seed": args.seed}
+
+
+def run(args: argparse.Namespace) -> None:
+    data = DataRoot(args.data)
+    if args.model in LEXICAL and args.task not in RETRIEVAL_TASKS:  # fail before loading anything
+        evaluate_task(args.task, load_model(args.model), data, args.model)
+    started = time.monotonic()
+    model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
+    seed_everything(args.seed)
+    options = transfer_options(args) if args.task == "transfer" else {}
+    metrics = evaluate_task(args.task, model, data, args.model, **options)
+    log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
+    params = {
+        "task": args.task,
+        "model": args.model,
+        "pooling": getattr(model, "pooling", None),
+        "batch_size": args.batch_size,
+        "max_length": args.max_length,
+        "data_root": provenance.portable_path(args.data),
+        **options,
+    }
+    record = provenance.make("evaluate", params, inputs=data.fingerprints(), seed=args.seed)
+    record["checkpoint"] = model.describe()
+    result = {
+        **metrics,
+        "task": args.task,
+        "model": {
+            "name": args.name or args.model,
+            "path": model_path(args.model),
+            "kind": model.kind,
+            "pooling": getattr(model, "pooling", None),
+        },
+        "provenance": record,
+    }
+    write_json(args.out, finite(result))

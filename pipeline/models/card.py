@@ -1,0 +1,402 @@
+"""A trained model directory as a Hugging Face / sentence-transformers object: model card, pooler, modules.
+
+:func:`complete_model_dir` runs on every model directory the pipeline writes (``tiny-model``,
+``pretrain``; other stages that save a model call it too) just before the directory is moved
+into place, and adds what the training code does not write itself:
+
+- the **sentence-transformers files** (``modules.json``, ``sentence_bert_config.json``,
+  ``1_Pooling/config.json``, ``config_sentence_transformers.json``) where missing, so that
+  ``SentenceTransformer(DIR)`` loads the encoder with the pooling it was trained with (mean
+  unless the run says otherwise, docs/method.md §3 / §5);
+- the **pooler weights**: a masked-LM model saves no pooler, so ``AutoModel`` would initialise
+  one at random on every load; the starting checkpoint's pooler is saved where it has one,
+  otherwise a seeded initialisation, so every load gives the same model;
+- the **model card** ``README.md``: the Hugging Face metadata block (base model, objective,
+  data, licence, evaluation results of the run where there are any), how to load it, the
+  training settings and provenance, and the citation of the papers.
+
+A stage that saves a model (``finetune``, ``classify``, ...) writes its settings and provenance
+as ``<stage>_config.json`` (see :data:`SETTINGS_FILES`) and either saves through
+:class:`pipeline.models.directory.AtomicDir`, which calls :func:`complete_model_dir`, or calls
+it itself on the finished directory.
+
+:func:`write_card` rewrites the card alone, e.g. with the run's metrics once they exist
+(``python -m pipeline export``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import yaml
+
+log = logging.getLogger("pipeline.models.card")
+
+POOLING_FLAGS = {"mean": "pooling_mode_mean_tokens", "cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens"}
+OBJECTIVES = {
+    "mlm": "token-level masked language modelling (BERT)",
+    "wwm": "whole-word masking",
+    "burt": "PMI n-gram masking (BURT §3.2)",
+    "spanbert": "random span masking (SpanBERT), span length ~ Geometric(0.2), 1..6 words",
+    "entity": "named-entity (Wikipedia link) masking",
+    "misad": "MiSAD + MLM (ULR-BERT §3.2): MSE(E_w + E_R, E_S) on L2-normalised pooled embeddings",
+    "nsp": "next-sentence prediction + MLM",
+    "sop": "sentence-order prediction + MLM",
+}
+# Metric keys shown in the card's results, per task (percentages, docs/method.md §5).
+CARD_METRICS = {
+    "analogy": ("overall", "universal analogy accuracy"),
+    "sts": ("avg", "STS Spearman"),
+    "wordsim": ("avg", "word similarity Spearman"),
+    "geogranno": ("top1", "GEOGRANNO Top-1"),
+    "faq": ("avg", "FAQ Acc@1"),
+}
+CITATION = """@inproceedings{li-zhao-2021-pre,
+  title = {Pre-training Universal Language Representation},
+  author = {Li, Yian and Zhao, Hai},
+  booktitle = {Proceedings of the 59th Annual Meeting of the Association for Computational Linguistics},
+  year = {2021}
+}
+@article{li2020burt,
+  title = {BURT: BERT-inspired Universal Representation from Learning Meaningful Segment},
+  author = {Li, Yian and others},
+  journal = {arXiv preprint},
+  year = {2020}
+}"""
+
+
+# ------------------------------------------------------------------ sentence-transformers files
+def write_sentence_transformers_files(directory: Path, hidden_size: int, max_length: int, pooling: str) -> None:
+    """The module files sentence-transformers reads; existing ones (written by the training stage) are kept."""
+    import sentence_transformers
+    import torch
+    import transformers
+
+    directory = Path(directory)
+    files = {
+        "modules.json": [
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        ],
+        "sentence_bert_config.json": {"max_seq_length": max_length, "do_lower_case": False},
+        "1_Pooling/config.json": {
+            "word_embedding_dimension": hidden_size,
+            **{flag: flag == POOLING_FLAGS[pooling] for flag in POOLING_FLAGS.values()},
+        },
+        "config_sentence_transformers.json": {
+            "__version__": {
+                "sentence_transformers": sentence_transformers.__version__,
+                "transformers": transformers.__version__,
+                "pytorch": torch.__version__,
+            },
+            "model_type": "SentenceTransformer",
+            "prompts": {},
+            "default_prompt_name": None,
+            "similarity_fn_name": "cosine",
+        },
+    }
+    for name, content in files.items():
+        path = directory / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(content, indent=2) + "\n")
+
+
+def pooling_of(directory: Path) -> str:
+    config = Path(directory) / "1_Pooling" / "config.json"
+    if config.exists():
+        flags = json.loads(config.read_text())
+        for pooling, flag in POOLING_FLAGS.items():
+            if flags.get(flag):
+                return pooling
+    return "mean"
+
+
+# ------------------------------------------------------------------ pooler
+def _encoder_prefix(keys) -> str | None:
+    """``bert.`` in a masked-LM state dict, ``""`` in a bare encoder's; ``None`` when unrecognised."""
+    for key in keys:
+        if key.endswith("embeddings.word_embeddings.weight"):
+            return key.removesuffix("embeddings.word_embeddings.weight")
+    return None
+
+
+def _pooler_of_checkpoint(base: str | None) -> dict | None:
+    """The pooler tensors of the starting checkpoint (a local directory, or a Hub id in the local cache)."""
+    if not base:
+        return None
+    weights = Path(base) / "model.safetensors"
+    if not weights.exists():
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(base, "model.safetensors") if _hub_id(base) else None
+        if not isinstance(cached, str):
+            return None
+        weights = Path(cached)
+    from safetensors.torch import load_file
+
+    state = load_file(weights)
+    prefix = _encoder_prefix(state)
+    if prefix is None:
+        return None
+    pooler = {key.removeprefix(prefix): value for key, value in state.items() if key.startswith(f"{prefix}pooler.")}
+    return pooler or None
+
+
+def save_pooler(directory: Path, base: str | None = None, seed: int = 0) -> bool:
+    """Add the pooler to ``model.safetensors`` where it has none; True when added."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoConfig, AutoModel
+
+    weights = Path(directory) / "model.safetensors"
+    if not weights.exists():
+        return False
+    state = load_file(weights)
+    prefix = _encoder_prefix(state)
+    if prefix is None or any(key.startswith(f"{prefix}pooler.") for key in state):
+        return False
+    with torch.random.fork_rng():  # a seeded initialisation that leaves the caller's RNG alone
+        torch.manual_seed(seed)
+        fresh = {
+            key: value
+            for key, value in AutoModel.from_config(AutoConfig.from_pretrained(directory)).state_dict().items()
+            if key.startswith("pooler.")
+        }
+    if not fresh:
+        return False  # an architecture without a pooler
+    pooler = _pooler_of_checkpoint(base)
+    if pooler is None or {k: v.shape for k, v in pooler.items()} != {k: v.shape for k, v in fresh.items()}:
+        pooler = fresh
+    state.update({f"{prefix}{key}": value.contiguous() for key, value in pooler.items()})
+    save_file(state, weights, metadata={"format": "pt"})
+    return True
+
+
+# ------------------------------------------------------------------ model card
+def _hub_id(name: str | None) -> str | None:
+    """``name`` if it reads as a Hugging Face Hub id (not a local path)."""
+    if not name or Path(name).exists() or name.startswith((".", "/")) or name.count("/") > 1:
+        return None
+    return name
+
+
+def _language(settings: dict) -> str:
+    """The language of the pre-training data (the token dataset's provenance), English where unknown."""
+    data = settings.get("data")
+    if isinstance(data, list):  # the token shards of one dataset: they share their provenance
+        data = next((path for path in data if isinstance(path, str) and Path(path).exists()), None)
+    if isinstance(data, str) and data.endswith(".parquet") and Path(data).exists():
+        from pipeline import contracts
+
+        try:
+            return contracts.read_provenance(data).get("params", {}).get("lang") or "en"
+        except (OSError, ValueError):
+            return "en"
+    return "en"
+
+
+def _metric_results(metrics: list[dict]) -> list[dict]:
+    """model-index results from metrics JSONs (docs/method.md §5: every number is a percentage)."""
+    results = []
+    for record in metrics:
+        task = record.get("task")
+        if task not in CARD_METRICS or CARD_METRICS[task][0] not in record.get("metrics", record):
+            continue
+        key, label = CARD_METRICS[task]
+        value = record.get("metrics", record)[key]
+        pooling = record.get("model", {}).get("pooling", "mean")
+        results.append(
+            {
+                "task": {"type": "sentence-similarity", "name": label},
+                "dataset": {"name": task, "type": task},
+                "metrics": [{"type": key, "value": round(float(value), 2), "name": f"{label} ({pooling})"}],
+            }
+        )
+    return results
+
+
+# Where a stage that saves a model puts its resolved settings and provenance (first found wins).
+SETTINGS_FILES = ("pretrain_config.json", "finetune_config.json", "classify_config.json", "tiny_model.json")
+
+
+def read_settings(directory: Path) -> tuple[str | None, dict]:
+    """The settings file of a model directory and its content (``None, {}`` where there is none)."""
+    for name in SETTINGS_FILES:
+        path = Path(directory) / name
+        if path.exists():
+            return name, json.loads(path.read_text())
+    return None, {}
+
+
+def card_text(
+    directory: Path,
+    metrics: list[dict] | None = None,
+    repo_id: str | None = None,
+    base_model: str | None = None,
+    final: Path | None = None,
+) -> str:
+    """The card of ``directory``; ``final`` is where it will live (a model is completed under a temporary name)."""
+    directory = Path(directory)
+    final = Path(final or directory)
+    settings_file, settings = read_settings(directory)
+    config = json.loads((directory / "config.json").read_text())
+    objective = settings.get("objective")
+    base = base_model or _hub_id(settings.get("model"))
+    pooling = pooling_of(directory)
+    name = repo_id or final.name
+    meta = {
+        "library_name": "sentence-transformers",
+        "pipeline_tag": "sentence-similarity",
+        "tags": ["sentence-transformers", "feature-extraction", "fill-mask", "universal-representation"]
+        + ([objective] if objective else []),
+        "license": "other",
+        "license_name": "research-only-data",
+        "license_link": "LICENSE",
+        "language": [_language(settings)],
+    }
+    if base:
+        meta["base_model"] = base
+    meta["datasets"] = ["wikipedia"]
+    results = _metric_results(metrics or [])
+    if results:
+        meta["model-index"] = [{"name": name, "results": results}]
+    provenance = settings.get("provenance", {})
+    environment = provenance.get("environment", {})
+    lines = ["---", yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip(), "---", "", f"# {name}", ""]
+    if objective and settings_file == "pretrain_config.json":
+        lines += [
+            (
+                f"Continued pre-training of `{base or settings.get('model')}` with the **{objective}** objective: "
+                f"{OBJECTIVES.get(objective, objective)}, for {settings.get('total_steps', '?')} optimizer steps "
+                f"on sentences of Wikipedia marked with their per-document PMI n-grams (docs/method.md §1–§3 of "
+                f"the ulr-pipeline repository)."
+            ),
+            "",
+        ]
+    elif settings_file == "tiny_model.json":
+        lines += [
+            (
+                "A small randomly initialised BERT with a WordPiece vocabulary trained on the corpus, made by the "
+                "ulr-pipeline repository for its demo and tests. It has not been trained: its embeddings are "
+                "random."
+            ),
+            "",
+        ]
+    else:
+        lines += [
+            f"A model trained by the ulr-pipeline repository from `{base or settings.get('model', '?')}`"
+            + (f"; `{settings_file}` holds its settings and provenance." if settings_file else "."),
+            "",
+        ]
+    lines += [
+        "## Usage",
+        "",
+        "```python",
+        "from sentence_transformers import SentenceTransformer",
+        "",
+        # the folder's name, not its path: the card's bytes do not depend on where the run was made
+        f'model = SentenceTransformer("{repo_id or final.name}")  # {pooling} pooling',
+        'embeddings = model.encode(["a word", "a short phrase", "A whole sentence."])',
+        "```",
+        "",
+        (
+            "The directory also loads with `transformers.AutoModel` (encoder and pooler) and "
+            "`AutoModelForMaskedLM` (encoder and MLM head)."
+        ),
+        "",
+    ]
+    if results:
+        lines += ["## Evaluation (this run)", "", "| task | metric | value |", "|---|---|---|"]
+        lines += [
+            f"| {r['dataset']['name']} | {r['metrics'][0]['name']} | {r['metrics'][0]['value']} |" for r in results
+        ]
+        lines += [""]
+    else:
+        lines += [
+            "## Evaluation",
+            "",
+            ("Not evaluated yet: `python -m pipeline export --metrics ...` adds the run's metrics to this card."),
+            "",
+        ]
+    if settings and settings_file != "tiny_model.json":
+        shown = (
+            "objective",
+            "total_steps",
+            "effective_batch_size",
+            "lr",
+            "warmup",
+            "max_length",
+            "pooling",
+            "seed",
+            "precision",
+            "world_size",
+        )
+        lines += ["## Training", "", "| setting | value |", "|---|---|"]
+        lines += [f"| {key} | {settings[key]} |" for key in shown if key in settings]
+        lines += [f"| hidden size / layers | {config.get('hidden_size')} / {config.get('num_hidden_layers')} |", ""]
+        lines += [
+            (
+                "`train_log.jsonl` holds every loss term, the learning rate and tokens/s per step; "
+                f"`{settings_file}` the resolved settings and provenance."
+            ),
+            "",
+        ]
+    if provenance:
+        libraries = ", ".join(f"{k} {v}" for k, v in environment.get("libraries", {}).items() if v)
+        hardware = environment.get("hardware", {})
+        lines += [
+            "## Provenance",
+            "",
+            f"- code version: `{provenance.get('code_version')}`",
+            f"- libraries: {libraries}" if libraries else "- libraries: not recorded",
+            f"- hardware: {hardware.get('cpu', '?')} ({hardware.get('cpus', '?')} CPUs)"
+            + (f", GPUs: {', '.join(hardware['gpus'])}" if hardware.get("gpus") else ", no GPU"),
+            "",
+        ]
+    lines += [
+        "## Licence",
+        "",
+        (
+            "The code that made this model is MIT-licensed. The weights derive from the base model (see its "
+            "licence) and Wikipedia text (CC BY-SA); the evaluation sets, several of them for research or "
+            "non-commercial use only, are listed in the repository's `docs/data.md`. Use the model for research."
+        ),
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        CITATION,
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_card(
+    directory: Path,
+    metrics: list[dict] | None = None,
+    repo_id: str | None = None,
+    base_model: str | None = None,
+    final: Path | None = None,
+) -> None:
+    (Path(directory) / "README.md").write_text(card_text(directory, metrics, repo_id, base_model, final))
+
+
+def complete_model_dir(directory: Path, final: Path | None = None) -> None:
+    """Card, pooler and sentence-transformers files for a freshly written model directory (no-op elsewhere).
+
+    ``final``: the path the directory is moved to afterwards (the card names it), if not ``directory``.
+    """
+    directory = Path(directory)
+    if not (directory / "config.json").exists():
+        return
+    config = json.loads((directory / "config.json").read_text())
+    _, settings = read_settings(directory)
+    max_length = int(settings.get("max_length") or config.get("max_position_embeddings", 512))
+    write_sentence_transformers_files(directory, config["hidden_size"], max_length, settings.get("pooling", "mean"))
+    if save_pooler(directory, base=settings.get("model"), seed=int(settings.get("seed", 0))):
+        log.info("%s: pooler weights saved", directory)
+    write_card(directory, final=final)

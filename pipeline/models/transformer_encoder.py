@@ -1,0 +1,108 @@
+"""Sequence embeddings from a transformers checkpoint (docs/method.md §5, ULR §5.1: mean pooling unless stated).
+
+A checkpoint is a local directory or a hub id (resolved from the local cache when offline).
+Each unique string is tokenised and encoded once; strings are sorted by token length so a
+batch pads to its own longest member, and run under ``torch.inference_mode``. Pooling follows
+sentence-transformers: ``mean`` averages every position the attention mask covers ([CLS] and
+[SEP] included), ``cls`` takes the first position, ``max`` the masked element-wise maximum.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+import torch
+from tqdm import tqdm
+from transformers import AutoModel, AutoTokenizer
+
+from pipeline.errors import InputError
+from pipeline.models.fingerprint import checkpoint_fingerprint
+from pipeline.models.runtime import pick_device  # the project's one device helper
+from pipeline.models.spec import POOLINGS
+from pipeline.progress import Progress
+
+log = logging.getLogger("pipeline.evaluate")
+
+
+def unique_in_order(texts: list[str]) -> tuple[list[str], np.ndarray]:
+    """Distinct strings (first-seen order) and, for each input, the index of its string."""
+    index: dict[str, int] = {}
+    positions = np.fromiter((index.setdefault(text, len(index)) for text in texts), dtype=np.int64, count=len(texts))
+    return list(index), positions
+
+
+def pool(hidden: torch.Tensor, mask: torch.Tensor, pooling: str) -> torch.Tensor:
+    """Pool token states ``(batch, seq, dim)`` to ``(batch, dim)`` over the attention mask."""
+    if pooling == "cls":
+        return hidden[:, 0]
+    weights = mask.unsqueeze(-1).to(hidden.dtype)
+    if pooling == "mean":
+        return (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+    if pooling == "max":
+        return hidden.masked_fill(weights == 0, torch.finfo(hidden.dtype).min).amax(1)
+    raise ValueError(f"unknown pooling {pooling!r} (expected one of {POOLINGS})")
+
+
+class TransformerEncoder:
+    """``encode(texts) -> float32 array (len(texts), hidden)`` for a transformers checkpoint."""
+
+    kind = "transformer"
+
+    def __init__(
+        self,
+        path_or_id: str,
+        pooling: str = "mean",
+        batch_size: int = 64,
+        max_length: int = 128,
+        device: torch.device | None = None,
+    ):
+        if pooling not in POOLINGS:
+            raise InputError(path_or_id, f"unknown pooling {pooling!r}, expected one of {', '.join(POOLINGS)}")
+        self.path = path_or_id
+        self.pooling = pooling
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.device = device or pick_device()
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(path_or_id)
+            self.model = AutoModel.from_pretrained(path_or_id).to(self.device).eval()
+        except (OSError, ValueError) as exc:
+            raise InputError(path_or_id, f"cannot load a transformers model and tokenizer: {exc}") from exc
+        self.dim = self.model.config.hidden_size
+
+    def describe(self) -> dict:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "pooling": self.pooling,
+            "max_length": self.max_length,
+            "checkpoint": checkpoint_fingerprint(self.path),
+        }
+
+    def batches(self, texts: list[str]):
+        """Token id lists of ``texts``, grouped longest first into batches of ``batch_size``."""
+        ids = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+        order = sorted(range(len(texts)), key=lambda i: (-len(ids[i]), i))
+        for start in range(0, len(order), self.batch_size):
+            chosen = order[start : start + self.batch_size]
+            yield chosen, [ids[i] for i in chosen]
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        unique, positions = unique_in_order(list(texts))
+        out = np.zeros((len(unique), self.dim), dtype=np.float32)
+        if not unique:
+            return out[positions]
+        bar = tqdm(total=len(unique), desc="encode", unit="str", disable=not sys.stderr.isatty(), leave=False)
+        progress = Progress(log, "strings encoded", total=len(unique))
+        with torch.inference_mode():
+            for chosen, ids in self.batches(unique):
+                padded = self.tokenizer.pad({"input_ids": ids}, return_tensors="pt")
+                padded = {key: value.to(self.device) for key, value in padded.items()}
+                hidden = self.model(**padded).last_hidden_state
+                out[chosen] = pool(hidden, padded["attention_mask"], self.pooling).float().cpu().numpy()
+                bar.update(len(chosen))
+                progress.update(len(chosen), position=progress.position + len(chosen))
+        bar.close()
+        return out[positions]

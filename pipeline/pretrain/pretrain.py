@@ -1,0 +1,489 @@
+"""Stage ``pretrain``: continue pre-training a masked-LM backbone with one objective (docs/method.md §3).
+
+Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n-gram masking,
+BURT §3.2), ``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD +
+MLM, ULR-BERT §3.2; ``--misad-choice mlm-score`` as the paper, ``random`` as the released
+code), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1).
+
+Optimisation as in both papers: AdamW, lr 5e-5, linear warm-up over the first 10% of the
+steps then linear decay, dropout 0.1, gradient clipping at 1.0, one epoch by default
+(``--max-steps`` overrides). ``--batch-size`` is per process; the effective batch is
+batch size × ``--grad-accum`` × processes. bf16 autocast on CUDA. Multi-GPU:
+``torchrun --nproc_per_node=K -m pipeline pretrain ...`` (DDP; rank 0 logs and saves). Each
+process draws dropout from a stream of its own (seeded by ``(seed, rank)``); the masks are
+functions of ``(seed, epoch, example)`` and do not depend on the process. The log's ``lr`` is
+the rate the step used, and its ``tokens`` are summed over the processes.
+
+``--data`` takes the token dataset as one file or several (one per sample shard, in any order:
+they are read in path order, so the result is the same).
+
+Outputs. ``OUT/`` appears only when training completes: ``save_pretrained`` model (encoder +
+MLM head) and tokenizer, sentence-transformers module files, ``pretrain_config.json``
+(resolved settings + provenance) and ``train_log.jsonl`` (one line per optimizer step: every
+loss term, lr, tokens, tokens/s, the step's mask rate) and ``stats.json`` (the run's masking
+statistics: :mod:`pipeline.pretrain.masking_stats`). While training, everything lives in
+``.OUT.work/`` beside it: the memory-mapped copy of the data, the log and ``checkpoint/``
+(every ``--save-every`` steps). ``--resume`` continues exactly from that checkpoint, or starts
+a fresh run when there is none (so a workflow can always pass it); a checkpoint made with
+other settings or data is refused (exit status 2, naming the differences) rather than thrown
+away, since it may hold days of GPU work: ``--restart`` discards it and starts afresh. The
+work directory is deleted on success, except that ``--keep-checkpoint`` moves the final
+checkpoint to ``OUT/checkpoint/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import logging
+import math
+import random
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader
+from transformers import get_linear_schedule_with_warmup
+
+from pipeline import contracts, provenance
+from pipeline.atomic import json_text
+from pipeline.errors import InputError
+from pipeline.models import runtime
+from pipeline.models.directory import AtomicDir, vocab_sha256
+from pipeline.models.loading import (
+    generator_for,
+    is_electra_discriminator,
+    load_discriminator,
+    load_masked_lm,
+    load_tokenizer,
+)
+from pipeline.models.st_files import export
+from pipeline.pretrain import checkpoint
+from pipeline.pretrain.masking_stats import MaskingStats, gather
+from pipeline.pretrain.misad import CHOICES, choose_by_mlm_score
+from pipeline.pretrain.objectives import OBJECTIVES, PretrainingModel, make_data
+from pipeline.pretrain.span_sampling import POOLS
+from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
+from pipeline.progress import Progress
+from pipeline.shards import input_files
+
+log = logging.getLogger("pipeline.pretrain")
+
+# settings a resumed run must share with its checkpoint
+RESUME_KEYS = (
+    "model",
+    "generator",
+    "objective",
+    "misad_choice",
+    "misad_max_candidates",
+    "pooling",
+    "ngram_pool",
+    "max_steps",
+    "epochs",
+    "batch_size",
+    "grad_accum",
+    "lr",
+    "warmup",
+    "weight_decay",
+    "dropout",
+    "max_grad_norm",
+    "mlm_probability",
+    "seed",
+)
+
+
+class TrainingHalted(Exception):
+    """Raised by ``train(..., halt_after=N)``: a stand-in for a killed run, for resume tests."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="token dataset (tokenize stage): files or directories of shards, in any order",
+    )
+    parser.add_argument("--model", required=True, help="backbone: hub id or local path")
+    parser.add_argument("--objective", required=True, choices=OBJECTIVES)
+    parser.add_argument(
+        "--generator",
+        help="ELECTRA: the generator paired with the --model discriminator (default: "
+        "the registry's pair, or MODEL/generator)",
+    )
+    parser.add_argument("--out", required=True, type=Path, help="output model directory")
+    parser.add_argument(
+        "--misad-choice",
+        choices=CHOICES,
+        default="mlm-score",
+        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)",
+    )
+    parser.add_argument("--misad-max-candidates", type=int, default=0, help="n-grams scored per sentence (0: all)")
+    parser.add_argument("--pooling", choices=("mean", "cls", "max"), default="mean", help="MiSAD / exported pooling")
+    parser.add_argument(
+        "--ngram-pool",
+        choices=POOLS,
+        default="uniform",
+        help="BURT masking: uniform over kept n-grams and uncovered tokens (paper), or n-grams first then tokens",
+    )
+    parser.add_argument("--max-steps", type=int, default=0, help="optimizer steps (0: --epochs over the data)")
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--batch-size", type=int, default=64, help="sentences per process and micro-batch")
+    parser.add_argument("--grad-accum", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--warmup", type=float, default=0.1, help="fraction of steps with linear warm-up")
+    parser.add_argument("--weight-decay", type=float, default=0.01)
+    parser.add_argument("--dropout", type=float, default=0.1)
+    parser.add_argument("--max-grad-norm", type=float, default=1.0)
+    parser.add_argument("--mlm-probability", type=float, default=0.15)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-every", type=int, default=0, help="checkpoint every N steps (0: never)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the checkpoint in .OUT.work/ (refused, exit 2, if it was made with other settings)",
+    )
+    parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
+    parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
+    parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def check_data(paths: list[Path], tokenizer) -> dict:
+    """The first file's tokenize record, after checking every file's schema, vocabulary and length."""
+    records = []
+    for path in paths:
+        contracts.check_schema(path, contracts.TOKENS)
+        record = contracts.read_provenance(path)
+        made_with = record.get("params", {}).get("vocab_sha256")
+        if made_with and made_with != vocab_sha256(tokenizer):
+            raise InputError(
+                path,
+                f"tokenized with another vocabulary ({record['params'].get('model')}); rerun tokenize with this model",
+            )
+        if records and record.get("params", {}).get("max_length") != records[0].get("params", {}).get("max_length"):
+            raise InputError(path, "tokenized with another --max-length than the other shards")
+        records.append(record)
+    return records[0]
+
+
+def data_fingerprint(paths: list[Path]) -> tuple[list[dict], str]:
+    """Each file's fingerprint (path order) and one SHA-256 over them: the data a checkpoint belongs to."""
+    prints = [provenance.file_fingerprint(p) for p in sorted(paths, key=str)]
+    return prints, hashlib.sha256("".join(p["sha256"] for p in prints).encode()).hexdigest()
+
+
+def dropout_seed(seed: int, rank: int) -> int:
+    """The seed of a process's own stream for dropout (and any other global-RNG draw)."""
+    return int(np.random.SeedSequence([seed, rank, 4]).generate_state(1)[0])
+
+
+def epoch_batches(size: int, epoch: int, seed: int, batch_size: int, world: runtime.World) -> list[list[int]]:
+    """This process's batches of an epoch: a seeded permutation, split evenly over the processes."""
+    order = np.random.default_rng([seed, epoch, 3]).permutation(size)
+    if world.size > 1:
+        order = order[: size // world.size * world.size][world.rank :: world.size]
+    return [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
+
+
+def optimizer_for(model, lr: float, weight_decay: float) -> torch.optim.AdamW:
+    decay, no_decay = [], []
+    for name, param in model.named_parameters():
+        if param.requires_grad:
+            (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=lr
+    )
+
+
+def to_device(batch: dict, device) -> dict:
+    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+
+
+def masking_line(stats: MaskingStats) -> str:
+    s = stats.summary()
+    parts = [
+        f"mask rate {100 * s['mask_rate']:.2f}%" if s["mask_rate"] is not None else "nothing masked",
+        "masked by source " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["masked_share"].items()),
+    ]
+    if s["coverage_ratio"] is not None:
+        parts.append(f"coverage ratio {s['coverage_ratio']:.3f}")
+    parts.append("masked unit words " + ", ".join(f"{k}: {100 * v:.1f}%" for k, v in s["masked_unit_share"].items()))
+    c = s["counts"]
+    if c["misad_rows"]:
+        parts.append(f"MiSAD fallbacks {c['misad_fallbacks']:,} of {c['misad_rows']:,} (no w: {c['misad_none']:,})")
+    if c["pairs"]:
+        parts.append(f"NSP relabelled {c['nsp_relabelled']:,} of {c['pairs']:,}")
+    return "; ".join(parts)
+
+
+def tokens_in(batch: dict) -> int:
+    return int(sum(batch[k].sum() for k in ("attention_mask", "w_attention_mask", "r_attention_mask") if k in batch))
+
+
+def prepare(batch: dict, module: PretrainingModel, collator, tokenizer, device) -> dict:
+    """The batch on the device; for MiSAD by MLM score, first choose w with the current model."""
+    if "candidates" in batch:
+        with runtime.autocast(device):
+            batch = choose_by_mlm_score(module.mlm, batch, collator, tokenizer.mask_token_id, device)
+    return to_device(batch, device)
+
+
+def forward_backward(model, batch: dict, grad_accum: int, device, defer_sync: bool = False) -> dict[str, float]:
+    """One micro-batch: forward under autocast, backward of loss / grad_accum. ``defer_sync``: a DDP
+    micro-batch before the last of an accumulation, whose gradients need no all-reduce yet."""
+    context = model.no_sync() if defer_sync else contextlib.nullcontext()
+    with context:
+        with runtime.autocast(device):
+            losses = model(**batch)
+        (losses["loss"] / grad_accum).backward()
+    return {key: value.item() for key, value in losses.items()}
+
+
+def optimizer_step(module, optimizer, scheduler, max_grad_norm: float) -> None:
+    torch.nn.utils.clip_grad_norm_(module.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+
+
+def run(args: argparse.Namespace) -> None:
+    train(args)
+
+
+def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
+    world = runtime.init_world()
+    try:
+        return _train(args, world, halt_after)
+    finally:
+        runtime.close_world(world)
+
+
+def _train(args, world: runtime.World, halt_after: int | None) -> Path:
+    if args.batch_size < 1 or args.grad_accum < 1 or not 0 <= args.warmup < 1:
+        raise InputError("--batch-size/--grad-accum/--warmup", "need batch size >= 1, grad-accum >= 1, 0 <= warmup < 1")
+    device = runtime.pick_device(world.local_rank)
+    if not world.is_main:
+        log.setLevel(logging.WARNING)  # one progress log per run, not per process
+    out = Path(args.out)
+    work = out.with_name(f".{out.name}.work")
+    tokenizer = load_tokenizer(args.model)
+    data_files = input_files(args.data, unique_names=False)
+    data_record = check_data(data_files, tokenizer)
+    data_prints, data_sha = data_fingerprint(data_files)
+    settings = {key: getattr(args, key) for key in RESUME_KEYS}
+    settings.update(data_sha256=data_sha, world_size=world.size)
+    resumable = args.resume and not args.restart and checkpoint.exists(work / "checkpoint")
+    changed = resumable and checkpoint.differences(work / "checkpoint", settings)
+    if changed:  # every process raises, so that none waits at a barrier for the others
+        raise InputError(
+            work / "checkpoint",
+            f"checkpoint made with other settings ({changed}); pass --restart to discard it and start afresh",
+        )
+    if world.is_main:
+        if args.restart and work.exists():
+            log.warning("%s: --restart: discarding the work directory and its checkpoint", work)
+        if not resumable:
+            shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True, exist_ok=True)
+        if not (work / "tokens.arrow").exists():
+            build_arrow_cache(data_files, work / "tokens.arrow")
+    runtime.barrier(world)
+    dataset = TokenDataset(work / "tokens.arrow")
+    if len(dataset) == 0:
+        raise InputError(data_files[0], "the token dataset is empty")
+    max_length = int(data_record.get("params", {}).get("max_length", int(dataset.lengths().max())))
+
+    seed_everything(args.seed)
+    discriminator = None
+    if is_electra_discriminator(args.model):  # ELECTRA: generator MLM + replaced-token detection
+        args.generator = generator_for(args.model, args.generator)
+        discriminator = load_discriminator(args.model, args.dropout)
+        mlm_model, new_head = load_masked_lm(args.generator, args.dropout)
+    elif args.generator:
+        raise InputError(args.model, "--generator is for an ELECTRA discriminator (ElectraForPreTraining)")
+    else:
+        mlm_model, new_head = load_masked_lm(args.model, args.dropout)
+    positions = getattr(mlm_model.config, "max_position_embeddings", None)
+    if positions and int(dataset.lengths().max()) > positions:
+        raise InputError(
+            data_files[0],
+            f"inputs of up to {int(dataset.lengths().max())} tokens, but the model has "
+            f"{positions} positions; rerun tokenize with --max-length {positions}",
+        )
+    module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
+    model = (
+        DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None)
+        if world.size > 1
+        else module
+    )  # DDP starts every replica from rank 0's weights
+    seed_everything(dropout_seed(args.seed, world.rank))
+    examples, collator = make_data(
+        args.objective,
+        dataset,
+        tokenizer,
+        args.seed,
+        max_length,
+        args.misad_choice,
+        args.misad_max_candidates,
+        args.ngram_pool,
+        args.mlm_probability,
+    )
+    per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world))
+    if per_epoch < args.grad_accum:
+        raise InputError(
+            data_files[0],
+            f"{len(examples)} examples make {per_epoch} batch(es) per process and epoch, "
+            f"fewer than --grad-accum {args.grad_accum}",
+        )
+    total_steps = args.max_steps or max(1, math.floor(args.epochs * per_epoch / args.grad_accum))
+    optimizer = optimizer_for(module, args.lr, args.weight_decay)
+    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(args.warmup * total_steps), total_steps)
+
+    position = {"epoch": 0, "batches_done": 0, "step": 0}
+    if args.resume and checkpoint.exists(work / "checkpoint"):
+        position = checkpoint.load(work / "checkpoint", world, module, optimizer, scheduler, settings)
+        log.info(
+            "resumed at step %d (epoch %d, batch %d)", position["step"], position["epoch"], position["batches_done"]
+        )
+    log_path = work / "train_log.jsonl"
+    if world.is_main:
+        kept = log_path.read_text().splitlines() if log_path.exists() else []
+        log_path.write_text("".join(line + "\n" for line in kept if json.loads(line)["step"] <= position["step"]))
+
+    config = {
+        **{
+            k: (str(v) if isinstance(v, Path) else [str(p) for p in v] if k == "data" else v)
+            for k, v in vars(args).items()
+            if k not in ("run", "verbose", "stage")
+        },
+        "total_steps": total_steps,
+        "warmup_steps": math.ceil(args.warmup * total_steps),
+        "batches_per_epoch": per_epoch,
+        "examples": len(examples),
+        "world_size": world.size,
+        "effective_batch_size": args.batch_size * args.grad_accum * world.size,
+        "device": device.type,
+        "precision": "bf16-autocast" if device.type == "cuda" else "fp32",
+        "max_length": max_length,
+        "new_mlm_head": new_head,
+        "vocab_sha256": vocab_sha256(tokenizer),
+    }
+    record = provenance.make("pretrain", config, inputs=data_prints, seed=args.seed)
+    run_stats = MaskingStats.from_dict(position["masking"]) if "masking" in position else MaskingStats()
+
+    step, epoch, done = position["step"], position["epoch"], position["batches_done"]
+    meter = Progress(log, "steps", total=total_steps)
+    meter.count = step
+    loader_rng = torch.Generator().manual_seed(args.seed)  # keeps worker seeding off the global (dropout) RNG
+    model.train()
+    with log_path.open("a") as log_file:
+        while step < total_steps:
+            collator.set_epoch(epoch)
+            if hasattr(examples, "set_epoch"):
+                examples.set_epoch(epoch)
+            batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world)
+            # an epoch ends on an optimizer step: drop the tail that cannot fill a whole accumulation
+            batches = batches[: len(batches) // args.grad_accum * args.grad_accum] or batches
+            loader = DataLoader(
+                examples,
+                batch_sampler=batches[done:],
+                collate_fn=collator,
+                num_workers=args.num_workers,
+                generator=loader_rng,
+            )
+            sums, tokens, started, micro, step_stats = {}, 0, time.monotonic(), 0, MaskingStats()
+            for batch in loader:
+                stats = batch.pop("masking_stats", None)
+                batch = prepare(batch, module, collator, tokenizer, device)
+                step_stats.add(stats).add(batch.pop("masking_stats", None))
+                micro += 1
+                done += 1
+                sync = micro % args.grad_accum == 0
+                losses = forward_backward(model, batch, args.grad_accum, device, world.size > 1 and not sync)
+                for key, value in losses.items():
+                    sums[key] = sums.get(key, 0.0) + value / args.grad_accum
+                tokens += tokens_in(batch)
+                if not sync:
+                    continue
+                lr = scheduler.get_last_lr()[0]  # the rate this step uses (the scheduler moves on after it)
+                optimizer_step(module, optimizer, scheduler, args.max_grad_norm)
+                step += 1
+                seconds = time.monotonic() - started
+                step_stats = gather(step_stats, world)
+                all_tokens = int(runtime.all_sum(tokens, world, device))
+                losses = {k: runtime.all_mean(v, world, device) for k, v in sorted(sums.items())}
+                counts = step_stats.counts
+                entry = {
+                    "step": step,
+                    "epoch": epoch,
+                    "lr": lr,
+                    **losses,
+                    "tokens": all_tokens,
+                    "tokens_per_s": round(all_tokens / seconds, 1),
+                    "mask_rate": round(counts["masked_tokens"] / max(counts["eligible_tokens"], 1), 5),
+                }
+                for key in ("misad_fallbacks", "nsp_relabelled"):
+                    if counts[key]:
+                        entry[key] = counts[key]
+                run_stats.add(step_stats)
+                if world.is_main:
+                    log_file.write(json.dumps(entry) + "\n")
+                    log_file.flush()
+                meter.update(1, position=step, info={"loss": float(losses["loss"])})
+                sums, tokens, started, step_stats = {}, 0, time.monotonic(), MaskingStats()
+                if args.save_every and step % args.save_every == 0 and step < total_steps:
+                    checkpoint.save(
+                        work / "checkpoint",
+                        world,
+                        module,
+                        optimizer,
+                        scheduler,
+                        {"epoch": epoch, "batches_done": done, "step": step, "masking": run_stats.as_dict()},
+                        settings,
+                    )
+                if halt_after is not None and step >= halt_after:
+                    raise TrainingHalted(f"halted after step {step}")
+                if step >= total_steps:
+                    break
+            if step < total_steps:
+                epoch, done = epoch + 1, 0
+    meter.done()
+    log.info("masking: %s", masking_line(run_stats))
+    if args.keep_checkpoint:
+        checkpoint.save(
+            work / "checkpoint",
+            world,
+            module,
+            optimizer,
+            scheduler,
+            {"epoch": epoch, "batches_done": done, "step": step},
+            settings,
+        )
+    if world.is_main:
+        with AtomicDir(out) as tmp:
+            export(tmp, module.encoder, tokenizer, max_length, args.pooling)
+            if module.discriminator is not None:  # the pair, so that it can be continued
+                module.mlm.save_pretrained(tmp / "generator")
+                tokenizer.save_pretrained(tmp / "generator")
+            (tmp / "pretrain_config.json").write_text(json_text({**config, "provenance": record}))
+            (tmp / "stats.json").write_text(
+                json_text({"steps": step, "masking": run_stats.summary(), "provenance": record})
+            )
+            shutil.copy(log_path, tmp / "train_log.jsonl")
+            if args.keep_checkpoint:
+                shutil.move(work / "checkpoint", tmp / "checkpoint")
+        shutil.rmtree(work, ignore_errors=True)
+        log.info("%s: %d steps of %s → %s", args.model, step, args.objective, out)
+    runtime.barrier(world)
+    return out

@@ -1,0 +1,135 @@
+"""Stage ``word2vec``: word vectors on the pipeline's clean corpus, for the bag-of-vectors baseline.
+
+docs/method.md §5 "Baselines": the papers' BoW rows average pre-trained word vectors (GloVe); here the
+vectors are trained on the same corpus as the models (ULR §5.2, BURT §4), with gensim's
+Word2Vec (skip-gram by default) streamed over ``sentences`` Parquet files: the corpus is read
+again for every pass and never held in memory. Tokens are those of the n-gram statistics
+(:func:`pipeline.words.tokens`: whitespace words in English, characters in Chinese),
+lower-cased unless ``--no-lowercase``.
+
+Deterministic: one worker thread, a fixed seed, and a stable hash for the initial vectors
+(gensim's default is Python's ``hash``, which varies between processes unless PYTHONHASHSEED
+is fixed). Writes the vectors in word2vec's C binary format (``--out``, e.g.
+``vectors.bin``: a ``N DIM`` header line, then each word and its float32 vector; the same
+bytes on every rerun, and a format that, unlike gensim's pickled ``.kv``, cannot run code
+when loaded), atomically, and ``<out>.json`` with the vocabulary size, counts and provenance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import zlib
+from pathlib import Path
+
+from gensim.models import Word2Vec
+
+from pipeline import contracts, languages, provenance
+from pipeline.atomic import AtomicFiles, json_text
+from pipeline.errors import InputError
+from pipeline.progress import Progress
+from pipeline.shards import input_files
+from pipeline.words import tokens
+
+log = logging.getLogger("pipeline.word2vec")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sentences", required=True, nargs="+", type=Path, help="sentences Parquet files or directories of them"
+    )
+    parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
+    parser.add_argument("--out", required=True, type=Path, help="word2vec binary file to write (e.g. vectors.bin)")
+    parser.add_argument("--dim", type=int, default=300, help="vector size (default 300)")
+    parser.add_argument("--window", type=int, default=5, help="context window (default 5)")
+    parser.add_argument("--min-count", type=int, default=5, help="drop rarer words (default 5)")
+    parser.add_argument("--epochs", type=int, default=5, help="passes over the corpus (default 5)")
+    parser.add_argument("--sg", type=int, choices=(0, 1), default=1, help="1 skip-gram (default), 0 CBOW")
+    parser.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lower-case words (default on; evaluation sets are mostly lower-case)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="training threads (default 1: gensim is deterministic only with one; more are faster "
+        "on a large corpus, with vectors that differ from run to run)",
+    )
+
+
+def stable_hash(text: str) -> int:
+    """Same value in every process (gensim seeds each word's initial vector with it)."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def parquet_files(paths: list[Path]) -> list[Path]:
+    files = input_files(paths, unique_names=False)  # shards of several parts share file names
+    for file in files:
+        contracts.check_schema(file, contracts.SENTENCES, ["text"])
+    return files
+
+
+class SentenceStream:
+    """Re-iterable token lists of every sentence in ``files``, read a batch at a time."""
+
+    def __init__(self, files: list[Path], lang: str, lowercase: bool):
+        self.files, self.lang, self.lowercase = files, lang, lowercase
+        self.passes = 0
+
+    def __iter__(self):
+        self.passes += 1
+        progress = Progress(log, f"sentences (pass {self.passes})", total=len(self.files))
+        for done, file in enumerate(self.files, 1):
+            for batch in contracts.iter_rows(file, contracts.SENTENCES, ["text"]):
+                for row in batch:
+                    words = tokens(row["text"], self.lang, self.lowercase)
+                    if words:
+                        yield words
+                progress.update(len(batch), position=done - 1)
+            progress.position = done
+
+
+def run(args: argparse.Namespace) -> None:
+    lang = languages.check(args.lang)
+    files = parquet_files(args.sentences)
+    corpus = SentenceStream(files, lang, args.lowercase)
+    params = {
+        "lang": lang,
+        "dim": args.dim,
+        "window": args.window,
+        "min_count": args.min_count,
+        "epochs": args.epochs,
+        "sg": args.sg,
+        "lowercase": args.lowercase,
+        "workers": args.workers,
+    }
+    model = Word2Vec(
+        vector_size=args.dim,
+        window=args.window,
+        min_count=args.min_count,
+        sg=args.sg,
+        workers=args.workers,
+        seed=args.seed,
+        hashfxn=stable_hash,
+    )
+    model.build_vocab(corpus)
+    if not model.wv.key_to_index:
+        raise InputError(files[0], f"no word occurs {args.min_count} times or more (lower --min-count?)")
+    model.train(corpus, total_examples=model.corpus_count, epochs=args.epochs)
+    stats = {
+        "vocabulary": len(model.wv.key_to_index),
+        "sentences": model.corpus_count,
+        "words": model.corpus_total_words,
+        "params": params,
+        "provenance": provenance.make(
+            "word2vec", params, [provenance.file_fingerprint(f) for f in files], seed=args.seed
+        ),
+    }
+    with AtomicFiles() as out:
+        model.wv.save_word2vec_format(str(out.temp(args.out)), binary=True)
+        out.temp(f"{args.out}.json").write_text(json_text(stats))
+    log.info("word2vec: %d words, %d sentences → %s", stats["vocabulary"], stats["sentences"], args.out)

@@ -1,0 +1,232 @@
+"""Universal analogy (ULR §5.1.1 and App. A; ALBURT "Evaluation", "Further Analysis"; docs/method.md §5).
+
+Each line of ``ulr_analogy/<semantic|syntactic>/<word|phrase|sentence>/<category>.txt`` is
+``A, B, C`` and the candidates, gold ``D`` first (TAB-separated; surrounding spaces dropped).
+Every sequence is embedded and L2-normalised; the answer is ``argmax_d cos(b - a + c, d)``
+over the question's candidates. Scores are float64, and a gold candidate that only *ties*
+with another counts as wrong (its rank is pessimistic: 1 + candidates scoring at least as
+high); the ties are counted.
+
+Reported, as percentages:
+
+- per category: accuracy, ``n``, ties, the histogram of the gold's rank (ranks 1..#candidates);
+- per level: ``sem`` and ``syn``, the accuracy pooled over the questions of the papers' table
+  categories (semantic capital-common, capital-world, city-state, male-female; syntactic
+  do-doing = present-participle, good-better = positive-comparative, positive-negative;
+  word-level country-currency and the other word-only syntactic sets are reported per
+  category but left out of the tables, as in the papers), and ``avg = (sem + syn) / 2``;
+- ``overall``: the mean of the three level averages (the tables' last column);
+- PPR / PNR (ALBURT, Table 6): among the questions answered correctly (P) / wrongly (N) at
+  word level, the share answered correctly at phrase / sentence level. Line *i* of a phrase or
+  sentence file is built from line *i* of the word file of the same category, so questions are
+  matched by line. Per category for every such pair of files; the top-level ``ppr`` and ``pnr``
+  pool the semantic table categories per level, as Table 6 does (its GloVe row, 0.0 with 40 %
+  syntactic phrase accuracy, shows the syntactic sets are not in it).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipeline.errors import InputError
+from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.vectors import unit_rows
+
+log = logging.getLogger("pipeline.tasks.analogy")
+
+LEVELS = ("word", "phrase", "sentence")
+KINDS = ("semantic", "syntactic")
+TABLE_CATEGORIES = {
+    "semantic": ("capital-common", "capital-world", "city-state", "male-female"),
+    "syntactic": ("do-doing", "good-better", "positive-negative"),
+}
+FOLDER = "ulr_analogy"
+
+
+@dataclass
+class Category:
+    """The questions of one file: ``rows[i] = [A, B, C, gold D, distractor, ...]``."""
+
+    kind: str
+    level: str
+    name: str
+    rows: list[list[str]]
+    correct: np.ndarray = field(default=None, repr=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.level}/{self.name}"
+
+    @property
+    def in_tables(self) -> bool:
+        return self.name in TABLE_CATEGORIES[self.kind]
+
+
+def read_category(path, kind: str, level: str) -> Category:
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            fields = [text.strip() for text in line.rstrip("\r\n").split("\t")]
+            if len(fields) < 5 or not all(fields):
+                raise InputError(
+                    path,
+                    "expected A, B, C, gold D and at least one more candidate, TAB-separated, "
+                    f"none empty; found {len(fields)} field(s)",
+                    where=f"line {number}",
+                )
+            rows.append(fields)
+    if not rows:
+        raise InputError(path, "no analogy questions")
+    return Category(kind, level, path.stem, rows)
+
+
+def load(data: DataRoot) -> list[Category]:
+    """Every category file under ``ulr_analogy/``, in a fixed order (kind, level, name)."""
+    base = data.folder(FOLDER, "universal analogy dataset")
+    categories = []
+    for kind in KINDS:
+        for level in LEVELS:
+            files = sorted((base / kind / level).glob("*.txt"))
+            if not files:  # half a dataset would report a table row with gaps as a success
+                raise InputError(
+                    base / kind / level,
+                    f"missing part of the analogy set: no {kind} {level}-level "
+                    "category files (*.txt); every <semantic|syntactic>/<word|phrase|sentence> is needed",
+                )
+            for path in files:
+                data.file(str(path.relative_to(data.root)))
+                categories.append(read_category(path, kind, level))
+    return categories
+
+
+def score_questions(unit: np.ndarray, abc: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """cos(b - a + c, d) for each question's candidates; ``-inf`` where ``candidates`` is -1 (padding).
+
+    ``unit`` holds unit-length (or zero) embeddings, float64; ``abc`` is ``(n, 3)`` and
+    ``candidates`` ``(n, m)`` row indices into it. Works from the Gram matrix ``G`` of the
+    sequences the questions use: ``q·d = G[b,d] - G[a,d] + G[c,d]`` and ``|q|² = G[a,a] + G[b,b]
+    + G[c,c] - 2G[a,b] + 2G[b,c] - 2G[a,c]``, so no ``(n, m, dim)`` array is ever built. Equal
+    candidate vectors still give bit-equal scores (a tie stays a tie); ``q = 0`` scores 0.
+    """
+    used, local = np.unique(np.concatenate([abc.ravel(), candidates[candidates >= 0]]), return_inverse=True)
+    gram = unit[used] @ unit[used].T
+    a, b, c = local[: abc.size].reshape(abc.shape).T
+    d = np.zeros(candidates.shape, dtype=np.int64)
+    d[candidates >= 0] = local[abc.size :]
+    dot = gram[b[:, None], d] - gram[a[:, None], d] + gram[c[:, None], d]
+    squared = gram[a, a] + gram[b, b] + gram[c, c] - 2 * gram[a, b] + 2 * gram[b, c] - 2 * gram[a, c]
+    norm = np.sqrt(np.maximum(squared, 0.0))[:, None]
+    scores = np.divide(dot, norm, out=np.zeros_like(dot), where=norm > 0)
+    return np.where(candidates >= 0, scores, -np.inf)
+
+
+def gold_first_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pessimistic rank of column 0 (the gold) in each row, and whether it ties another candidate."""
+    gold = scores[:, :1]
+    others = scores[:, 1:]
+    return 1 + (others >= gold).sum(axis=1), (others == gold).any(axis=1)
+
+
+def _percent(hits: np.ndarray) -> float | None:
+    return 100.0 * float(np.mean(hits)) if len(hits) else None
+
+
+def _pooled(categories: list[Category]) -> tuple[float | None, int]:
+    hits = np.concatenate([c.correct for c in categories]) if categories else np.zeros(0, dtype=bool)
+    return _percent(hits), len(hits)
+
+
+def _transfer(word: np.ndarray, level: np.ndarray) -> tuple[float | None, float | None]:
+    """(PPR, PNR) ×100 for aligned per-question correctness at word level and a higher level."""
+    right, wrong = word, ~word
+    ppr = 100.0 * float(np.sum(level & right)) / right.sum() if right.any() else None
+    pnr = 100.0 * float(np.sum(level & wrong)) / wrong.sum() if wrong.any() else None
+    return ppr, pnr
+
+
+def _mean(values) -> float | None:
+    values = list(values)
+    return None if not values or any(v is None for v in values) else float(np.mean(values))
+
+
+def evaluate(encoder, categories: list[Category]) -> dict:
+    strings = {text: i for i, text in enumerate(dict.fromkeys(t for c in categories for row in c.rows for t in row))}
+    log.info(
+        "analogy: %d questions in %d files, %d distinct sequences",
+        sum(len(c.rows) for c in categories),
+        len(categories),
+        len(strings),
+    )
+    unit = unit_rows(encoder.encode(list(strings)))
+
+    results: dict[str, dict] = {}
+    for category in categories:
+        width = max(len(row) for row in category.rows) - 3
+        ids = np.array(
+            [[strings[text] for text in row] + [-1] * (width + 3 - len(row)) for row in category.rows], dtype=np.int64
+        )
+        abc, candidates = ids[:, :3], ids[:, 3:]
+        ranks, ties = gold_first_ranks(score_questions(unit, abc, candidates))
+        category.correct = ranks == 1
+        results[category.key] = {
+            "type": category.kind,
+            "in_tables": category.in_tables,
+            "candidates": int(width),
+            "accuracy": _percent(category.correct),
+            "n": len(category.rows),
+            "ties": int(ties.sum()),
+            "rank_histogram": np.bincount(ranks, minlength=width + 1)[1:].tolist(),
+            "ppr": None,
+            "pnr": None,
+        }
+
+    by_key = {c.key: c for c in categories}
+    aligned: dict[str, np.ndarray] = {}  # phrase/sentence key -> word-level correctness, line by line
+    for category in categories:
+        word = by_key.get(f"word/{category.name}")
+        if category.level == "word" or word is None:
+            continue
+        if len(word.rows) != len(category.rows):
+            log.warning(
+                "%s: %d questions vs %d at word level, no PPR/PNR", category.key, len(category.rows), len(word.rows)
+            )
+            continue
+        aligned[category.key] = word.correct
+        ppr, pnr = _transfer(word.correct, category.correct)
+        results[category.key].update(ppr=ppr, pnr=pnr)
+
+    levels = {}
+    ppr, pnr = {}, {}
+    for level in LEVELS:
+        entry = {}
+        for kind, short in (("semantic", "sem"), ("syntactic", "syn")):
+            chosen = [c for c in categories if c.level == level and c.kind == kind and c.in_tables]
+            entry[short], entry[f"{short}_n"] = _pooled(chosen)
+        entry["avg"] = _mean([entry["sem"], entry["syn"]])
+        levels[level] = entry
+        if level != "word":
+            pairs = [
+                (aligned[c.key], c.correct)
+                for c in categories
+                if c.level == level and c.kind == "semantic" and c.in_tables and c.key in aligned
+            ]
+            ppr[level], pnr[level] = (
+                _transfer(np.concatenate([w for w, _ in pairs]), np.concatenate([h for _, h in pairs]))
+                if pairs
+                else (None, None)
+            )
+    return {
+        "overall": _mean(levels[level]["avg"] for level in LEVELS),
+        "levels": levels,
+        "categories": results,
+        "ties": int(sum(r["ties"] for r in results.values())),
+        "ppr": ppr,
+        "pnr": pnr,
+        "questions": int(sum(r["n"] for r in results.values())),
+        "sequences": len(strings),
+    }

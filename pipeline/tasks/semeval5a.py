@@ -1,0 +1,130 @@
+"""SemEval-2013 Task 5(a), word vs. two-word phrase (BURT twin §4.2, Table 3 "SemEval"; docs/method.md §5).
+
+Each instance pairs a bigram with a single word, labelled 1 when they mean the same and 0
+otherwise (e.g. *megalomania* / *great madness* is 0). The paper trains on 11,722 instances
+and tests on 7,814; the public copy here is Yu & Dredze's preprocessed, POS-tagged subset
+(TACL 2015: 11,175 train / 7,490 test), under ``phrase_similarity/semeval2013_task5a/``, so the
+numbers are "SemEval-2013 5(a) (Yu & Dredze subset)". Format: four lines per instance: the
+bigram's first word TAB its POS tag, its second word TAB its POS tag, the single word, the label.
+
+Protocol (frozen encoder, as the paper's fixed-parameter baselines): the bigram ("w1 w2") and
+the word are embedded as two sequences u and v; the pair features are SentEval's
+``[u; v; |u - v|; u * v]``; a scikit-learn logistic regression on standardised features is
+fitted on the train split with C chosen from :data:`C_GRID` by 5-fold stratified
+cross-validation on train (folds fixed by :data:`FOLD_SEED`, so every model sees the same
+folds), refitted on all of train, and scored once on test. Reported: test accuracy ×100,
+the chosen C and its cross-validation accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from pipeline.errors import InputError
+from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.numbered_lines import numbered_lines
+
+FOLDER = "phrase_similarity/semeval2013_task5a"
+SPLITS = {"train": f"{FOLDER}/en.trainSet", "test": f"{FOLDER}/en.testSet"}
+LABELS = ("0", "1")
+C_GRID = tuple(2.0**t for t in range(-16, 3, 2))  # 2^-16 ... 4: strong regularisation wins on 1,536 features
+FOLDS = 5
+FOLD_SEED = 0
+DATA = "SemEval-2013 Task 5(a), Yu & Dredze POS-tagged subset"
+
+Instances = tuple[list[str], list[str], np.ndarray]  # bigrams, words, labels (0/1)
+
+
+def read_instances(path) -> Instances:
+    """The (bigram, word, label) instances of one split, checking the four-line layout."""
+    lines = [(number, line) for number, line in numbered_lines(path)]
+    while lines and not lines[-1][1].strip():
+        lines.pop()
+    if len(lines) % 4:
+        number = lines[-(len(lines) % 4)][0]
+        raise InputError(
+            path,
+            f"{len(lines)} lines do not make four-line instances (the last one is cut short)",
+            where=f"line {number}",
+        )
+    bigrams, words, labels = [], [], []
+    for start in range(0, len(lines), 4):
+        block = lines[start : start + 4]
+        parts = []
+        for number, line in block[:2]:
+            fields = line.split("\t")
+            if len(fields) != 2 or not fields[0].strip():
+                raise InputError(
+                    path, f"expected 'word TAB POS' (2 fields), found {len(fields)} field(s)", where=f"line {number}"
+                )
+            parts.append(fields[0].strip())
+        number, word = block[2]
+        if "\t" in word or len(word.split()) != 1:
+            raise InputError(path, f"expected a single word, found {word!r}", where=f"line {number}")
+        number, label = block[3]
+        if label.strip() not in LABELS:
+            raise InputError(path, f"label {label.strip()!r} is not 0 or 1", where=f"line {number}")
+        bigrams.append(" ".join(parts))
+        words.append(word.strip())
+        labels.append(int(label))
+    if len(set(labels)) < 2:
+        raise InputError(
+            path, f"{len(labels)} instance(s) with labels {sorted(set(labels))}; the classifier needs both 0 and 1"
+        )
+    return bigrams, words, np.asarray(labels, dtype=np.int64)
+
+
+def load(data: DataRoot) -> dict[str, Instances]:
+    return {
+        split: read_instances(data.file(relative, f"SemEval-2013 Task 5(a) {split} set"))
+        for split, relative in SPLITS.items()
+    }
+
+
+def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """SentEval's pair features ``[u; v; |u - v|; u * v]`` (float64)."""
+    u = np.asarray(u, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    return np.hstack([u, v, np.abs(u - v), u * v])
+
+
+def fit_and_score(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y: np.ndarray) -> dict:
+    """C by stratified k-fold accuracy on train, refit on all of train, accuracy ×100 on test."""
+    folds = StratifiedKFold(
+        n_splits=max(2, min(FOLDS, int(np.bincount(train_y).min()))), shuffle=True, random_state=FOLD_SEED
+    )
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    search = GridSearchCV(model, {"logisticregression__C": list(C_GRID)}, cv=folds, scoring="accuracy", refit=True)
+    search.fit(train_x, train_y)
+    accuracy = float((search.predict(test_x) == test_y).mean())
+    return {
+        "accuracy": 100.0 * accuracy,
+        "C": float(search.best_params_["logisticregression__C"]),
+        "cv_accuracy": 100.0 * float(search.best_score_),
+    }
+
+
+def evaluate(encoder, splits: dict[str, Instances]) -> dict:
+    texts = [t for bigrams, words, _ in splits.values() for t in (*bigrams, *words)]
+    vectors = encoder.encode(texts)
+    features, offset = {}, 0
+    for split, (bigrams, _, _) in splits.items():
+        n = len(bigrams)
+        features[split] = pair_features(vectors[offset : offset + n], vectors[offset + n : offset + 2 * n])
+        offset += 2 * n
+    result = fit_and_score(features["train"], splits["train"][2], features["test"], splits["test"][2])
+    counts = {split: len(labels) for split, (_, _, labels) in splits.items()}
+    positives = {split: int(labels.sum()) for split, (_, _, labels) in splits.items()}
+    return {
+        **result,
+        "n": counts,
+        "positives": positives,
+        "features": "[u; v; |u-v|; u*v]",
+        "c_grid": list(C_GRID),
+        "folds": FOLDS,
+        "data": DATA,
+    }

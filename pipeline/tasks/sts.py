@@ -1,0 +1,152 @@
+"""Semantic textual similarity (BURT twin §4.1, Table 2; docs/method.md §5): Spearman ×100 of cosine vs gold.
+
+- STS12–STS16 (``sts/STS1x/``): every ``STS.input.<set>.txt`` (STS16: ``STS2016.input.<set>.txt``)
+  that has its ``gs`` file; pairs whose gold line is blank are unscored and skipped (docs/data.md).
+  Gold files without an input file (STS12 ``ALL``, STS13 ``SMT``) are ignored. A year's score is
+  the mean of its subsets' correlations (SentEval's "all" mean).
+- STS-B: ``sts/STSBenchmark/sts-test.csv`` (genre, file, year, id, score, s1, s2; trailing source
+  columns ignored).
+- SICK-R: ``sick/SICK.txt``, rows whose ``SemEval_set`` is ``TEST``, gold ``relatedness_score``.
+
+``avg`` is the mean of the seven scores (the tables' Avg. column).
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import math
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from pipeline.errors import InputError
+from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.vectors import paired_cosine
+
+log = logging.getLogger("pipeline.tasks.sts")
+
+YEARS = ("STS12", "STS13", "STS14", "STS15", "STS16")
+DATASETS = (*YEARS, "STS-B", "SICK-R")
+
+Pairs = tuple[list[str], list[str], list[float]]
+
+
+def spearman(predicted, gold) -> float:
+    """Spearman's rho ×100 (scipy: average ranks for ties)."""
+    return 100.0 * float(spearmanr(predicted, gold).statistic)
+
+
+def read_semeval(input_path, gold_path) -> Pairs:
+    """One SemEval STS subset: TAB-separated s1, s2 (more columns ignored) aligned with gold lines."""
+    inputs = input_path.read_text(encoding="utf-8").split("\n")
+    golds = gold_path.read_text(encoding="utf-8").split("\n")
+    for lines in (inputs, golds):
+        if lines and lines[-1] == "":
+            lines.pop()
+    if len(inputs) != len(golds):
+        raise InputError(gold_path, f"{len(golds)} gold lines for {len(inputs)} input lines in {input_path.name}")
+    left, right, scores = [], [], []
+    for number, (line, gold) in enumerate(zip(inputs, golds), 1):
+        if not gold.strip():
+            continue
+        fields = line.rstrip("\r").split("\t")
+        if len(fields) < 2:
+            raise InputError(input_path, "expected two TAB-separated sentences", where=f"line {number}")
+        try:
+            scores.append(float(gold))
+        except ValueError as exc:
+            raise InputError(gold_path, f"not a number: {gold!r}", where=f"line {number}") from exc
+        left.append(fields[0])
+        right.append(fields[1])
+    return left, right, scores
+
+
+def year_subsets(data: DataRoot, year: str) -> dict[str, Pairs]:
+    folder = data.folder(f"sts/{year}", f"{year} folder")
+    prefix = "STS2016" if year == "STS16" else "STS"
+    subsets = {}
+    for input_path in sorted(folder.glob(f"{prefix}.input.*.txt")):
+        name = input_path.name[len(f"{prefix}.input.") : -len(".txt")]
+        gold_path = folder / f"{prefix}.gs.{name}.txt"
+        if not gold_path.exists():
+            log.warning("%s: no gold file %s, subset skipped", input_path, gold_path.name)
+            continue
+        data.file(str(input_path.relative_to(data.root)))
+        data.file(str(gold_path.relative_to(data.root)))
+        subsets[name] = read_semeval(input_path, gold_path)
+    if not subsets:
+        raise InputError(folder, f"no {prefix}.input.<set>.txt with a matching {prefix}.gs.<set>.txt")
+    return subsets
+
+
+def read_stsb(path) -> Pairs:
+    left, right, scores = [], [], []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.rstrip("\r\n").split("\t")
+            if len(fields) < 7:
+                raise InputError(
+                    path, f"expected at least 7 TAB-separated columns, found {len(fields)}", where=f"line {number}"
+                )
+            scores.append(float(fields[4]))
+            left.append(fields[5])
+            right.append(fields[6])
+    return left, right, scores
+
+
+def read_sick(path, split: str = "TEST") -> Pairs:
+    left, right, scores = [], [], []
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        needed = {"sentence_A", "sentence_B", "relatedness_score", "SemEval_set"}
+        if not needed <= set(reader.fieldnames or ()):
+            raise InputError(path, f"header lacks {sorted(needed - set(reader.fieldnames or ()))}")
+        for row in reader:
+            if (row["SemEval_set"] or "").strip() == split:
+                try:
+                    scores.append(float(row["relatedness_score"]))
+                except (TypeError, ValueError) as exc:
+                    raise InputError(
+                        path,
+                        f"relatedness_score is not a number: {row['relatedness_score']!r}",
+                        where=f"line {reader.line_num}",
+                    ) from exc
+                left.append(row["sentence_A"])
+                right.append(row["sentence_B"])
+    if not scores:
+        raise InputError(path, f"no rows with SemEval_set {split}")
+    return left, right, scores
+
+
+def load(data: DataRoot) -> dict[str, dict[str, Pairs]]:
+    """{dataset: {subset: pairs}}; STS-B and SICK-R have one subset named after themselves."""
+    sets = {year: year_subsets(data, year) for year in YEARS}
+    sets["STS-B"] = {"test": read_stsb(data.file("sts/STSBenchmark/sts-test.csv", "STS Benchmark test set"))}
+    sets["SICK-R"] = {"test": read_sick(data.file("sick/SICK.txt", "SICK corpus"))}
+    return sets
+
+
+def evaluate(encoder, sets: dict[str, dict[str, Pairs]]) -> dict:
+    texts = [t for subsets in sets.values() for left, right, _ in subsets.values() for t in (*left, *right)]
+    vectors = encoder.encode(texts)
+    offset = 0
+    scores, subsets_out, counts = {}, {}, {}
+    for name, subsets in sets.items():
+        per_subset = {}
+        for subset, (left, right, gold) in subsets.items():
+            n = len(left)
+            block = vectors[offset : offset + 2 * n]
+            offset += 2 * n
+            per_subset[subset] = spearman(paired_cosine(block[:n], block[n:]), gold)
+        counts[name] = sum(len(pairs[0]) for pairs in subsets.values())
+        scores[name] = float(np.mean(list(per_subset.values())))
+        if name in YEARS:
+            subsets_out[name] = per_subset
+    values = [scores.get(name, math.nan) for name in DATASETS]
+    return {
+        "scores": scores,
+        "subsets": subsets_out,
+        "n": counts,
+        "avg": None if any(math.isnan(v) for v in values) else float(np.mean(values)),
+    }

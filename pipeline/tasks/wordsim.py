@@ -1,0 +1,85 @@
+"""Word similarity (BURT twin §4.3, Table 4; docs/method.md §5): Spearman ×100 of cosine vs human scores.
+
+Reads every set of ``word_similarity/eval-word-vectors/`` (wordvectors.org layout: word1 TAB
+word2 TAB score). Each word is embedded as its own sequence (``[CLS] word [SEP]`` for a
+transformer). For bag-of-vectors baselines a pair with a word that has no vector is skipped
+and counted (``oov``), as in the wordvectors.org evaluation script; ``n`` counts the pairs used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.errors import InputError
+from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.sts import spearman
+from pipeline.tasks.vectors import paired_cosine
+
+FOLDER = "word_similarity/eval-word-vectors"
+# file stem -> the name the papers' tables use
+NAMES = {
+    "EN-SIMLEX-999": "SimLex-999",
+    "EN-WS-353-ALL": "WS-353-ALL",
+    "EN-WS-353-SIM": "WS-353-SIM",
+    "EN-WS-353-REL": "WS-353-REL",
+    "EN-MEN-TR-3k": "MEN",
+    "EN-RW-STANFORD": "RW",
+    "EN-MC-30": "MC-30",
+    "EN-RG-65": "RG-65",
+    "EN-MTurk-287": "MTurk-287",
+    "EN-MTurk-771": "MTurk-771",
+    "EN-SimVerb-3500": "SimVerb-3500",
+    "EN-VERB-143": "VERB-143",
+    "EN-YP-130": "YP-130",
+}
+
+Pairs = tuple[list[str], list[str], list[float]]
+
+
+def read_pairs(path) -> Pairs:
+    left, right, scores = [], [], []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split()
+            if len(fields) != 3:
+                raise InputError(
+                    path, f"expected word1, word2, score; found {len(fields)} field(s)", where=f"line {number}"
+                )
+            try:
+                scores.append(float(fields[2]))
+            except ValueError as exc:
+                raise InputError(path, f"score is not a number: {fields[2]!r}", where=f"line {number}") from exc
+            left.append(fields[0])
+            right.append(fields[1])
+    if not scores:
+        raise InputError(path, "no word pairs")
+    return left, right, scores
+
+
+def load(data: DataRoot) -> dict[str, Pairs]:
+    folder = data.folder(FOLDER, "word-similarity sets")
+    sets = {}
+    for path in sorted(folder.glob("*.txt")):
+        data.file(str(path.relative_to(data.root)))
+        sets[NAMES.get(path.stem, path.stem)] = read_pairs(path)
+    if not sets:
+        raise InputError(folder, "no word-similarity files (*.txt)")
+    return sets
+
+
+def evaluate(encoder, sets: dict[str, Pairs]) -> dict:
+    words = sorted({w for left, right, _ in sets.values() for w in (*left, *right)})
+    vectors = encoder.encode(words)
+    index = {w: i for i, w in enumerate(words)}
+    known = np.linalg.norm(vectors, axis=1) > 0
+    scores, counts, oov = {}, {}, {}
+    for name, (left, right, gold) in sets.items():
+        a = np.array([index[w] for w in left])
+        b = np.array([index[w] for w in right])
+        used = known[a] & known[b]
+        counts[name], oov[name] = int(used.sum()), int((~used).sum())
+        cosine = paired_cosine(vectors[a[used]], vectors[b[used]])
+        scores[name] = spearman(cosine, np.asarray(gold)[used]) if used.sum() > 1 else None
+    return {"scores": scores, "n": counts, "oov": oov}
