@@ -136,7 +136,7 @@ def load_data(args) -> tuple[dict, dict]:
     files = list(nli_pairs.files) + ([args.ppdb] if args.ppdb else [])
     summary = {
         "nli_pairs": len(nli_pairs),
-        "nli_pairs.skipped_no_gold": nli.skipped,
+        "nli_skipped_no_gold": nli_pairs.skipped,
         "ppdb_pairs": len(pairs) if pairs else 0,
         "examples": {task: len(next(iter(cols.values()))) for task, cols in columns.items()},
         "files": [str(f) for f in files],
