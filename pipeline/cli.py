@@ -16,44 +16,46 @@ import sys
 
 from pipeline.errors import translate
 
-# stage name → (module, one-line summary). Only the stage that runs is imported, so a
-# corpus stage never pays for torch and a broken optional dependency breaks only its stage.
+# stage name → (package, one-line summary). Stage X runs module ``pipeline.<package>.<X with - as _>``
+# (the root package where the package is ""): one naming rule for every entry module
+# (docs/design.md "Layout"). Only the stage that runs is imported, so a corpus stage never pays
+# for torch and a broken optional dependency breaks only its stage.
 STAGES = {
-    "download": ("pipeline.download", "fetch a file and verify its checksum"),
-    "download-model": ("pipeline.download_model", "one commit of a Hugging Face hub model → the data root"),
-    "extract": ("pipeline.corpus.extract", "Wikipedia XML dump → docs shards"),
-    "merge-slices": ("pipeline.corpus.merge_slices", "docs shards of multistream slices → the part's docs shards"),
-    "convert": ("pipeline.corpus.convert", "Traditional → Simplified Chinese (OpenCC) of a docs shard"),
-    "clean": ("pipeline.corpus.clean", "docs shard → clean sentences"),
-    "ngrams": ("pipeline.ngrams.ngrams", "sentences → per-document PMI n-grams + marked sentences"),
-    "sample": ("pipeline.ngrams.sample", "seeded random sample of marked sentences over all shards"),
-    "kenlm": ("pipeline.ngrams.kenlm", "corpus-level n-gram language model with KenLM's lmplz"),
-    "word2vec": ("pipeline.pretrain.word2vec", "word2vec vectors on the clean corpus (bag-of-vectors baseline)"),
-    "evaluate": ("pipeline.evaluate.evaluate", "evaluate an encoder on one task → metrics JSON"),
-    "figures": ("pipeline.evaluate.figures", "PCA / t-SNE figures of analogy embeddings"),
-    "tables": ("pipeline.report.tables", "metrics JSONs → the papers' result tables"),
-    "corpus-stats": ("pipeline.report.corpus_stats", "stats JSONs of the corpus / n-gram stages → a report page"),
-    "training-curves": ("pipeline.report.training_curves", "a model's train_log.jsonl → its training curves"),
-    "tiny-model": (
-        "pipeline.pretrain.tiny_model",
-        "a tiny random BERT with a WordPiece tokenizer trained on the corpus",
-    ),
-    "tokenize": ("pipeline.pretrain.tokenize", "marked sentences → token dataset with sub-word spans"),
-    "pretrain": ("pipeline.pretrain.pretrain", "continue pre-training with one objective"),
-    "finetune": ("pipeline.finetune.finetune", "Siamese fine-tuning: twin (NLI + PPDB), sbert-nli or nli-mnrl"),
-    "classify": ("pipeline.classify.classify", "fine-tune on one GLUE / CLUE task with several seeds"),
-    "classify-summary": ("pipeline.classify.classify_summary", "classify runs of one model → GLUE / CLUE metrics JSON"),
-    "classify-unpack": (
-        "pipeline.classify.classify_unpack",
-        "one file of a downloaded GLUE / CLUE archive → the data root",
-    ),
-    "bilstm": ("pipeline.bilstm.bilstm", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
-    "export": ("pipeline.export", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
+    "download": ("", "fetch a file and verify its checksum"),
+    "download-model": ("", "one commit of a Hugging Face hub model → the data root"),
+    "extract": ("corpus", "Wikipedia XML dump → docs shards"),
+    "merge-slices": ("corpus", "docs shards of multistream slices → the part's docs shards"),
+    "convert": ("corpus", "Traditional → Simplified Chinese (OpenCC) of a docs shard"),
+    "clean": ("corpus", "docs shard → clean sentences"),
+    "ngrams": ("ngrams", "sentences → per-document PMI n-grams + marked sentences"),
+    "sample": ("ngrams", "seeded random sample of marked sentences over all shards"),
+    "kenlm": ("ngrams", "corpus-level n-gram language model with KenLM's lmplz"),
+    "word2vec": ("pretrain", "word2vec vectors on the clean corpus (bag-of-vectors baseline)"),
+    "evaluate": ("evaluate", "evaluate an encoder on one task → metrics JSON"),
+    "figures": ("evaluate", "PCA / t-SNE figures of analogy embeddings"),
+    "tables": ("report", "metrics JSONs → the papers' result tables"),
+    "corpus-stats": ("report", "stats JSONs of the corpus / n-gram stages → a report page"),
+    "training-curves": ("report", "a model's train_log.jsonl → its training curves"),
+    "tiny-model": ("pretrain", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),
+    "tokenize": ("pretrain", "marked sentences → token dataset with sub-word spans"),
+    "pretrain": ("pretrain", "continue pre-training with one objective"),
+    "finetune": ("finetune", "Siamese fine-tuning: twin (NLI + PPDB), sbert-nli or nli-mnrl"),
+    "classify": ("classify", "fine-tune on one GLUE / CLUE task with several seeds"),
+    "classify-summary": ("classify", "classify runs of one model → GLUE / CLUE metrics JSON"),
+    "classify-unpack": ("classify", "one file of a downloaded GLUE / CLUE archive → the data root"),
+    "bilstm": ("bilstm", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
+    "export": ("", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
 }
 
 
+def stage_module(name: str) -> str:
+    """The module that stage ``name`` runs: ``pipeline.<package>.<name with - as _>``."""
+    package = STAGES[name][0]
+    return ".".join(["pipeline", *([package] if package else []), name.replace("-", "_")])
+
+
 def _stage_parser(sub, name: str) -> None:
-    module = importlib.import_module(STAGES[name][0])
+    module = importlib.import_module(stage_module(name))
     doc = (module.__doc__ or "").strip()
     stage = sub.add_parser(
         name, help=STAGES[name][1], description=doc, formatter_class=argparse.RawDescriptionHelpFormatter

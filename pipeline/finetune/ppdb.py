@@ -20,7 +20,6 @@ from pathlib import Path
 
 from pipeline.errors import InputError
 
-SEPARATOR = " ||| "
 FIELDS = ("lhs", "phrase", "paraphrase", "features", "alignment", "entailment")
 RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Independent", "Exclusion", "OtherRelated")
 

