@@ -25,6 +25,7 @@ Usage (repo root): ``python bench/masking.py --data DATA_ROOT [--rows 3000] [--e
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -54,7 +55,6 @@ from pipeline.pretrain.misad import MisadCollator
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 
-EN_DUMP = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 # (label, collator strategy, n-gram pool)
 STRATEGIES = [
     ("mlm", "token", "uniform"),
@@ -74,37 +74,8 @@ def run_stage(*argv) -> None:
 
 def build_sample(data_root: Path, work: Path, rows: int, model: Path) -> tuple[Path, dict]:
     """The token dataset of ``rows`` sampled sentences, made by the pipeline's stages; and the ngrams stats."""
-    run_stage("extract", "--dump", data_root / EN_DUMP, "--lang", "en", "--out", work / "docs")
-    run_stage("clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences")
-    run_stage(
-        "ngrams",
-        "--sentences",
-        work / "sentences" / "shard-000.parquet",
-        "--lang",
-        "en",
-        "--lowercase",
-        "--out",
-        work / "ngrams",
-    )
-    run_stage(
-        "sample", "--marked", work / "ngrams" / "marked.parquet", "--size", rows, "--out", work / "sample.parquet"
-    )
-    run_stage(
-        "tokenize",
-        "--marked",
-        work / "sample.parquet",
-        "--model",
-        model,
-        "--lang",
-        "en",
-        "--max-length",
-        128,
-        "--out",
-        work / "tokens.parquet",
-    )
-    import json
-
-    return work / "tokens.parquet", json.loads((work / "ngrams" / "stats.json").read_text())
+    tokens = testdata.build_token_sample(data_root, work, rows, model)
+    return tokens, json.loads((work / "ngrams" / "stats.json").read_text())
 
 
 def partial_units(row: dict, labels: np.ndarray, strategy: str, eligible: np.ndarray) -> tuple[int, int]:

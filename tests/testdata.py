@@ -52,6 +52,26 @@ def minilm_path() -> Path:
     return Path(resolve_path(MINILM))
 
 
+def build_token_sample(data_root: Path, work: Path, rows: int, model: Path | str) -> Path:
+    """The real English sample as the workflow makes it, through the stages' own commands: extract → clean →
+    ngrams --lowercase (the stage's defaults otherwise) → ``rows`` sampled sentences → tokenized for ``model``
+    at max length 128. Returns the token file; the n-gram stage's stats are in ``work/ngrams/stats.json``."""
+    from pipeline.cli import main
+
+    for argv in (
+        ["extract", "--dump", data_root / EN_SAMPLE, "--lang", "en", "--out", work / "docs"],
+        ["clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences"],
+        ["ngrams", "--sentences", work / "sentences" / "shard-000.parquet", "--lang", "en", "--lowercase"]
+        + ["--out", work / "ngrams"],
+        ["sample", "--marked", work / "ngrams" / "marked.parquet", "--size", rows, "--out", work / "sample.parquet"],
+        ["tokenize", "--marked", work / "sample.parquet", "--model", model, "--lang", "en", "--max-length", 128]
+        + ["--out", work / "tokens.parquet"],
+    ):
+        if main([str(a) for a in argv]) != 0:
+            raise RuntimeError(f"python -m pipeline {' '.join(map(str, argv))} failed")
+    return work / "tokens.parquet"
+
+
 def read_dir(directory: Path) -> pa.Table:
     tables = [pq.read_table(p) for p in sorted(Path(directory).glob("*.parquet"))]
     return pa.concat_tables(tables) if tables else None

@@ -120,44 +120,14 @@ def minilm_sample(data_root, tmp_path_factory):
     """The real English sample as the workflow makes it: extract → clean → ngrams --lowercase (the stage's
     defaults otherwise) → 3,000 sampled sentences → tokenized for all-MiniLM-L6-v2 at max length 128.
     Returns ``(tokenizer path, TokenDataset)``."""
-    from pretrain_builders import EN_DUMP
-    from testdata import minilm_path
+    from testdata import build_token_sample, minilm_path
 
-    from pipeline.cli import main
     from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 
     work = tmp_path_factory.mktemp("minilm-sample")
     model = minilm_path()
-    for argv in (
-        ["extract", "--dump", data_root / EN_DUMP, "--lang", "en", "--out", work / "docs"],
-        ["clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences"],
-        [
-            "ngrams",
-            "--sentences",
-            work / "sentences" / "shard-000.parquet",
-            "--lang",
-            "en",
-            "--lowercase",
-            "--out",
-            work / "ngrams",
-        ],
-        ["sample", "--marked", work / "ngrams" / "marked.parquet", "--size", "3000", "--out", work / "sample.parquet"],
-        [
-            "tokenize",
-            "--marked",
-            work / "sample.parquet",
-            "--model",
-            model,
-            "--lang",
-            "en",
-            "--max-length",
-            "128",
-            "--out",
-            work / "tokens.parquet",
-        ],
-    ):
-        assert main([str(a) for a in argv]) == 0
-    return model, TokenDataset(build_arrow_cache(work / "tokens.parquet", work / "tokens.arrow"))
+    tokens = build_token_sample(data_root, work, 3000, model)
+    return model, TokenDataset(build_arrow_cache(tokens, work / "tokens.arrow"))
 
 
 @pytest.fixture(scope="session")

@@ -92,6 +92,3 @@ def albert_like_tokenizer(texts: list[str], out_dir, vocab_size: int = 800):
     )
     tokenizer.save_pretrained(out_dir)
     return AutoTokenizer.from_pretrained(out_dir)
-
-
-EN_DUMP = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
