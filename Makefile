@@ -1,8 +1,14 @@
 # The two commands of the README:
 #   make demo   set up (once) and run the whole workflow on the embedded demo
 #   make test   set up (once) and run the test suite
-# Set-up is a virtual environment in .venv with CPU PyTorch first (torch==2.13.0), then
-# this package and its dependencies. Override the interpreter with PYTHON=python3.12.
+# Set-up is a virtual environment in .venv: CPU PyTorch first (torch==2.13.0), then every other
+# dependency at the version and hash pinned in requirements.lock (the versions CI tested), then
+# this package itself without resolving again. Override the interpreter with PYTHON=python3.12.
+#
+#   make lock   re-resolve requirements.lock from pyproject.toml (its core dependencies and the
+#               extras below) after a dependency there changed; pins that still satisfy
+#               pyproject's ranges are kept. `make lock UPGRADE=1` moves every pin to the newest
+#               version the ranges allow. Commit the lock with pyproject.toml.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,13 +17,23 @@ CORES ?= 2
 # Rules call `python -m pipeline ...`, so the venv's python must come first on PATH.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install demo test lint format clean-demo
+# The extras `make install` sets up; requirements.lock pins them and the core dependencies.
+EXTRAS := ngrams,models,test,slurm
+LOCK := requirements.lock
+# torch is not in the lock (its CUDA builds would pull GBs): the CPU build goes in first, and
+# the lock holds its dependencies as resolved against that build.
+TORCH := 2.13.0
+PIP := 26.3
 
-$(VENV)/.installed: pyproject.toml Makefile
+.PHONY: install demo test lint format lock clean-demo
+
+$(VENV)/.installed: $(LOCK) pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[ngrams,models,test,slurm]'
+	$(BIN)/python -m pip install --quiet pip==$(PIP)
+	$(BIN)/python -m pip install --quiet torch==$(TORCH)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check
 	touch $@
 
 # KenLM's lmplz and build_binary (the kenlm rule); the script skips itself when they are built.
@@ -41,6 +57,26 @@ lint: install
 format: install
 	$(BIN)/ruff format pipeline tests bench
 	$(BIN)/snakefmt Snakefile workflow/rules
+
+# The lock is resolved with uv (in a venv of its own) for CPython 3.11 on x86-64 Linux, whatever
+# machine runs it, against PyPI plus TORCH_WHEELS, where the CPU build torch==2.13.0+cpu is
+# found: pip's find-links where set, PyTorch's CPU index otherwise.
+UV_VERSION := 0.13.8
+comma := ,
+UV := $(VENV)/lock-tool/bin/uv
+TORCH_WHEELS ?= $(or $(PIP_FIND_LINKS),https://download.pytorch.org/whl/cpu/torch/)
+LOCK_ARGS := pyproject.toml $(addprefix --extra ,$(subst $(comma), ,$(EXTRAS))) --generate-hashes \
+    --no-emit-package torch --python-version 3.11 --python-platform x86_64-manylinux_2_28
+
+$(UV): Makefile
+	$(PYTHON) -m venv $(VENV)/lock-tool
+	$(VENV)/lock-tool/bin/python -m pip install --quiet uv==$(UV_VERSION)
+	touch $@
+
+lock: $(UV)
+	echo 'torch==$(TORCH)+cpu' | $(UV) pip compile --quiet $(LOCK_ARGS) --constraint - \
+	    $(addprefix --find-links ,$(TORCH_WHEELS)) $(if $(UPGRADE),--upgrade) --output-file $(LOCK) \
+	    --custom-compile-command "make lock  [uv $(UV_VERSION) pip compile $(LOCK_ARGS), with torch==$(TORCH)+cpu]"
 
 clean-demo:
 	rm -rf results/demo
