@@ -1,8 +1,11 @@
 """Rows of one paper table from metrics files and published numbers, then the printed grid.
 
-A :class:`Table` holds numbers (in the paper's units) and where each row came from; a
-:class:`Grid` holds the strings a writer prints: the paper's decimals, "+" on signed rows,
-``None`` for an empty cell. The display grid follows the paper's layout (column groups,
+The one place where a spec (:mod:`pipeline.report.spec`) becomes rows: :func:`run_rows` fills the run rows
+from the files of the table's task and of its merged tasks (one merge rule for every table), :func:`add_gain`
+fills the Gain column (one rule, whether the base row is named by ``--gain-over`` or by the spec) and
+:func:`published_rows` adds the papers' rows. A :class:`Table` holds numbers (in the paper's units) and
+where each row came from; a :class:`Grid` holds the strings a writer prints: the paper's decimals, "+" on
+signed rows, ``None`` for an empty cell. The display grid follows the paper's layout (column groups,
 joined cells such as "29.6/58.9/67.1"); the flat grid, for CSV, has one column per number.
 """
 
@@ -15,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pipeline.errors import InputError
 from pipeline.report.metrics_files import MetricsFile
 from pipeline.report.published import PublishedRow
-from pipeline.report.table_specs import TableSpec
+from pipeline.report.spec import TableSpec
 
 log = logging.getLogger("pipeline.tables")
 
@@ -47,83 +50,46 @@ class Grid:
 
 
 def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
-    """One row per (model, pooling[, facet]) of the files of the table's task, in the order given.
+    """The run rows of a table: one per (model, pooling, facet), from the files of every task of the table.
 
-    A table with ``extra_tasks`` fills one row from the files of several tasks (same model, pooling
-    and facet); its trace lists every file. ``row_order`` then sorts the rows by facet."""
+    The table's own task goes first, then each merged task in the spec's order, each task's files in the
+    order given. A file's cells go to the row of its model, pooling and facet: the first file of a row starts
+    it (its trace names the task where it is a merged one); a later file fills the cells it has numbers for
+    and is listed under the trace's ``merged``, with its task and columns. Then ``row_order`` sorts the rows
+    and ``finish`` fills what is computed from a row's merged cells."""
     rows: list[Row] = []
-    seen: dict[tuple, MetricsFile] = {}
     by_key: dict[tuple, Row] = {}
-    for item in metrics:
-        if item.task != spec.task and item.task not in spec.extra_tasks:
-            continue
-        for facet, cells in spec.cells(item):
-            key = (item.model["name"], item.model["pooling"], facet)
-            if (*key, item.task) in seen:
-                raise InputError(
-                    item.path,
-                    f"table {spec.name!r} already has a row for model "
-                    f"{key[0]!r}, pooling {key[1]!r}"
-                    + (f", {facet}" if facet else "")
-                    + f" from {seen[(*key, item.task)].path}; give the runs distinct names (--name)",
-                )
-            seen[(*key, item.task)] = item
-            scaled = {
-                column: _to_paper_units(value, spec.column(column).metric_scale) for column, value in cells.items()
-            }
-            if key in by_key:  # another task's file of the same row
-                by_key[key].cells.update({column: value for column, value in scaled.items() if value is not None})
-                by_key[key].trace.setdefault("more", []).append(item.trace())
-                continue
-            row = Row(
-                item.model["name"],
-                item.model["pooling"],
-                facet,
-                {**dict.fromkeys(c.key for c in spec.columns), **scaled},
-                trace=item.trace(),
-            )
-            by_key[key] = row
-            rows.append(row)
-    if spec.row_order is not None:
-        rows.sort(key=lambda row: spec.row_order(row.facet))
-    return merge_rows(spec, rows, metrics)
-
-
-def merge_rows(spec: TableSpec, rows: list[Row], metrics: list[MetricsFile]) -> list[Row]:
-    """Add the cells of the spec's other tasks to the row of the same (model, pooling), or to a new
-    row where the model has no file of the main task; each row's trace lists the merged files."""
-    if not spec.merged:
-        return rows
-    by_key = {(row.label, row.pooling): row for row in rows if row.facet is None}
-    for task, cells_of in spec.merged:
+    for task, cells_of in spec.sources:
         seen: dict[tuple, MetricsFile] = {}
         for item in metrics:
             if item.task != task:
                 continue
-            key = (item.model["name"], item.model["pooling"])
-            if key in seen:
-                raise InputError(
-                    item.path,
-                    f"table {spec.name!r} already has {task} numbers for model {key[0]!r}, "
-                    f"pooling {key[1]!r} from {seen[key].path}; give the runs distinct names",
-                )
-            seen[key] = item
-            cells = cells_of(item)
-            row = by_key.get(key)
-            if row is None:  # the first file of this model names the row, as a main-task file does
-                row = by_key[key] = Row(
-                    key[0],
-                    key[1],
-                    None,
-                    dict.fromkeys(c.key for c in spec.columns),
-                    trace={**item.trace(), "task": task},
-                )
-                rows.append(row)
-            else:
-                row.trace.setdefault("merged", []).append({"task": task, "columns": sorted(cells), **item.trace()})
-            row.cells.update(
-                {column: _to_paper_units(value, spec.column(column).metric_scale) for column, value in cells.items()}
-            )
+            for facet, cells in cells_of(item):
+                key = (item.model["name"], item.model["pooling"], facet)
+                if key in seen:
+                    what = "a row" if task == spec.task else f"{task} numbers"
+                    raise InputError(
+                        item.path,
+                        f"table {spec.name!r} already has {what} for model {key[0]!r}, pooling {key[1]!r}"
+                        + (f", {facet}" if facet else "")
+                        + f" from {seen[key].path}; give the runs distinct names (--name)",
+                    )
+                seen[key] = item
+                scaled = {
+                    column: _to_paper_units(value, spec.column(column).metric_scale) for column, value in cells.items()
+                }
+                row = by_key.get(key)
+                if row is None:
+                    trace = item.trace() if task == spec.task else {**item.trace(), "task": task}
+                    row = by_key[key] = Row(
+                        key[0], key[1], facet, {**dict.fromkeys(c.key for c in spec.columns), **scaled}, trace=trace
+                    )
+                    rows.append(row)
+                else:
+                    row.cells.update({column: value for column, value in scaled.items() if value is not None})
+                    row.trace.setdefault("merged", []).append({"task": task, "columns": sorted(cells), **item.trace()})
+    if spec.row_order is not None:
+        rows.sort(key=lambda row: spec.row_order(row.facet))
     if spec.finish is not None:
         for row in rows:
             spec.finish(row.cells)
@@ -137,40 +103,34 @@ def _to_paper_units(value: float | None, scale: float) -> float | None:
     return float(Decimal(repr(value)) * Decimal(repr(scale)))
 
 
-def add_gain(spec: TableSpec, rows: list[Row], baseline: str | None) -> None:
-    """Fill the Gain column: each run row's difference to the ``baseline`` model's row (same facet)."""
-    if spec.gain is None:
+def add_gain(spec: TableSpec, rows: list[Row], gain_over: str | None) -> None:
+    """Fill the Gain column (:class:`~pipeline.report.spec.Gain`): each run row's difference to its base row
+    of the same facet, the row of the model ``gain_over`` names or, without it, the one ``spec.gain.base``
+    names for the row's model (the first such row)."""
+    gain = spec.gain
+    if gain is None:
         return
-    if baseline is None:
-        if spec.gain_base is not None:
-            _add_gain_per_row(spec, rows)
+    if gain_over is not None:
+        base_of = lambda label: gain_over
+    elif gain.base is not None:
+        base_of = gain.base
+    else:
         return
-    gain_key, of_key = spec.gain
-    bases = {}
+    first: dict[tuple, Row] = {}
     for row in rows:
-        if row.label == baseline:
-            bases.setdefault(row.facet, row)
-    if rows and not bases:
-        log.warning("%s: no run named %r to compute the Gain column against", spec.name, baseline)
-    for row in rows:
-        base = bases.get(row.facet)
-        if base is not None and row is not base and None not in (row.cells[of_key], base.cells[of_key]):
-            row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
+        first.setdefault((row.label, row.facet), row)
+    if gain_over is not None and rows and not any(label == gain_over for label, _ in first):
+        log.warning("%s: no run named %r to compute the Gain column against", spec.name, gain_over)
 
-
-def _add_gain_per_row(spec: TableSpec, rows: list[Row]) -> None:
-    """Each run row's difference to the row that ``spec.gain_base`` names for it (same facet), where
-    both filled the same columns (an average over other tasks is not comparable)."""
-    gain_key, of_key = spec.gain
-    by_label = {(row.label, row.facet): row for row in rows}
-
-    def filled(row):
-        return {key for key, value in row.cells.items() if key != gain_key and value is not None}
+    def filled(row: Row) -> set[str]:
+        return {key for key, value in row.cells.items() if key != gain.column and value is not None}
 
     for row in rows:
-        base = by_label.get((spec.gain_base(row.label), row.facet))
-        if base is not None and row.cells[of_key] is not None and filled(row) == filled(base):
-            row.cells[gain_key] = row.cells[of_key] - base.cells[of_key]
+        base = first.get((base_of(row.label), row.facet))
+        if base is None or base is row or None in (row.cells[gain.of], base.cells[gain.of]):
+            continue
+        if not gain.same_columns or filled(row) == filled(base):
+            row.cells[gain.column] = row.cells[gain.of] - base.cells[gain.of]
 
 
 def published_notes(table: Table) -> list[str]:

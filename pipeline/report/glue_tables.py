@@ -11,7 +11,8 @@ the paper does (the facet column "Split").
 from __future__ import annotations
 
 from pipeline.report.metrics_files import MetricsFile
-from pipeline.report.table_specs import ULR_T8_COLUMNS, Cells, Column, Joined, TableSpec
+from pipeline.report.retrieval_tables import ULR_T8_COLUMNS, ULR_T8_JOINED
+from pipeline.report.spec import Cells, Column, Gain, Joined, TableSpec
 
 GLUE_COLUMNS = (
     ("cola", "CoLA (mc)"),
@@ -35,7 +36,7 @@ CLUE_COLUMNS = (
     ("chid", "ChID (acc)"),
     ("c3", "C3 (acc)"),
 )
-SEED_TASKS = ("cola", "rte", "mrpc")  # ULR-BERT Table 6
+SEED_TASKS = {"cola": "CoLA", "rte": "RTE", "mrpc": "MRPC"}  # ULR-BERT Table 6: task -> header
 RUN_SPLIT = "dev"
 
 
@@ -61,7 +62,7 @@ def score_cells(columns: tuple[tuple[str, str], ...], gain: bool = False):
             values[f"{key}_std"] = spread["std"] if spread else None
         values["avg"] = metrics.number("avg", "mean")
         if gain:
-            values["gain"] = None  # filled from the starting checkpoint's row (assemble.add_gain)
+            values["gain"] = None  # filled from the starting checkpoint's row (GAIN, assemble.add_gain)
         return [(RUN_SPLIT, values)]
 
     return cells
@@ -91,59 +92,73 @@ def backbone_cells(metrics: MetricsFile) -> Cells:
     ]
 
 
-def _scores(columns, gain: bool) -> tuple[tuple[Column, ...], tuple[Joined, ...]]:
-    out, joined = [], []
-    for key, header in columns:
-        out += [Column(key, header), Column(f"{key}_std", f"{header} std")]
-        joined.append(Joined(header, (key, f"{key}_std"), separator=" ± ", optional_tail=True))
-    out.append(Column("avg", "Avg."))
-    if gain:
-        out.append(Column("gain", "Gain"))
-    return tuple(out), tuple(joined)
-
-
 def base_checkpoint(label: str) -> str | None:
     """A ``backbone+objective`` run's starting checkpoint (the row its gain is computed against)."""
     return label.split("+", 1)[0] if "+" in label else None
 
 
-_GLUE, _GLUE_JOINED = _scores(GLUE_COLUMNS, gain=True)
-_GLUE_NO_GAIN, _ = _scores(GLUE_COLUMNS, gain=False)
-_CLUE, _CLUE_JOINED = _scores(CLUE_COLUMNS, gain=False)
+# Avg. is the mean of the columns a run filled, so a row is compared only with a base that ran the same tasks.
+GAIN = Gain("gain", "avg", base=base_checkpoint, same_columns=True)
 RUNS_NOTE = (
     "Runs: dev sets, mean ± std over seeds at the batch size chosen on dev; Avg. is the mean of the "
     "columns that were run (the papers average all of them), so compare it only between rows that ran "
     "the same tasks."
 )
 
-GLUE_TABLES: tuple[TableSpec, ...] = (
-    TableSpec(
-        name="glue",
-        title="GLUE by model and by pre-training objective (ULR-BERT Tables 3 and 5)",
-        task="glue",
-        columns=_GLUE,
-        published=("ulr_t3", "ulr_t5"),
-        cells=score_cells(GLUE_COLUMNS, gain=True),
+
+def score_table(
+    name: str,
+    title: str,
+    task: str,
+    scores: tuple[tuple[str, str], ...],
+    published: tuple[str, ...],
+    notes: tuple[str, ...],
+    gain: Gain | None = None,
+) -> TableSpec:
+    """A table of benchmark scores (``scores``: column key, header), each printed as "mean ± std", then the
+    Avg. (and the Gain column where ``gain`` is given); one row per model on the dev sets."""
+    columns, joined = [], []
+    for key, header in scores:
+        columns += [Column(key, header), Column(f"{key}_std", f"{header} std")]
+        joined.append(Joined(header, (key, f"{key}_std"), separator=" ± ", optional_tail=True))
+    columns.append(Column("avg", "Avg."))
+    if gain is not None:
+        columns.append(Column(gain.column, "Gain"))
+    return TableSpec(
+        name=name,
+        title=title,
+        task=task,
+        columns=tuple(columns),
+        published=published,
+        cells=score_cells(scores, gain=gain is not None),
         facet="Split",
-        joined=_GLUE_JOINED,
-        gain=("gain", "avg"),
-        gain_base=base_checkpoint,
-        notes=(
+        joined=tuple(joined),
+        gain=gain,
+        notes=notes,
+    )
+
+
+GLUE_TABLES: tuple[TableSpec, ...] = (
+    score_table(
+        "glue",
+        "GLUE by model and by pre-training objective (ULR-BERT Tables 3 and 5)",
+        "glue",
+        GLUE_COLUMNS,
+        ("ulr_t3", "ulr_t5"),
+        (
             RUNS_NOTE,
             "Gain: a backbone+objective run's Avg. minus its starting checkpoint's, from our own runs.",
             "mc = Matthews correlation, pc = Pearson correlation; published rows are GLUE test server scores.",
         ),
+        gain=GAIN,
     ),
-    TableSpec(
-        name="glue_burt",
-        title="GLUE results (BURT Table VI)",
-        task="glue",
-        columns=_GLUE_NO_GAIN,
-        published=("burt_t6",),
-        cells=score_cells(GLUE_COLUMNS),
-        facet="Split",
-        joined=_GLUE_JOINED,
-        notes=(RUNS_NOTE, "Published rows are GLUE test server scores; MLM and Span rows are BURT's baselines."),
+    score_table(
+        "glue_burt",
+        "GLUE results (BURT Table VI)",
+        "glue",
+        GLUE_COLUMNS,
+        ("burt_t6",),
+        (RUNS_NOTE, "Published rows are GLUE test server scores; MLM and Span rows are BURT's baselines."),
     ),
     TableSpec(
         name="glue_seeds",
@@ -151,7 +166,7 @@ GLUE_TABLES: tuple[TableSpec, ...] = (
         task="glue",
         columns=tuple(
             Column(f"{task}_{part}", part if part != "std" else "std.", title, decimals=2 if part == "std" else 1)
-            for task, title in (("cola", "CoLA"), ("rte", "RTE"), ("mrpc", "MRPC"))
+            for task, title in SEED_TASKS.items()
             for part in ("std", "mean", "max")
         ),
         published=("ulr_t6",),
@@ -159,19 +174,13 @@ GLUE_TABLES: tuple[TableSpec, ...] = (
         facet="Split",
         notes=("std is the sample standard deviation over the seeds (the paper uses 5); CoLA in MCC, MRPC in F1.",),
     ),
-    TableSpec(
-        name="glue_sampling",
-        title="GLUE dev by span sampling strategy (ULR-BERT Table 7)",
-        task="glue",
-        columns=_GLUE_NO_GAIN,
-        published=("ulr_t7",),
-        cells=score_cells(GLUE_COLUMNS),
-        facet="Split",
-        joined=_GLUE_JOINED,
-        notes=(
-            RUNS_NOTE,
-            "Random Spans = the spanbert objective, Named Entities = entity, PMI n-grams = burt / misad.",
-        ),
+    score_table(
+        "glue_sampling",
+        "GLUE dev by span sampling strategy (ULR-BERT Table 7)",
+        "glue",
+        GLUE_COLUMNS,
+        ("ulr_t7",),
+        (RUNS_NOTE, "Random Spans = the spanbert objective, Named Entities = entity, PMI n-grams = burt / misad."),
     ),
     TableSpec(
         name="glue_backbones",
@@ -180,19 +189,16 @@ GLUE_TABLES: tuple[TableSpec, ...] = (
         columns=ULR_T8_COLUMNS,
         published=("ulr_t8",),
         cells=backbone_cells,
-        joined=(Joined("GEOGRANNO", ("top1", "top5", "top10")),),
+        joined=ULR_T8_JOINED,
         notes=("GEOGRANNO on the train-dev set (Table 4); GLUE dev is the average of the GLUE dev columns run.",),
     ),
-    TableSpec(
-        name="clue",
-        title="CLUE results (BURT Table V)",
-        task="clue",
-        columns=_CLUE,
-        published=("burt_t5",),
-        cells=score_cells(CLUE_COLUMNS),
-        facet="Split",
-        joined=_CLUE_JOINED,
-        notes=(
+    score_table(
+        "clue",
+        "CLUE results (BURT Table V)",
+        "clue",
+        CLUE_COLUMNS,
+        ("burt_t5",),
+        (
             RUNS_NOTE,
             (
                 "Published rows are CLUE test server scores; CMRC18 is exact match. No Chinese BERT "

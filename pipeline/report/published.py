@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.errors import InputError
-from pipeline.report.table_specs import TableSpec
+from pipeline.report.spec import TableSpec
 
 PUBLISHED = Path(__file__).with_name("published.yaml")
 

@@ -1,4 +1,7 @@
-"""Stage ``tables``: metrics JSONs → the papers' result tables (docs/method.md §5 "Tables").
+"""Stage ``tables``: metrics JSONs → the papers' result tables (docs/method.md §5.6 "Tables").
+
+This module owns the stage's command line and its output files; the tables and their order are the
+registry's (:mod:`pipeline.report.table_specs`), their rows are :mod:`pipeline.report.assemble`'s.
 
 One file set per paper table: universal analogy (ULR-BERT Table 2 / BURT Table VIII /
 ALBURT Table 4) and its PPR / PNR (ALBURT Table 6), sentence similarity (BURT twin Table 2),

@@ -16,6 +16,10 @@ Table 4 reports), and Table 9's groupings of every split:
   not counted; buckets ``1-6``, ``7-8``, ``9-15`` (longer questions go to the last bucket);
 - ``by_length_difference``: abs(|q| - |Q|) with |Q| the words of the question's own ``can``;
   the buckets are cumulative, as in the paper: ``>=0`` (everything), ``>=2``, ``>=3``.
+
+The buckets are defined once, here, under the labels Table 9 prints (:data:`QUERY_LENGTH_BUCKETS`,
+:data:`LENGTH_DIFFERENCE_BUCKETS`); the metrics JSON writes their ASCII spelling (:func:`ascii_label`), and the
+report's Table 9 reads either spelling back (:func:`canonical_bucket`).
 """
 
 from __future__ import annotations
@@ -31,8 +35,17 @@ from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.retrieval import gold_ranks, scorer_for, summary
 
 SPLITS = {"train": "geogranno/train_geo_granno.jsonl", "dev": "geogranno/dev_geo_granno.jsonl"}
-QUERY_LENGTH_BUCKETS = (("1-6", 1, 6), ("7-8", 7, 8), ("9-15", 9, None))
-DIFFERENCE_BUCKETS = ((">=0", 0), (">=2", 2), (">=3", 3))
+# The split of Table 4: every train and dev question against the 158 distinct canonical utterances of
+# train ∪ dev (the paper's "train-dev set"); the published GEOGRANNO rows carry it.
+TRAIN_DEV_SPLIT = "all"
+# ULR-BERT Table 9, left block: query length |q| in words, inclusive ranges. The paper's longest query has
+# 15 words; the last bucket is open-ended so that every query is counted.
+QUERY_LENGTH_BUCKETS: dict[str, tuple[int, int | None]] = {"1~6": (1, 6), "7~8": (7, 8), "9~15": (9, None)}
+# Table 9, right block: abs(|q| - |Q|) (query vs. its canonical utterance, in words). The buckets are
+# cumulative thresholds ("≥ 2" holds every query whose difference is at least 2), so "≥ 0" is the whole split.
+LENGTH_DIFFERENCE_BUCKETS: dict[str, int] = {"≥ 0": 0, "≥ 2": 2, "≥ 3": 3}
+# the metrics JSON's key of each grouping -> its buckets
+LENGTH_BUCKETS = {"by_query_length": QUERY_LENGTH_BUCKETS, "by_length_difference": LENGTH_DIFFERENCE_BUCKETS}
 _WORDISH = re.compile(r"\w")
 # placeholder -> the entity the grammar's canonical utterances use for it (checked on train ∪ dev)
 ENTITIES = {
@@ -43,6 +56,34 @@ ENTITIES = {
     "_place_": "death valley",
 }
 _PLACEHOLDER = re.compile("|".join(map(re.escape, ENTITIES)))
+
+
+def ascii_label(label: str) -> str:
+    """A Table 9 label as the metrics JSON writes it: "1~6" -> "1-6", "≥ 2" -> ">=2"."""
+    return label.replace("~", "-").replace("≥ ", ">=")
+
+
+def canonical_bucket(label: str) -> str | None:
+    """The Table 9 label a metrics file means: the paper's own, or an ASCII spelling ("1-6", ">=2")."""
+
+    def compact(text: str) -> str:
+        return text.replace(" ", "").replace(">=", "≥").replace("-", "~")
+
+    known = {compact(known): known for buckets in LENGTH_BUCKETS.values() for known in buckets}
+    return known.get(compact(label))
+
+
+def query_length_bucket(length: int) -> str | None:
+    """The Table 9 bucket label of a query of ``length`` words (None for an empty query)."""
+    for label, (low, high) in QUERY_LENGTH_BUCKETS.items():
+        if length >= low and (high is None or length <= high):
+            return label
+    return None
+
+
+def length_difference_buckets(difference: int) -> list[str]:
+    """Every Table 9 bucket that holds a query whose abs(|q| - |Q|) is ``difference``."""
+    return [label for label, low in LENGTH_DIFFERENCE_BUCKETS.items() if abs(difference) >= low]
 
 
 def instantiate(question: str) -> str:
@@ -99,7 +140,7 @@ def evaluate(model, splits: dict[str, list[dict]]) -> dict:
         "by_query_length": {},
         "by_length_difference": {},
     }
-    for split, members in (*splits.items(), ("all", rows)):
+    for split, members in (*splits.items(), (TRAIN_DEV_SPLIT, rows)):
         which = np.array([question_row[row["nl"]] for row in members])
         gold = np.zeros((len(members), len(candidates)), dtype=bool)
         for i, row in enumerate(members):
@@ -112,11 +153,11 @@ def evaluate(model, splits: dict[str, list[dict]]) -> dict:
             ranks,
             ties,
             {
-                name: (q_len >= low) & (q_len <= (high if high is not None else np.inf))
-                for name, low, high in QUERY_LENGTH_BUCKETS
+                ascii_label(label): (q_len >= low) & (q_len <= (high if high is not None else np.inf))
+                for label, (low, high) in QUERY_LENGTH_BUCKETS.items()
             },
         )
         out["by_length_difference"][split] = _bucket_summaries(
-            ranks, ties, {name: diff >= low for name, low in DIFFERENCE_BUCKETS}
+            ranks, ties, {ascii_label(label): diff >= low for label, low in LENGTH_DIFFERENCE_BUCKETS.items()}
         )
     return out

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from pipeline.report import metrics_files, tables
-from pipeline.report.table_specs import ablation_facets
+from pipeline.report.ablation_table import ablation_facets
 
 FIXTURES = Path(__file__).resolve().parents[1] / "report" / "fixtures"
 DEFAULTS = {"recipe": "twin", "objectives": "nli+pi+ptc", "pooling": "mean", "concatenation": "uv-diff", "negatives": 3}
@@ -68,7 +68,7 @@ def test_ablation_table_in_the_papers_shape(tmp_path):
     assert (default["stsb"], default["sickr"], default["simlex"], default["men"]) == (82.03, 77.58, 45.04, 79.15)
     assert default["scws"] is None and default["avg"] is None  # SCWS is not in the data: no word average
     assert table.rows[0].cells["stsb"] == 84.03 and table.rows[0].pooling == "mean"
-    assert table.rows[2].pooling == "cls" and len(table.rows[1].trace["more"]) == 1  # sts + wordsim files
+    assert table.rows[2].pooling == "cls" and len(table.rows[1].trace["merged"]) == 1  # sts + wordsim files
     with_paper = next(
         t for t in tables.build_tables([metrics_files.load(p) for p in files]) if t.spec.name == "ablation"
     )
