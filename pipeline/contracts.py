@@ -1,8 +1,10 @@
 """The data contracts between stages: one fixed Parquet schema per stage output.
 
-This module is the single place where the schemas are defined; readers and writers of
-every stage go through :func:`open_writer` / :func:`read_table`, which check them. The
-README's "Data contracts" section is generated from the docstrings here.
+This module is the single place where the schemas are defined, with their descriptions;
+readers and writers of every stage go through :func:`open_writer` / :func:`read_table`, which
+check them. The table in docs/design.md "Data contracts" is rendered from :data:`CONTRACTS` by
+:func:`markdown` (``python -m pipeline.contracts --write docs/design.md`` rewrites it;
+tests/test_contracts_doc.py fails when the page and this module differ).
 
 Offsets are half-open ``[start, end)`` Python string indices (Unicode code points) unless a
 schema says otherwise.
@@ -10,7 +12,11 @@ schema says otherwise.
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,35 +26,71 @@ from pipeline.errors import InputError, reading
 
 PROVENANCE_KEY = b"pipeline.provenance"
 
+
+@dataclass(frozen=True)
+class Contract:
+    """One stage output: its schema and what its rows and columns mean (rendered by :func:`markdown`)."""
+
+    name: str
+    schema: pa.Schema
+    written_by: str
+    row: str  # what one row is
+    columns: dict[str, str]  # column → a short note, for the columns that need one
+    notes: str  # the details a reader of the files needs
+
+
+CONTRACTS: dict[str, Contract] = {}
+
+
+def _contract(name: str, schema: pa.Schema, *, written_by: str, row: str, columns: dict[str, str], notes: str):
+    """Register ``schema`` as the contract of the output ``name`` and return it."""
+    unknown = set(columns) - set(schema.names)
+    assert not unknown, f"{name}: notes for columns the schema lacks: {sorted(unknown)}"
+    CONTRACTS[name] = Contract(name, schema, written_by, row, columns, " ".join(notes.split()))
+    return schema
+
+
 ENTITY = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("target", pa.string())])
 
-DOCS = pa.schema(
-    [
-        pa.field("doc_id", pa.int64(), nullable=False),
-        pa.field("title", pa.string(), nullable=False),
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("entities", pa.list_(ENTITY), nullable=False),
-    ]
+DOCS = _contract(
+    "docs",
+    pa.schema(
+        [
+            pa.field("doc_id", pa.int64(), nullable=False),
+            pa.field("title", pa.string(), nullable=False),
+            pa.field("text", pa.string(), nullable=False),
+            pa.field("entities", pa.list_(ENTITY), nullable=False),
+        ]
+    ),
+    written_by="`extract` (`merge-slices` for a sliced part), then `convert` (zh)",
+    row="article",
+    columns={
+        "doc_id": "MediaWiki page id, unique in the corpus",
+        "text": "paragraphs and headings, one per line",
+        "entities": "link surfaces, character offsets",
+    },
+    notes="""`text` holds the article's paragraphs and headings, one per line (`\\n` marks every
+    boundary); `entities` are the internal links' surface spans in `text`, with the linked
+    article's title as `target`.""",
 )
-"""docs — one row per article (extract, then convert for Chinese).
 
-``doc_id`` is the MediaWiki page id (unique in a corpus); ``text`` holds the article's
-paragraphs and headings, one per line (``\\n`` marks every boundary); ``entities`` are the
-internal links' surface spans in ``text`` with the linked article's title as ``target``."""
-
-SENTENCES = pa.schema(
-    [
-        pa.field("doc_id", pa.int64(), nullable=False),
-        pa.field("sent_id", pa.int32(), nullable=False),
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("entities", pa.list_(ENTITY), nullable=False),
-    ]
+SENTENCES = _contract(
+    "sentences",
+    pa.schema(
+        [
+            pa.field("doc_id", pa.int64(), nullable=False),
+            pa.field("sent_id", pa.int32(), nullable=False),
+            pa.field("text", pa.string(), nullable=False),
+            pa.field("entities", pa.list_(ENTITY), nullable=False),
+        ]
+    ),
+    written_by="`clean`",
+    row="clean sentence",
+    columns={"text": "cleaned", "entities": "link surfaces, character offsets"},
+    notes="""`sent_id` counts the document's kept sentences from 0 in reading order; `entities`
+    are the link spans remapped into the cleaned sentence (links destroyed by cleaning, or
+    crossing a sentence boundary, are dropped and counted in the stage's stats).""",
 )
-"""sentences — one row per clean sentence (clean).
-
-``sent_id`` counts the document's kept sentences from 0 in reading order; ``entities`` are
-the link spans remapped into the cleaned sentence (links destroyed by cleaning, or crossing
-a sentence boundary, are dropped and counted in the stage's stats)."""
 
 SPAN = pa.struct(
     [
@@ -60,57 +102,129 @@ SPAN = pa.struct(
     ]
 )
 
-NGRAMS = pa.schema(
-    [
-        pa.field("doc_id", pa.int64(), nullable=False),
-        pa.field("ngram", pa.string(), nullable=False),
-        pa.field("n", pa.int8(), nullable=False),
-        pa.field("count", pa.int32(), nullable=False),
-        pa.field("pmi", pa.float64()),
-        pa.field("rank", pa.int32(), nullable=False),
-        pa.field("source", pa.string(), nullable=False),
-    ]
+NGRAMS = _contract(
+    "ngrams",
+    pa.schema(
+        [
+            pa.field("doc_id", pa.int64(), nullable=False),
+            pa.field("ngram", pa.string(), nullable=False),
+            pa.field("n", pa.int8(), nullable=False),
+            pa.field("count", pa.int32(), nullable=False),
+            pa.field("pmi", pa.float64()),
+            pa.field("rank", pa.int32(), nullable=False),
+            pa.field("source", pa.string(), nullable=False),
+        ]
+    ),
+    written_by="`ngrams`",
+    row="kept n-gram of a document",
+    columns={
+        "count": "in the document",
+        "pmi": "null where an entity span has no document PMI",
+        "rank": "1 = best in the document",
+        "source": "`pmi` / `entity` / `corpus`",
+    },
+    notes="""`source` is `pmi` (document-level PMI), `entity` (an extracted link surface) or
+    `corpus` (corpus-level PMI from the KenLM statistics, `--mode corpus`).""",
 )
-"""ngrams — the kept n-gram candidates of each document (ngrams stage).
 
-``source`` is ``pmi`` (document-level PMI), ``entity`` (an extracted link surface) or
-``corpus`` (corpus-level PMI from the KenLM statistics)."""
-
-MARKED = pa.schema(
-    [
-        pa.field("doc_id", pa.int64(), nullable=False),
-        pa.field("sent_id", pa.int32(), nullable=False),
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("spans", pa.list_(SPAN), nullable=False),
-    ]
+MARKED = _contract(
+    "marked",
+    pa.schema(
+        [
+            pa.field("doc_id", pa.int64(), nullable=False),
+            pa.field("sent_id", pa.int32(), nullable=False),
+            pa.field("text", pa.string(), nullable=False),
+            pa.field("spans", pa.list_(SPAN), nullable=False),
+        ]
+    ),
+    written_by="`ngrams`; `sample` (the pre-training sample)",
+    row="sentence",
+    columns={"spans": "word offsets in English, character offsets in Chinese"},
+    notes="""Sentences with their matched n-gram spans (greedy longest match, docs/method.md §2).
+    Span offsets count words (whitespace tokens) in English and characters in Chinese.""",
 )
-"""marked — sentences with their matched n-gram spans (ngrams stage).
-
-Span offsets count words (whitespace tokens) in English and characters in Chinese."""
 
 TOKEN_SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32())])
 
-TOKENS = pa.schema(
-    [
-        pa.field("doc_id", pa.int64(), nullable=False),
-        pa.field("sent_id", pa.int32(), nullable=False),
-        pa.field("input_ids", pa.list_(pa.int32()), nullable=False),
-        pa.field("word_ids", pa.list_(pa.int32()), nullable=False),
-        pa.field("ngram_spans", pa.list_(TOKEN_SPAN), nullable=False),
-        pa.field("entity_spans", pa.list_(TOKEN_SPAN), nullable=False),
-    ]
+TOKENS = _contract(
+    "tokens",
+    pa.schema(
+        [
+            pa.field("doc_id", pa.int64(), nullable=False),
+            pa.field("sent_id", pa.int32(), nullable=False),
+            pa.field("input_ids", pa.list_(pa.int32()), nullable=False),
+            pa.field("word_ids", pa.list_(pa.int32()), nullable=False),
+            pa.field("ngram_spans", pa.list_(TOKEN_SPAN), nullable=False),
+            pa.field("entity_spans", pa.list_(TOKEN_SPAN), nullable=False),
+        ]
+    ),
+    written_by="`tokenize` (one dataset per backbone)",
+    row="marked sentence of the sample",
+    columns={
+        "input_ids": "with the tokenizer's special tokens",
+        "ngram_spans": "token offsets, `[CLS]` counted",
+        "entity_spans": "token offsets, `[CLS]` counted",
+    },
+    notes="""`input_ids` is the whole model input, special tokens included (`[CLS] … [SEP]`), cut
+    at `--max-length`. `word_ids` gives, per token, the index of the n-gram unit it belongs to
+    (the whitespace word in English, the character in Chinese; -1 for special tokens). Span
+    offsets are half-open `[start, end)` indices into `input_ids` (so `[CLS]` counts):
+    `ngram_spans` hold the marked n-grams (by default every source: pmi, corpus and entity),
+    `entity_spans` the entity spans only. The metadata's provenance names the tokenizer and the
+    SHA-256 of its vocabulary.""",
 )
-"""token dataset — one row per marked sentence, tokenized for one backbone (tokenize).
 
-``input_ids`` is the whole model input, special tokens included (``[CLS] … [SEP]``), cut at
-``--max-length``. ``word_ids`` gives, per token, the index of the n-gram unit it belongs to
-(the whitespace word in English, the character in Chinese; -1 for special tokens). Span
-offsets are half-open ``[start, end)`` indices into ``input_ids`` (so ``[CLS]`` counts):
-``ngram_spans`` hold the marked n-grams (by default every source: pmi, corpus and entity),
-``entity_spans`` the entity spans only. The metadata's provenance names the tokenizer and the
-SHA-256 of its vocabulary."""
+BEGIN_MARKER = "<!-- contracts:begin"
+END_MARKER = "<!-- contracts:end -->"
+REGENERATE = "python -m pipeline.contracts --write docs/design.md"
 
-SCHEMAS = {"docs": DOCS, "sentences": SENTENCES, "ngrams": NGRAMS, "marked": MARKED, "tokens": TOKENS}
+
+def _type(arrow_type: pa.DataType) -> str:
+    """An Arrow type as the table prints it: ``list<{start int32, end int32}>``."""
+    if pa.types.is_list(arrow_type):
+        return f"list<{_type(arrow_type.value_type)}>"
+    if pa.types.is_struct(arrow_type):
+        return "{" + ", ".join(f"{field.name} {_type(field.type)}" for field in arrow_type) + "}"
+    return str(arrow_type)
+
+
+def _column(contract: Contract, field: pa.Field) -> str:
+    note = contract.columns.get(field.name)
+    nullable = "nullable" if field.nullable else ""
+    extra = "; ".join(part for part in (nullable, note) if part)
+    return f"`{field.name}` {_type(field.type)}" + (f" ({extra})" if extra else "")
+
+
+def markdown() -> str:
+    """The contract table of docs/design.md (between the markers), rendered from :data:`CONTRACTS`."""
+    lines = ["| output | written by | one row per | columns (Arrow types) |", "|---|---|---|---|"]
+    for contract in CONTRACTS.values():
+        columns = ", ".join(_column(contract, field) for field in contract.schema)
+        lines.append(f"| {contract.name} | {contract.written_by} | {contract.row} | {columns} |")
+    lines.append("")
+    for contract in CONTRACTS.values():
+        lines += textwrap.wrap(f"- **{contract.name}**: {contract.notes}", width=100, subsequent_indent="  ")
+    return "\n".join(lines) + "\n"
+
+
+def _marked_block(text: str) -> re.Match | None:
+    return re.search(
+        rf"({re.escape(BEGIN_MARKER)}[^\n]*\n)(.*?)(^{re.escape(END_MARKER)})", text, re.DOTALL | re.MULTILINE
+    )
+
+
+def documented(text: str) -> str | None:
+    """The text between the contract markers of a page, or None where the page has no markers."""
+    found = _marked_block(text)
+    return found.group(2) if found else None
+
+
+def with_table(text: str) -> str:
+    """``text`` with the block between its contract markers replaced by :func:`markdown`."""
+    found = _marked_block(text)
+    if found is None:
+        raise ValueError(f"no {BEGIN_MARKER} … {END_MARKER} block")
+    return text[: found.start(2)] + markdown() + text[found.end(2) :]
 
 
 def _metadata(provenance: dict | None) -> dict[bytes, bytes] | None:
@@ -207,3 +321,20 @@ def read_provenance(path) -> dict:
     metadata = pq.read_schema(path).metadata or {}
     raw = metadata.get(PROVENANCE_KEY)
     return json.loads(raw) if raw else {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline.contracts", description="Print the data-contract table of docs/design.md."
+    )
+    parser.add_argument("--write", type=Path, metavar="PAGE", help="rewrite the table between PAGE's contract markers")
+    args = parser.parse_args(argv)
+    if args.write is None:
+        print(markdown(), end="")
+    else:
+        args.write.write_text(with_table(args.write.read_text(encoding="utf-8")), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -325,7 +325,7 @@ def assert_clean_failure(status: int, err: str, named: Path | str, out: Path, fr
     assert str(named) in errors[0], errors[0]
     assert fragment.lower() in errors[0].lower(), errors[0]
     if out.exists():
-        # pretrain keeps its resume state in a hidden .NAME.work folder beside the model (README)
+        # pretrain keeps its resume state in a hidden .NAME.work folder beside the model (docs/stages/pretrain.md)
         left = (
             [p for p in out.rglob("*") if not any(part.endswith(".work") for part in p.parts)]
             if out.is_dir()

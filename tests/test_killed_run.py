@@ -1,4 +1,4 @@
-"""After a SIGKILL of Snakemake its jobs stop too, and the rerun needs only ``--unlock`` (README)."""
+"""After a SIGKILL of Snakemake its jobs stop too, and the rerun needs only ``--unlock`` (docs/running.md)."""
 
 from __future__ import annotations
 

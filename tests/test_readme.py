@@ -1,8 +1,8 @@
-"""Every ``snakemake`` command of the README runs as written: each is dry-run (``-n``) here.
+"""Every ``snakemake`` command of the README and of docs/ runs as written: each is dry-run (``-n``) here.
 
-A command is taken from the README's ``bash`` blocks (continuation lines joined, trailing
-comments dropped) and run from the repository root with ``-n`` added. Commands whose data is
-not on this machine are skipped with the reason.
+A command is taken from the ``bash`` blocks of README.md and of every docs/**/*.md page
+(continuation lines joined, trailing comments dropped) and run from the repository root with
+``-n`` added. Commands whose data is not on this machine are skipped with the reason.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import pytest
 from testdata import DATA_ROOT, REPO
 
 README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").rglob("*.md"))]
 
 
-def readme_commands() -> list[str]:
+def page_commands(page) -> list[str]:
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.DOTALL):
+    for block in re.findall(r"```bash\n(.*?)```", page.read_text(), flags=re.DOTALL):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("  #", 1)[0].strip()
             if line.startswith("snakemake "):
@@ -29,13 +30,26 @@ def readme_commands() -> list[str]:
     return commands
 
 
-COMMANDS = readme_commands()
+def documented_commands() -> dict[str, str]:
+    """Each distinct command → the first page that shows it (README first, then docs/ in path order)."""
+    found: dict[str, str] = {}
+    for page in PAGES:
+        for command in page_commands(page):
+            found.setdefault(command, page.relative_to(REPO).as_posix())
+    return found
 
 
-def test_readme_has_the_commands_a_user_needs():
+COMMANDS = documented_commands()
+
+
+def test_the_docs_have_the_commands_a_user_needs():
     assert len(COMMANDS) >= 10
     assert any("--unlock" in c for c in COMMANDS) and any("--report" in c for c in COMMANDS)
     assert any("--until download" in c for c in COMMANDS)
+    # The README itself shows how to run the demo's report, the sample and a cluster run.
+    readme = page_commands(README)
+    assert any("--report" in c for c in readme) and any("--until download" in c for c in readme)
+    assert any("workflow/profiles/slurm" in c for c in readme)
 
 
 def skip_reason(argv: list[str]) -> str | None:
@@ -53,11 +67,11 @@ def skip_reason(argv: list[str]) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_readme_command_dry_runs(command, tmp_path):
+@pytest.mark.parametrize("command", COMMANDS, ids=[f"{page}: {command}" for command, page in COMMANDS.items()])
+def test_documented_command_dry_runs(command, tmp_path):
     argv = shlex.split(command)
     assert "--cores" in argv or "--workflow-profile" in argv or "--profile" in argv, (
-        f"needs --cores or a profile to run: {command}"
+        f"{COMMANDS[command]}: needs --cores or a profile to run: {command}"
     )
     if reason := skip_reason(argv):
         pytest.skip(reason)
@@ -72,4 +86,4 @@ def test_readme_command_dry_runs(command, tmp_path):
         text=True,
         timeout=600,
     )
-    assert done.returncode == 0, f"{command}\n{done.stdout[-1500:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{COMMANDS[command]}: {command}\n{done.stdout[-1500:]}\n{done.stderr[-3000:]}"

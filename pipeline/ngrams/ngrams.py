@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help=f"keep n-grams seen at least this often in their document (default {MIN_COUNT}, which "
-        "gives the n-gram lengths ULR-BERT §4 describes, see the README; 1 in reference mode, "
+        "gives the n-gram lengths ULR-BERT §4 describes, see docs/method.md §2; 1 in reference mode, "
         "as the released code; 1 = every n-gram, the former default)",
     )
     parser.add_argument("--threshold", type=float, help="keep n-grams scoring at least this")
