@@ -43,6 +43,7 @@ from transformers import (
 
 from bench.harness import machine, markdown_table, write_section
 from pipeline.classify import encoding, hyperparameters, tasks, training
+from pipeline.models.spec import resolve_path, transformers_folder
 
 
 def bench_task(name: str, args, path: str, tokenizer) -> tuple[list[str], float]:
@@ -126,7 +127,7 @@ def main() -> None:
     parser.add_argument("--write-md", action="store_true")
     args = parser.parse_args()
 
-    path = training.resolve_model(args.model)
+    path = transformers_folder(resolve_path(args.model))
     tokenizer = AutoTokenizer.from_pretrained(path)
     rows, ratios = [], []
     for name in args.tasks:

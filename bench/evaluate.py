@@ -39,7 +39,8 @@ sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
 
 import testdata
 
-from pipeline.models.transformer_encoder import TransformerEncoder, pool
+from pipeline.models.pooling import pool
+from pipeline.models.transformer_encoder import TransformerEncoder
 from pipeline.tasks import analogy
 from pipeline.tasks.data_root import DataRoot
 

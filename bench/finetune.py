@@ -136,9 +136,9 @@ def loading_time(trainer, batches: int) -> float:
 
 
 def model_path(name: str) -> str:
-    from pipeline.finetune.encoder import resolve
+    from pipeline.models.spec import resolve_path
 
-    return resolve(name)
+    return resolve_path(name)
 
 
 def measure(recipe: str, cli, work: Path) -> dict:

@@ -35,7 +35,8 @@ sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
 import testdata
 
 from bench.harness import machine, markdown_table, write_section
-from pipeline.models.transformer_encoder import TransformerEncoder, pool
+from pipeline.models.pooling import pool
+from pipeline.models.transformer_encoder import TransformerEncoder
 from pipeline.tasks import transfer
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.transfer_data import load_task

@@ -3,7 +3,8 @@
 A backbone given as ``hub:ORG/NAME@REVISION`` (the paper configs) is pinned: REVISION is the
 full 40-character commit hash, so every run of the config starts from the same weights, and the
 compute jobs read a local folder (cluster nodes often have no internet). The download rule runs
-where Snakemake runs and writes ``<data_root>/models/ORG/NAME@REVISION``.
+where Snakemake runs and writes ``<data_root>/models/ORG/NAME@REVISION``
+(:func:`pipeline.models.spec.hub_folder`, which also parses the spec).
 
 Only what loading needs is fetched: the configuration, the tokenizer files and the weights, as
 safetensors where the commit has them (a ``pytorch_model.bin`` only where it has none; it is then
@@ -26,12 +27,10 @@ import tempfile
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.models.spec import parse_hub
 from pipeline.provenance import file_fingerprint
 
 log = logging.getLogger("pipeline.download_model")
-PREFIX = "hub:"
-REVISION = re.compile(r"^[0-9a-f]{40}$")
-REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 # What from_pretrained reads for an encoder and its tokenizer (sentence-transformers' module files too).
 CONFIG_FILES = (
     "config.json",
@@ -49,23 +48,6 @@ CONFIG_FILES = (
     "config_sentence_transformers.json",
     "1_Pooling/config.json",
 )
-
-
-def parse(spec: str) -> tuple[str, str]:
-    """``hub:ORG/NAME@REVISION`` → (repository id, revision); a clear error for anything else."""
-    body = spec.removeprefix(PREFIX)
-    repo_id, _, revision = body.partition("@")
-    if not REPO_ID.match(repo_id):
-        raise InputError(spec, f"{repo_id!r} is not a hub repository id (ORG/NAME)")
-    if not REVISION.match(revision):
-        raise InputError(spec, "give the revision as the full 40-character commit hash: hub:ORG/NAME@<commit>")
-    return repo_id, revision
-
-
-def folder(data_root: str | Path, spec: str) -> Path:
-    """Where the download rule puts the snapshot of ``spec`` under ``data_root``."""
-    repo_id, revision = parse(spec)
-    return Path(data_root) / "models" / f"{repo_id}@{revision}"
 
 
 def wanted_files(files: list[str], spec: str = "hub") -> list[str]:
@@ -101,7 +83,7 @@ def fetch(spec: str, out: Path, api=None) -> dict:
     """Fetch the commit named by ``spec`` into ``out`` (atomically) and return its ``SNAPSHOT.json``."""
     import huggingface_hub
 
-    repo_id, revision = parse(spec)
+    repo_id, revision = parse_hub(spec)
     api = api or huggingface_hub.HfApi()
     try:
         files = api.list_repo_files(repo_id, revision=revision)

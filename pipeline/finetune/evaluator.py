@@ -28,13 +28,12 @@ try:  # sentence-transformers 6 moved it; 5 has only the old path
 except ImportError:
     from sentence_transformers.evaluation import SentenceEvaluator
 
+from pipeline.models.pooling import POOLINGS
 from pipeline.models.transformer_encoder import TransformerEncoder
 from pipeline.tasks import analogy, sts
 from pipeline.tasks.data_root import DataRoot
 
 log = logging.getLogger("pipeline.finetune.evaluator")
-
-POOLING_MODES = ("mean", "cls", "max")
 
 
 class ModelEncoder(TransformerEncoder):
@@ -73,7 +72,7 @@ def encoder_for(model, batch_size: int = 64, max_length: int = 128):
     if simple:
         mode = modules[1].pooling_mode
         mode = mode if isinstance(mode, str) else (mode[0] if len(mode) == 1 else None)
-        if mode in POOLING_MODES:
+        if mode in POOLINGS:
             return ModelEncoder(model, batch_size, max_length)
     return SentenceTransformerEncode(model, batch_size)
 

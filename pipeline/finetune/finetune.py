@@ -42,8 +42,8 @@ from pipeline import provenance
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.finetune import ppdb, recipes
-from pipeline.finetune.encoder import POOLINGS
 from pipeline.models.directory import AtomicDir
+from pipeline.models.pooling import POOLINGS
 from pipeline.tasks import nli
 
 log = logging.getLogger("pipeline.finetune")
@@ -249,9 +249,9 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     import torch
     import torch.distributed as dist
 
-    from pipeline.finetune import encoder
     from pipeline.finetune.twin_trainer import HaltAfter, head_state
     from pipeline.models.fingerprint import checkpoint_fingerprint
+    from pipeline.models.spec import resolve_path
 
     check_args(args)
     columns, summary = load_data(args)
@@ -300,7 +300,7 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
         inputs=[provenance.file_fingerprint(f) for f in summary["files"] if Path(f).is_file()],
         seed=args.seed,
     )
-    record["checkpoint"] = checkpoint_fingerprint(encoder.resolve(args.model))
+    record["checkpoint"] = checkpoint_fingerprint(resolve_path(args.model))
     if trainer.is_world_process_zero():
         with AtomicDir(out) as tmp:
             model.save(str(tmp))

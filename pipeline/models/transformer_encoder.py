@@ -2,9 +2,8 @@
 
 A checkpoint is a local directory or a hub id (resolved from the local cache when offline).
 Each unique string is tokenised and encoded once; strings are sorted by token length so a
-batch pads to its own longest member, and run under ``torch.inference_mode``. Pooling follows
-sentence-transformers: ``mean`` averages every position the attention mask covers ([CLS] and
-[SEP] included), ``cls`` takes the first position, ``max`` the masked element-wise maximum.
+batch pads to its own longest member, and run under ``torch.inference_mode``. The token states
+are pooled by :func:`pipeline.models.pooling.pool` (as sentence-transformers pools them).
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ from transformers import AutoModel, AutoTokenizer
 
 from pipeline.errors import InputError
 from pipeline.models.fingerprint import checkpoint_fingerprint
+from pipeline.models.pooling import POOLINGS, pool
 from pipeline.models.runtime import pick_device  # the project's one device helper
-from pipeline.models.spec import POOLINGS
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.evaluate")
@@ -31,18 +30,6 @@ def unique_in_order(texts: list[str]) -> tuple[list[str], np.ndarray]:
     index: dict[str, int] = {}
     positions = np.fromiter((index.setdefault(text, len(index)) for text in texts), dtype=np.int64, count=len(texts))
     return list(index), positions
-
-
-def pool(hidden: torch.Tensor, mask: torch.Tensor, pooling: str) -> torch.Tensor:
-    """Pool token states ``(batch, seq, dim)`` to ``(batch, dim)`` over the attention mask."""
-    if pooling == "cls":
-        return hidden[:, 0]
-    weights = mask.unsqueeze(-1).to(hidden.dtype)
-    if pooling == "mean":
-        return (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-    if pooling == "max":
-        return hidden.masked_fill(weights == 0, torch.finfo(hidden.dtype).min).amax(1)
-    raise ValueError(f"unknown pooling {pooling!r} (expected one of {POOLINGS})")
 
 
 class TransformerEncoder:

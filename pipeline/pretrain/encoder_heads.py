@@ -41,16 +41,3 @@ def mlm_loss(model, hidden: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         return hidden.sum() * 0.0  # keeps the graph (and DDP's gradient hooks) connected
     logits = mlm_head(model)(hidden[where])
     return F.cross_entropy(logits.float(), labels[where])
-
-
-def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, mode: str = "mean") -> torch.Tensor:
-    """Sentence embedding: ``mean`` over real tokens (special tokens included, as sentence-transformers
-    does), ``cls`` (first token) or ``max`` over real tokens (ULR §4 lists all three; mean is default)."""
-    if mode == "cls":
-        return hidden[:, 0]
-    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-    if mode == "max":
-        return hidden.masked_fill(mask == 0, torch.finfo(hidden.dtype).min).max(dim=1).values
-    if mode == "mean":
-        return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1)
-    raise ValueError(f"unknown pooling {mode!r} (mean, cls, max)")

@@ -26,8 +26,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from pipeline.models.pooling import pool
 from pipeline.pretrain import electra
-from pipeline.pretrain.encoder_heads import encode, mlm_loss, pool
+from pipeline.pretrain.encoder_heads import encode, mlm_loss
 from pipeline.pretrain.masking import collator_for
 from pipeline.pretrain.misad import MisadCollator
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs

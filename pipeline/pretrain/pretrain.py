@@ -39,7 +39,6 @@ import hashlib
 import json
 import logging
 import math
-import random
 import shutil
 import time
 from pathlib import Path
@@ -54,7 +53,7 @@ from pipeline import contracts, provenance
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.models import runtime
-from pipeline.models.directory import AtomicDir, vocab_sha256
+from pipeline.models.directory import AtomicDir, save_model, vocab_sha256
 from pipeline.models.loading import (
     generator_for,
     is_electra_discriminator,
@@ -62,7 +61,7 @@ from pipeline.models.loading import (
     load_masked_lm,
     load_tokenizer,
 )
-from pipeline.models.st_files import export
+from pipeline.models.pooling import POOLINGS
 from pipeline.pretrain import checkpoint
 from pipeline.pretrain.masking_stats import MaskingStats, gather
 from pipeline.pretrain.misad import CHOICES, choose_by_mlm_score
@@ -124,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)",
     )
     parser.add_argument("--misad-max-candidates", type=int, default=0, help="n-grams scored per sentence (0: all)")
-    parser.add_argument("--pooling", choices=("mean", "cls", "max"), default="mean", help="MiSAD / exported pooling")
+    parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="MiSAD / exported pooling")
     parser.add_argument(
         "--ngram-pool",
         choices=POOLS,
@@ -151,12 +150,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
     parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
     parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
-
-
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
 
 
 def check_data(paths: list[Path], tokenizer) -> dict:
@@ -304,7 +297,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         raise InputError(data_files[0], "the token dataset is empty")
     max_length = int(data_record.get("params", {}).get("max_length", int(dataset.lengths().max())))
 
-    seed_everything(args.seed)
+    runtime.seed_everything(args.seed)
     discriminator = None
     if is_electra_discriminator(args.model):  # ELECTRA: generator MLM + replaced-token detection
         args.generator = generator_for(args.model, args.generator)
@@ -327,7 +320,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         if world.size > 1
         else module
     )  # DDP starts every replica from rank 0's weights
-    seed_everything(dropout_seed(args.seed, world.rank))
+    runtime.seed_everything(dropout_seed(args.seed, world.rank))
     examples, collator = make_data(
         args.objective,
         dataset,
@@ -472,7 +465,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         )
     if world.is_main:
         with AtomicDir(out) as tmp:
-            export(tmp, module.encoder, tokenizer, max_length, args.pooling)
+            save_model(tmp, module.encoder, tokenizer, max_length, args.pooling)
             if module.discriminator is not None:  # the pair, so that it can be continued
                 module.mlm.save_pretrained(tmp / "generator")
                 tokenizer.save_pretrained(tmp / "generator")

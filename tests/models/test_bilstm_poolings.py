@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from pipeline.bilstm.nli_model import NLIClassifier, pair_features
-from pipeline.models.bilstm.encoder import POOLINGS, BiLSTMEncoder
+from pipeline.models.bilstm.encoder import BILSTM_POOLINGS, BiLSTMEncoder
 from pipeline.models.bilstm.pooling_bf_attention import BFAttentionPooling
 from pipeline.models.bilstm.pooling_bf_balanced import BFBalancedPooling
 from pipeline.models.bilstm.pooling_bf_combined import BFCombinedPooling
@@ -23,10 +23,10 @@ STATES = torch.tensor(
 MASK = torch.tensor([[True, True, True], [True, True, False]])
 
 
-@pytest.mark.parametrize("name", sorted(POOLINGS))
+@pytest.mark.parametrize("name", sorted(BILSTM_POOLINGS))
 def test_every_pooling_gives_one_vector_of_twice_the_hidden_size(name):
     torch.manual_seed(0)
-    pooling = POOLINGS[name](2)
+    pooling = BILSTM_POOLINGS[name](2)
     out = pooling(STATES, MASK)
     assert out.shape == (2, 4) and pooling.dim == 4
     assert torch.isfinite(out).all()
@@ -106,7 +106,7 @@ def test_pair_features_are_u_v_absolute_difference_and_product():
     assert pair_features(u, v).tolist() == [[1.0, -2.0, 3.0, 1.0, 2.0, 3.0, 3.0, -2.0]]
 
 
-@pytest.mark.parametrize("name", sorted(POOLINGS))
+@pytest.mark.parametrize("name", sorted(BILSTM_POOLINGS))
 def test_gradient_flows_through_every_parameter(name):
     torch.manual_seed(4)
     model = NLIClassifier(BiLSTMEncoder(torch.randn(10, 6), hidden=3, pooling=name), hidden=5)

@@ -130,7 +130,7 @@ def test_pooler_comes_from_the_starting_checkpoint(tiny_en, tmp_path):
     """A checkpoint with a pooler (all-MiniLM-L6-v2 ships one) passes it on unchanged."""
     import shutil
 
-    from pipeline.models.card import save_pooler
+    from pipeline.models.directory import save_pooler
 
     base = tmp_path / "base"
     shutil.copytree(tiny_en, base)
@@ -172,7 +172,7 @@ def test_a_fine_tuned_directory_gets_its_own_description(tiny_en, tmp_path):
     """Stages other than pretrain (finetune, classify) call complete_model_dir on their outputs too."""
     import shutil
 
-    from pipeline.models.card import complete_model_dir
+    from pipeline.models.directory import complete_model_dir
 
     model = tmp_path / "tiny+nli"
     shutil.copytree(tiny_en, model)

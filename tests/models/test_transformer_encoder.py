@@ -1,4 +1,5 @@
-"""Transformer encoder: pooling against a hand-rolled forward pass, one pass per distinct string, batching."""
+"""Transformer encoder: pooling against a hand-rolled forward pass, one pass per distinct string, batching
+(``pool()`` itself: test_pooling)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from transformers import AutoModel, AutoTokenizer
 
 from pipeline.errors import InputError
 from pipeline.models.fingerprint import checkpoint_fingerprint
-from pipeline.models.transformer_encoder import TransformerEncoder, pool, unique_in_order
+from pipeline.models.transformer_encoder import TransformerEncoder, unique_in_order
 
 TEXTS = ["the king", "he was hired by the queen at age 28", "paris", "the king"]
 
@@ -30,14 +31,6 @@ def test_pooling_matches_a_plain_forward_pass(tiny_model, pooling):
         hidden = reference(tiny_model, text)  # every position is real text: mask all ones
         expected = {"mean": hidden.mean(0), "cls": hidden[0], "max": hidden.max(0)}[pooling]
         np.testing.assert_allclose(vector, expected, rtol=1e-5, atol=1e-5)
-
-
-def test_pool_ignores_padding():
-    hidden = torch.tensor([[[1.0, 2.0], [3.0, -4.0], [100.0, 100.0]]])
-    mask = torch.tensor([[1, 1, 0]])
-    assert pool(hidden, mask, "mean").tolist() == [[2.0, -1.0]]
-    assert pool(hidden, mask, "max").tolist() == [[3.0, 2.0]]
-    assert pool(hidden, mask, "cls").tolist() == [[1.0, 2.0]]
 
 
 def test_each_distinct_string_is_encoded_once_longest_first(tiny_model):

@@ -1,4 +1,5 @@
-"""Fixtures of the pre-training tests: marked sentences from real Wikipedia text, tiny models.
+"""Fixtures of the pre-training tests: tiny ALBERT and ELECTRA models, the real sample tokenized for MiniLM
+(the marked sentences, the tiny BERT and its tokens are shared: tests/conftest.py).
 
 The builders live in ``pretrain_builders`` (a unique module name: conftest modules of several
 test folders share the name ``conftest``, so tests must not import from one).
@@ -9,50 +10,11 @@ from __future__ import annotations
 import os
 
 import pytest
-from pretrain_builders import albert_like_tokenizer, marked_rows, write_marked
+from pretrain_builders import albert_like_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any test module imports torch
-
-
-@pytest.fixture(scope="session")
-def marked_en(data_root, tmp_path_factory):
-    """Marked sentences: 12 real articles, up to 40 sentences each."""
-    path = tmp_path_factory.mktemp("marked") / "marked-en.parquet"
-    write_marked(path, marked_rows(data_root, docs=12, per_doc=40))
-    return path
-
-
-@pytest.fixture(scope="session")
-def tiny_en(marked_en, tmp_path_factory):
-    """A tiny random BERT whose WordPiece vocabulary was trained on ``marked_en``."""
-    from pipeline.cli import main
-
-    out = tmp_path_factory.mktemp("models") / "tiny-en"
-    assert (
-        main(
-            [
-                "tiny-model",
-                "--sentences",
-                str(marked_en),
-                "--lang",
-                "en",
-                "--out",
-                str(out),
-                "--vocab-size",
-                "1500",
-                "--hidden",
-                "32",
-                "--layers",
-                "2",
-                "--heads",
-                "2",
-            ]
-        )
-        == 0
-    )
-    return out
 
 
 @pytest.fixture(scope="session")
@@ -78,33 +40,6 @@ def albert_en(marked_en, tmp_path_factory):
         pad_token_id=tokenizer.pad_token_id,
     )
     AlbertForMaskedLM(config).save_pretrained(out)
-    return out
-
-
-@pytest.fixture(scope="session")
-def tokens_en(marked_en, tiny_en, tmp_path_factory):
-    """``marked_en`` tokenized for ``tiny_en`` (max length 64, so that a few sentences are cut)."""
-    from pipeline.cli import main
-
-    out = tmp_path_factory.mktemp("tokens") / "tokens-en.parquet"
-    assert (
-        main(
-            [
-                "tokenize",
-                "--marked",
-                str(marked_en),
-                "--model",
-                str(tiny_en),
-                "--lang",
-                "en",
-                "--max-length",
-                "64",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
     return out
 
 

@@ -10,7 +10,6 @@ import torch
 from torch import nn
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-from pipeline.pretrain.encoder_heads import pool
 from pipeline.pretrain.misad import MisadCollator, choose_by_mlm_score, mlm_scores
 from pipeline.pretrain.objectives import PretrainingModel
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
@@ -115,14 +114,6 @@ def test_mlm_scores_match_the_full_model_and_the_lowest_is_chosen(setup):
         start, end = batch["candidates"][i, scores[i].argmin()].tolist()
         w = real(built["w_input_ids"][i], built["w_attention_mask"][i])
         assert w[1:-1] == rows[i]["input_ids"][start:end].tolist()
-
-
-def test_pooling_by_hand():
-    hidden = torch.tensor([[[1.0, 0.0], [3.0, 2.0], [100.0, 100.0]]])
-    mask = torch.tensor([[1, 1, 0]])
-    assert pool(hidden, mask, "mean").tolist() == [[2.0, 1.0]]
-    assert pool(hidden, mask, "max").tolist() == [[3.0, 2.0]]
-    assert pool(hidden, mask, "cls").tolist() == [[1.0, 0.0]]
 
 
 class _Embedding(nn.Module):

@@ -19,7 +19,9 @@ from pipeline.models.bilstm.pooling_bf_combined import BFCombinedPooling
 from pipeline.models.bilstm.pooling_inner_attention import InnerAttentionPooling
 from pipeline.models.bilstm.pooling_max import MaxPooling
 
-POOLINGS = {
+# The BiLSTM poolings by name (``--pooling`` of the bilstm stage); not the transformer poolings of
+# :data:`pipeline.models.pooling.POOLINGS`.
+BILSTM_POOLINGS = {
     cls.name: cls
     for cls in (MaxPooling, BFBalancedPooling, BFCombinedPooling, BFAttentionPooling, InnerAttentionPooling)
 }
@@ -28,11 +30,11 @@ POOLINGS = {
 class BiLSTMEncoder(nn.Module):
     def __init__(self, embeddings: torch.Tensor, hidden: int, pooling: str):
         super().__init__()
-        if pooling not in POOLINGS:
-            raise ValueError(f"unknown pooling {pooling!r} (expected one of {', '.join(POOLINGS)})")
+        if pooling not in BILSTM_POOLINGS:
+            raise ValueError(f"unknown pooling {pooling!r} (expected one of {', '.join(BILSTM_POOLINGS)})")
         self.embedding = nn.Embedding.from_pretrained(torch.as_tensor(embeddings, dtype=torch.float32), freeze=True)
         self.lstm = nn.LSTM(self.embedding.embedding_dim, hidden, batch_first=True, bidirectional=True)
-        self.pooling = POOLINGS[pooling](hidden)
+        self.pooling = BILSTM_POOLINGS[pooling](hidden)
         self.hidden = hidden
         self.dim = self.pooling.dim
 

@@ -1,10 +1,10 @@
-"""The saved BiLSTM encoder (format in :mod:`pipeline.bilstm`) and its use as an evaluation model.
+"""The saved BiLSTM encoder (format in :mod:`pipeline.models.bilstm`) and its use as an evaluation model.
 
 :func:`save` writes ``config.json``, ``vocab.txt`` and ``model.safetensors`` (plus the
 training log) into a directory, all at once or not at all; :func:`load_encoder` reads them
-back (safetensors, never pickle). :class:`SavedBiLSTM` is what ``--model bilstm:DIR`` gives the
-evaluate stage: ``encode(texts)`` → float32 ``(len(texts), dim)``, each distinct text encoded
-once, sorted by length so a batch pads to its own longest sentence.
+back (safetensors, never pickle). :class:`SavedBiLSTM` is what ``--model bilstm:DIR`` loads
+(:mod:`pipeline.models.spec`): ``encode(texts)`` → float32 ``(len(texts), dim)``, each distinct text
+encoded once, sorted by length so a batch pads to its own longest sentence.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
-from pipeline.models.bilstm.encoder import POOLINGS, BiLSTMEncoder
+from pipeline.models.bilstm.encoder import BILSTM_POOLINGS, BiLSTMEncoder
 from pipeline.models.word_vectors import WordVectors
 from pipeline.provenance import file_fingerprint
 
@@ -58,7 +58,7 @@ def load_encoder(directory) -> tuple[BiLSTMEncoder, WordVectors, dict]:
         config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(directory / "config.json", f"not JSON: {exc}") from exc
-    if config.get("format") != FORMAT or config.get("pooling") not in POOLINGS:
+    if config.get("format") != FORMAT or config.get("pooling") not in BILSTM_POOLINGS:
         raise InputError(
             directory / "config.json",
             f"not a {FORMAT} config (format {config.get('format')!r}, pooling {config.get('pooling')!r})",
