@@ -32,16 +32,19 @@ validate(config, "workflow/schemas/config.schema.yaml", set_default=True)
 report: "workflow/report/workflow.rst"
 
 
+# Read in order: each file may use what the files above it define while it is read (input
+# functions run later, once all are read). download.smk comes last: its rules' wildcards are the
+# downloads and hub models that the stage files registered.
 include: "workflow/rules/common.smk"
-include: "workflow/rules/download.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/ngrams.smk"
 include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/finetune.smk"
+include: "workflow/rules/bilstm.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/classify.smk"
-include: "workflow/rules/bilstm.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/download.smk"
 
 
 rule all:

@@ -115,7 +115,7 @@ def test_modules_and_rule_files_stay_small():
     }
     long_rules = {
         str(path.relative_to(REPO)): n
-        for path in (REPO / "workflow" / "rules").glob("*.smk")
+        for path in (REPO / "workflow" / "rules").rglob("*.smk")
         if (n := len(path.read_text().splitlines())) > 250
     }
     assert not long_modules and not long_rules, (long_modules, long_rules)

@@ -1,6 +1,6 @@
 """Code style, run by `make test` (and so by CI): ruff check, and the formatters' checks.
 
-The ``formatting`` tests run snakefmt --check on the Snakefile and workflow/rules/*.smk and
+The ``formatting`` tests run snakefmt --check on the Snakefile and workflow/rules/**/*.smk and
 ruff format --check on the Python: format with `snakefmt Snakefile workflow/rules` and
 `ruff format pipeline tests bench` (or `make format`). (`snakemake --lint` runs in
 tests/test_workflow.py.)
@@ -17,7 +17,7 @@ import pytest
 from testdata import REPO
 
 PYTHON_DIRS = ["pipeline", "tests", "bench"]
-SNAKE_FILES = ["Snakefile", *sorted(str(p.relative_to(REPO)) for p in (REPO / "workflow" / "rules").glob("*.smk"))]
+SNAKE_FILES = ["Snakefile", *sorted(str(p.relative_to(REPO)) for p in (REPO / "workflow" / "rules").rglob("*.smk"))]
 
 
 def tool(name: str) -> str:

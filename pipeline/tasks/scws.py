@@ -4,7 +4,7 @@
 SCWS is not redistributed with this project. Get ``SCWS.zip`` from
 http://www-nlp.stanford.edu/~ehhuang/SCWS.zip and put its ``ratings.txt`` at
 ``scws/ratings.txt`` under the data root; the workflow evaluates the task only where that file
-exists (``workflow/rules/common.smk``), and the stage stops with this explanation otherwise.
+exists (``SKIPPED_TASKS`` in ``workflow/rules/functions/evaluate.smk``), and the stage stops with this explanation otherwise.
 
 ``ratings.txt`` (2,003 pairs): TAB-separated id, word 1, its POS, word 2, its POS, context 1,
 context 2 (the target word marked ``<b> word </b>``), the mean rating (0–10), then the ten

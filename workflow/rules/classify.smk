@@ -2,7 +2,9 @@
 # (classify), then per model and benchmark the batch size with the best dev mean and its seed spread
 # (classify_summary: metrics/{glue,clue}/<model>.json, read by the tables rule). Models are named as
 # elsewhere: a backbone, a backbone+objective (pretrain output) or an evaluate.models entry.
-# Model labels, per-task settings and run paths: the classify section of common.smk.
+
+
+include: "functions/classify.smk"
 
 
 rule classify:
@@ -33,8 +35,8 @@ rule classify:
         data=DATA_ROOT,
         flags=classify_flags,
     shell:
-        "python -m pipeline classify --model {params.model:q} --task {wildcards.task} --data {params.data:q}"
-        " --seeds 1 --first-seed {wildcards.seed} --batch-size {wildcards.batch} {params.flags}"
+        "python -m pipeline classify --model {params.model:q} --task {wildcards.task:q} --data {params.data:q}"
+        " --seeds 1 --first-seed {wildcards.seed:q} --batch-size {wildcards.batch:q} {params.flags:q}"
         " --name {wildcards.label:q} --out $(dirname {output.metrics:q}) > {log:q} 2>&1"
 
 
@@ -57,7 +59,7 @@ rule classify_summary:
         mem_mb=1000,
         runtime=10,
     shell:
-        "python -m pipeline classify-summary --runs {input.runs:q} --benchmark {wildcards.benchmark}"
+        "python -m pipeline classify-summary --runs {input.runs:q} --benchmark {wildcards.benchmark:q}"
         " --name {wildcards.label:q} --geogranno {input.geogranno:q} --out {output:q} > {log:q} 2>&1"
 
 

@@ -2,6 +2,9 @@
 # Chinese) -> clean sentences (clean). Contracts: pipeline/contracts.py.
 
 
+include: "functions/corpus.smk"
+
+
 rule extract:
     input:
         lambda wc: dump_path(wc.lang, wc.part),
@@ -21,10 +24,10 @@ rule extract:
         runtime=12 * 60,
     params:
         shards=len(SHARDS),
-        keep_lists=lambda wc: ["--keep-lists"] if lang_config(wc.lang)["keep_lists"] else [],
+        flags=keep_lists_flags,
     shell:
         "python -m pipeline extract --dump {input:q} --lang {wildcards.lang:q} --shards {params.shards:q}"
-        " --out $(dirname {output.stats:q}) --stats {output.stats:q} {params.keep_lists:q} > {log:q} 2>&1"
+        " --out $(dirname {output.stats:q}) --stats {output.stats:q} {params.flags:q} > {log:q} 2>&1"
 
 
 # A multistream dump part with `slices: N`: N extract jobs, each over its own run of streams,
@@ -53,11 +56,11 @@ rule extract_slice:
     params:
         part=lambda wc: f"{wc.slice}/{dump_slices(wc.lang, wc.part)}",
         shards=len(SHARDS),
-        keep_lists=lambda wc: "--keep-lists" if lang_config(wc.lang)["keep_lists"] else "",
+        flags=keep_lists_flags,
     shell:
         "python -m pipeline extract --dump {input.dump:q} --index {input.index:q} --slice {params.part:q}"
-        " --lang {wildcards.lang:q} --shards {params.shards} --out $(dirname {output.stats:q})"
-        " --stats {output.stats:q} {params.keep_lists} > {log:q} 2>&1"
+        " --lang {wildcards.lang:q} --shards {params.shards:q} --out $(dirname {output.stats:q})"
+        " --stats {output.stats:q} {params.flags:q} > {log:q} 2>&1"
 
 
 rule merge_slices:
@@ -81,7 +84,7 @@ rule merge_slices:
         shards=len(SHARDS),
         shard=lambda wc: int(wc.shard.removeprefix("shard-")),
     shell:
-        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --shard {params.shard}"
+        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards:q} --shard {params.shard:q}"
         " --out $(dirname {output:q}) > {log:q} 2>&1"
 
 
@@ -105,7 +108,7 @@ rule merge_slice_stats:
         dirs=slice_dirs,
         shards=len(SHARDS),
     shell:
-        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards} --stats-only"
+        "python -m pipeline merge-slices --slices {params.dirs:q} --shards {params.shards:q} --stats-only"
         " --out $(dirname {output:q}) --stats {output:q} > {log:q} 2>&1"
 
 
@@ -125,11 +128,9 @@ rule convert:
         mem_mb=2000,
         runtime=4 * 60,
     params:
-        opencc=lambda wc: lang_config(wc.lang)["opencc"],
-        variants=lambda wc: ",".join(lang_config(wc.lang)["variants"]),
+        flags=convert_flags,
     shell:
-        "python -m pipeline convert --input {input:q} --out $(dirname {output.docs:q})"
-        " --opencc-config {params.opencc:q} --variants {params.variants:q} > {log:q} 2>&1"
+        "python -m pipeline convert --input {input:q} --out $(dirname {output.docs:q}) {params.flags:q} > {log:q} 2>&1"
 
 
 rule clean:

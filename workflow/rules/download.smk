@@ -1,5 +1,10 @@
 # Fetch the inputs that a config names by URL (the paper configs); demo and sample inputs
-# are local files, which this rule never touches.
+# are local files, which this rule never touches. Included last: each stage file registers its
+# downloaded inputs (register_download) and its hub models (resolve_model) while it is read, and
+# the two rules below take the complete registries as their wildcards.
+
+
+include: "functions/download.smk"
 
 
 # Compute nodes often have no internet: downloads run where snakemake runs.

@@ -1,30 +1,9 @@
-# Evaluation (docs/method.md §5): the word2vec baseline (word2vec), every model of the config on every
-# task of its language (evaluate: one metrics JSON per model, task and pooling), and the
-# analogy figures (figures). Model labels and specs: evaluated_models() in common.smk.
+# Evaluation (docs/method.md §5): every model of the config on every task of its language (evaluate:
+# one metrics JSON per model, task and pooling), the SentEval transfer tasks for every English model
+# (evaluate_transfer) and the analogy figures (figures). Model labels and specs: evaluated_models().
 
 
-rule word2vec:
-    input:
-        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
-    output:
-        f"{RESULTS}/word2vec/{{lang}}/vectors.bin",
-    log:
-        f"{LOGS}/word2vec/{{lang}}.log",
-    benchmark:
-        f"{BENCHMARKS}/word2vec/{{lang}}.tsv"
-    conda:
-        "../../envs/models.yaml"
-    threads: config["word2vec"]["workers"]
-    resources:
-        mem_mb=8000,
-        runtime=12 * 60,
-    params:
-        w2v=config["word2vec"],
-        lowercase=lambda wc: "--lowercase" if wc.lang == "en" else "--no-lowercase",
-    shell:
-        "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang:q} --dim {params.w2v[dim]:q}"
-        " --window {params.w2v[window]:q} --min-count {params.w2v[min_count]:q} --epochs {params.w2v[epochs]:q}"
-        " --seed {params.w2v[seed]:q} --workers {threads} {params.lowercase:q} --out {output:q} > {log:q} 2>&1"
+include: "functions/evaluate.smk"
 
 
 rule evaluate:
@@ -50,14 +29,10 @@ rule evaluate:
         runtime=2 * 60,
     params:
         model=lambda wc: EVAL_MODELS[wc.label]["spec"],
-        data=DATA_ROOT,
-        batch_size=EVALUATE["batch_size"],
-        max_length=EVALUATE["max_length"],
-        seed=EVALUATE["seed"],
+        flags=["--data", DATA_ROOT, *options(EVALUATE, "batch_size", "max_length", "seed")],
     shell:
         "python -m pipeline evaluate {wildcards.task:q} --model {params.model:q} --name {wildcards.label:q}"
-        " --pooling {wildcards.pooling:q} --data {params.data:q} --batch-size {params.batch_size:q}"
-        " --max-length {params.max_length:q} --seed {params.seed:q} --out {output:q} > {log:q} 2>&1"
+        " --pooling {wildcards.pooling:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule figures:
@@ -91,9 +66,39 @@ rule figures:
         runtime=60,
     params:
         model=lambda wc: EVAL_MODELS[wc.label]["spec"],
-        data=DATA_ROOT,
-        pooling=EVALUATE["pooling"][0],
-        seed=EVALUATE["seed"],
+        flags=["--pooling", EVALUATE["pooling"][0], "--data", DATA_ROOT, *options(EVALUATE, "seed")],
     shell:
-        "python -m pipeline figures --model {params.model:q} --pooling {params.pooling:q} --data {params.data:q}"
-        " --seed {params.seed:q} --out $(dirname {output.pca:q}) > {log:q} 2>&1"
+        "python -m pipeline figures --model {params.model:q} {params.flags:q} --out $(dirname {output.pca:q})"
+        " > {log:q} 2>&1"
+
+
+rule evaluate_transfer:
+    input:
+        model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        data=evaluation_data("transfer") + evaluation_data("sts"),  # STS14, STS-B and SICK are under sts
+    output:
+        f"{RESULTS}/metrics/transfer/{{label}}.{{pooling}}.json",
+    log:
+        f"{LOGS}/evaluate/transfer/{{label}}.{{pooling}}.log",
+    benchmark:
+        f"{BENCHMARKS}/evaluate/transfer/{{label}}.{{pooling}}.tsv"
+    wildcard_constraints:
+        label=r"[A-Za-z0-9_.+-]+",
+        pooling="mean|cls|max",
+    conda:
+        "../../envs/models.yaml"
+    threads: EVALUATE_CPUS_PER_GPU
+    resources:
+        gpu=lambda wc: evaluation_gpus(wc.label),
+        mem_mb=8000,
+        runtime=2 * 60,
+    params:
+        model=lambda wc: EVAL_MODELS[wc.label]["spec"],
+        flags=[
+            *("--data", DATA_ROOT, "--transfer-tasks", ",".join(config["transfer"]["tasks"])),
+            *options(config["transfer"], "kfold"),
+            *options(EVALUATE, "batch_size", "max_length", "seed"),
+        ],
+    shell:
+        "python -m pipeline evaluate transfer --model {params.model:q} --name {wildcards.label:q}"
+        " --pooling {wildcards.pooling:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"

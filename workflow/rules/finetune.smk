@@ -1,8 +1,11 @@
 # Fine-tuning (docs/method.md §4): one Siamese model per starting model x recipe and per Table 4
-# ablation variant (FINETUNE_RUNS in common.smk), from a backbone or a pretrain output, so that
-# backbone -> backbone+objective -> backbone+objective+twin is one DAG path. Every fine-tuned
-# model is evaluated on every task (evaluated_models() in common.smk). GPU rule: gpu=1, or
-# finetune.gpus processes under torchrun.
+# ablation variant (FINETUNE_RUNS), from a backbone or a pretrain output, so that backbone ->
+# backbone+objective -> backbone+objective+twin is one DAG path. Every fine-tuned model is evaluated
+# on every task (evaluated_models() in functions/evaluate.smk). GPU rule: gpu=1, or finetune.gpus processes
+# under torchrun.
+
+
+include: "functions/finetune.smk"
 
 
 rule finetune:
@@ -24,8 +27,9 @@ rule finetune:
         mem_mb=16000,
         runtime=24 * 60,
     params:
+        launcher=launcher(FINETUNE["gpus"]),
         model=lambda wc: finetune_start(FINETUNE_RUNS[wc.label]["start"])[0],
         flags=finetune_flags,
-        launcher="python" if FINETUNE["gpus"] == 1 else f"torchrun --standalone --nproc_per_node {FINETUNE['gpus']}",
     shell:
-        "{params.launcher} -m pipeline finetune --model {params.model:q} {params.flags} --out {output:q} > {log:q} 2>&1"
+        "{params.launcher:q} -m pipeline finetune --model {params.model:q} {params.flags:q} --out {output:q}"
+        " > {log:q} 2>&1"

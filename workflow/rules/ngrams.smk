@@ -3,6 +3,9 @@
 # pre-training sample of marked sentences (sample). Contracts: pipeline/contracts.py.
 
 
+include: "functions/ngrams.smk"
+
+
 rule ngrams:
     input:
         f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet",
@@ -42,12 +45,10 @@ rule kenlm:
         mem_mb=16000,
         runtime=12 * 60,
     params:
-        order=config["kenlm"]["order"],
-        memory=lambda wc, resources: kenlm_memory(resources.mem_mb),
-        lowercase=["--lowercase"] if config["ngrams"]["lowercase"] else [],
+        flags=lambda wc, resources: kenlm_flags(resources.mem_mb),
     shell:
-        "python -m pipeline kenlm --sentences {input:q} --lang {wildcards.lang:q} --order {params.order:q}"
-        " --memory {params.memory:q} {params.lowercase:q} --out {output.lm:q} > {log:q} 2>&1"
+        "python -m pipeline kenlm --sentences {input:q} --lang {wildcards.lang:q} {params.flags:q}"
+        " --out {output.lm:q} > {log:q} 2>&1"
 
 
 rule ngrams_corpus:
@@ -91,8 +92,7 @@ rule sample:
         mem_mb=2000,
         runtime=60,
     params:
-        size=config["sample"]["size"],
-        seed=config["sample"]["seed"],
+        flags=["--size", str(config["sample"]["size"]), "--seed", str(config["sample"]["seed"])],
     shell:
-        "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} --size {params.size:q}"
-        " --seed {params.seed:q} --out {output.sample:q} > {log:q} 2>&1"
+        "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} {params.flags:q}"
+        " --out {output.sample:q} > {log:q} 2>&1"

@@ -1,10 +1,14 @@
 # Pre-training (docs/method.md §3): a tiny random BERT where the config asks for one (tiny_model),
 # each sample shard's marked sentences tokenized per backbone (tokenize, one job per shard), and
-# one model per backbone x objective (pretrain, reading every token shard). GPU rules declare
-# gpu=1; the SLURM profile places them. pretrain always passes --resume, so a killed job
-# continues from its last checkpoint when rerun; if the job's settings changed meanwhile, it
-# stops (exit 2) naming the differences instead of discarding the checkpoint: delete the
-# `.<backbone>+<objective>.work` folder beside the model to start afresh (what --restart does).
+# one model per backbone x objective (pretrain, reading every token shard); and the word2vec
+# baseline's vectors per corpus language (word2vec). GPU rules declare gpu=1; the SLURM profile
+# places them. pretrain always passes --resume, so a killed job continues from its last checkpoint
+# when rerun; if the job's settings changed meanwhile, it stops (exit 2) naming the differences
+# instead of discarding the checkpoint: delete the `.<backbone>+<objective>.work` folder beside the
+# model to start afresh (what --restart does).
+
+
+include: "functions/pretrain.smk"
 
 
 rule tiny_model:
@@ -27,18 +31,16 @@ rule tiny_model:
         runtime=30,
     params:
         lang=lambda wc: backbone_lang(wc.backbone),
-        tiny=config["models"]["tiny"],
+        flags=options(config["models"]["tiny"], "vocab_size", "hidden", "layers", "heads", "max_length", "seed"),
     shell:
-        "python -m pipeline tiny-model --sentences {input:q} --lang {params.lang:q} --out {output:q}"
-        " --vocab-size {params.tiny[vocab_size]:q} --hidden {params.tiny[hidden]:q} --layers {params.tiny[layers]:q}"
-        " --heads {params.tiny[heads]:q} --max-length {params.tiny[max_length]:q} --seed {params.tiny[seed]:q}"
+        "python -m pipeline tiny-model --sentences {input:q} --lang {params.lang:q} --out {output:q} {params.flags:q}"
         " > {log:q} 2>&1"
 
 
 rule tokenize:
     input:
         sample=f"{RESULTS}/sample/{PRETRAIN['language']}/{{part}}/{{shard}}.parquet",
-        backbone=lambda wc: backbone_inputs(wc.backbone),
+        backbone=lambda wc: BACKBONE_MODELS[wc.backbone][1],
     output:
         tokens=f"{RESULTS}/tokens/{{backbone}}/{{part}}/{{shard}}.parquet",
         stats=f"{RESULTS}/tokens/{{backbone}}/{{part}}/{{shard}}.stats.json",
@@ -54,19 +56,18 @@ rule tokenize:
         mem_mb=4000,
         runtime=2 * 60,
     params:
-        model=lambda wc: backbone_path(wc.backbone),
-        lang=PRETRAIN["language"],
-        max_length=PRETRAIN["max_length"],
+        model=lambda wc: BACKBONE_MODELS[wc.backbone][0],
+        flags=["--lang", PRETRAIN["language"], *options(PRETRAIN, "max_length")],
     shell:
-        "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} --lang {params.lang:q}"
-        " --max-length {params.max_length:q} --out {output.tokens:q} > {log:q} 2>&1"
+        "python -m pipeline tokenize --marked {input.sample:q} --model {params.model:q} {params.flags:q}"
+        " --out {output.tokens:q} > {log:q} 2>&1"
 
 
 rule pretrain:
     input:
         tokens=token_shards,
-        backbone=lambda wc: backbone_inputs(wc.backbone),
-        generator=lambda wc: [electra_generator(wc)] if electra_generator(wc) in HUB_MODELS else [],
+        backbone=lambda wc: BACKBONE_MODELS[wc.backbone][1],
+        generator=lambda wc: electra_generator(wc.backbone)[1],
     output:
         directory(f"{RESULTS}/models/{{backbone}}+{{objective}}"),
     log:
@@ -81,10 +82,34 @@ rule pretrain:
         mem_mb=16000,
         runtime=48 * 60,
     params:
-        model=lambda wc: backbone_path(wc.backbone),
-        generator=electra_generator,
+        launcher=launcher(PRETRAIN["gpus"]),
+        model=lambda wc: BACKBONE_MODELS[wc.backbone][0],
+        generator=lambda wc: electra_generator(wc.backbone)[0],
         flags=pretrain_flags(),
-        launcher=pretrain_launcher(),
     shell:
-        "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q} --objective {wildcards.objective:q}"
-        " --generator={params.generator:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"
+        "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q}"
+        " --objective {wildcards.objective:q} --generator={params.generator:q} {params.flags:q} --out {output:q}"
+        " > {log:q} 2>&1"
+
+
+rule word2vec:
+    input:
+        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
+    output:
+        f"{RESULTS}/word2vec/{{lang}}/vectors.bin",
+    log:
+        f"{LOGS}/word2vec/{{lang}}.log",
+    benchmark:
+        f"{BENCHMARKS}/word2vec/{{lang}}.tsv"
+    conda:
+        "../../envs/models.yaml"
+    threads: config["word2vec"]["workers"]
+    resources:
+        mem_mb=8000,
+        runtime=12 * 60,
+    params:
+        flags=options(config["word2vec"], "dim", "window", "min_count", "epochs", "seed"),
+        lowercase=lambda wc: ["--lowercase" if wc.lang == "en" else "--no-lowercase"],
+    shell:
+        "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang:q} {params.flags:q}"
+        " --workers {threads} {params.lowercase:q} --out {output:q} > {log:q} 2>&1"

@@ -1,6 +1,11 @@
 # The papers' result tables (tables) from every metrics JSON of the run, shown with the
 # figures by `snakemake --report report.html`. Table names: pipeline/report/table_specs.py
-# (tests/test_workflow.py keeps the list below in step with it).
+# (tests/test_workflow.py keeps the list below in step with it). Inputs: metrics_files() and
+# classify_summaries() (functions/evaluate.smk, functions/classify.smk).
+
+
+include: "functions/report.smk"
+
 
 TABLES = [
     "analogy",
@@ -56,8 +61,8 @@ rule tables:
 
 
 # Corpus statistics per stage (corpus_stats) and training curves per trained model
-# (training_curves), shown in the report beside the tables and figures. Inputs:
-# corpus_stats_inputs() and trained_models() in common.smk.
+# (training_curves), shown in the report beside the tables and figures. The trained models:
+# trained_models() in functions/pretrain.smk.
 
 
 rule corpus_stats:

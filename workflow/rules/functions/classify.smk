@@ -1,0 +1,148 @@
+# The GLUE / CLUE stage's helpers (its rules: workflow/rules/classify.smk, which includes this file
+# first): the model labels and their check, per-task options, run paths and the release downloads.
+CLASSIFY = config["classify"]
+CLASSIFY_CPUS_PER_GPU = 4  # the rule's threads per GPU (workflow/profiles/slurm: cpus_per_gpu)
+CLASSIFY_TASKS = {benchmark: CLASSIFY[benchmark]["tasks"] for benchmark in ("glue", "clue")}
+CLASSIFY_BENCHMARK = {task: benchmark for benchmark, names in CLASSIFY_TASKS.items() for task in names}
+
+
+def classify_model(label):
+    """(what --model is given, the files the job needs) for a model label of the config."""
+    if label in BACKBONES:
+        return BACKBONE_MODELS[label]
+    if label in EVALUATE["models"]:
+        return EVALUATE["models"][label]["path"], []
+    if "+" in label and label.split("+", 1)[0] in BACKBONES:
+        return f"{RESULTS}/models/{label}", [f"{RESULTS}/models/{label}"]
+    raise ValueError(
+        f"config: classify names model {label!r}, which is not a backbone, a backbone+objective "
+        "or an evaluate.models entry"
+    )
+
+
+for _benchmark in ("glue", "clue"):
+    for _label in CLASSIFY[_benchmark]["models"]:
+        classify_model(_label)
+
+
+def classify_setting(key, task):
+    """A per-task value of the classify section: the task's own entry, else its benchmark's."""
+    values = CLASSIFY[key]
+    return values.get(task, values[CLASSIFY_BENCHMARK[task]])
+
+
+def classify_flags(wildcards):
+    task = wildcards.task
+    settings = {**CLASSIFY, **{key: classify_setting(key, task) for key in ("lr", "epochs", "max_length")}}
+    flags = options(settings, "max_steps", "lr", "epochs", "max_length", "eval_batch_size")
+    if task in CLASSIFY["train_from_dev"]:
+        flags += ["--train-from-dev", str(CLASSIFY["train_from_dev"][task])]
+    if CLASSIFY["max_train_examples"]:
+        flags += options(CLASSIFY, "max_train_examples")
+    if not CLASSIFY["test"]:
+        flags.append("--no-test")
+    if CLASSIFY["bf16"]:
+        flags.append("--bf16")
+    return flags
+
+
+def classify_runs(label, benchmark):
+    return [
+        f"{RESULTS}/classify/{label}/{task}/batch{batch}/seed{seed}/metrics.json"
+        for task in CLASSIFY_TASKS[benchmark]
+        for batch in CLASSIFY["batch_sizes"][benchmark]
+        for seed in range(CLASSIFY["seeds"])
+    ]
+
+
+def classify_geogranno(label, benchmark):
+    """ULR-BERT Table 8 puts GEOGRANNO beside the GLUE dev average: the model's evaluate metrics, if any."""
+    if benchmark != "glue" or "geogranno" not in EVALUATE["tasks"].get("en", []) or label not in EVAL_MODELS:
+        return []
+    return [f"{RESULTS}/metrics/geogranno/{label}.{EVALUATE['pooling'][0]}.json"]
+
+
+def classify_summaries():
+    return [
+        f"{RESULTS}/metrics/{benchmark}/{label}.json"
+        for benchmark in ("glue", "clue")
+        for label in CLASSIFY[benchmark]["models"]
+    ]
+
+
+# The GLUE / CLUE splits the public data root lacks (workflow/data/classification-sources.yaml): with
+# classify.download on, archives are fetched by the download rule and unpacked by classify_unpack.
+CLASSIFY_FOLDERS = {
+    "mnli": "glue/MNLI/",
+    "qnli": "glue/QNLI/",
+    "qqp": "glue/QQP/",
+    "stsb": "glue/STS-B/",
+    "tnews": "chinese/tnews/",
+    "iflytek": "chinese/iflytek/",
+    "cluewsc": "chinese/cluewsc2020/",
+    "afqmc": "chinese/afqmc/",
+    "csl": "chinese/csl/",
+    "ocnli": "chinese/ocnli/",
+    "cmrc2018": "chinese/cmrc2018/",
+}
+CLASSIFY_UNPACK = {}  # unpacked file -> (its archive, the member)
+CLASSIFY_DATA = []  # the downloaded or unpacked files, by path under data_root
+if CLASSIFY["download"]:
+    with open(os.path.join(workflow.basedir, "workflow", "data", "classification-sources.yaml")) as _sources:
+        _classify_sources = yaml.safe_load(_sources)
+    # only the configured tasks' files, and the archives they come from
+    _folders = tuple(
+        CLASSIFY_FOLDERS[task]
+        for benchmark, tasks in CLASSIFY_TASKS.items()
+        if CLASSIFY[benchmark]["models"]
+        for task in tasks
+        if task in CLASSIFY_FOLDERS
+    )
+    _files = {path: spec for path, spec in _classify_sources["files"].items() if path.startswith(_folders)}
+    _archives = {
+        name: _classify_sources["archives"][name]
+        for name in {spec["archive"] for spec in _files.values() if "archive" in spec}
+    }
+    _unpinned = [
+        spec["url"]
+        for spec in [*_archives.values(), *_files.values()]
+        if "url" in spec and not any(spec.get(algorithm) for algorithm in ("sha256", "sha1", "md5"))
+    ]
+    if _unpinned:
+        raise ValueError(
+            "config: classify.download needs a checksum (sha256, sha1 or md5) of every source of the configured "
+            f"tasks in workflow/data/classification-sources.yaml; missing for {', '.join(sorted(_unpinned))}"
+        )
+    for _name, _spec in _archives.items():
+        register_download(os.path.join(DATA_ROOT, "downloads", _name), _spec)
+    for _path, _spec in _files.items():
+        if "url" in _spec:
+            register_download(os.path.join(DATA_ROOT, _path), _spec)
+        else:
+            CLASSIFY_UNPACK[os.path.join(DATA_ROOT, _path)] = (
+                os.path.join(DATA_ROOT, "downloads", _spec["archive"]),
+                _spec["member"],
+            )
+        CLASSIFY_DATA.append(_path)
+
+
+def classify_data(task):
+    """The downloaded files a task reads: its benchmark's releases (with classify.download on) and the
+    copies in workflow/data/evaluation-sources.yaml among its candidate files (with evaluate.download on)."""
+    from pipeline.classify.tasks import TASKS
+
+    folder = CLASSIFY_FOLDERS.get(task)
+    files = [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
+    spec = TASKS[task]
+    candidates = {
+        os.path.join(DATA_ROOT, name)
+        for paths in (
+            *spec.splits.values(),
+            *spec.extra_dev.values(),
+            *(files for files, _ in spec.extra_test.values()),
+        )
+        for group in paths
+        for name in group.split("+")
+    }
+    listed = [path for group in EVAL_DATA for path in evaluation_data(group) if path in candidates]
+    return list(dict.fromkeys(files + listed))

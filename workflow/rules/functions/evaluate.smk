@@ -1,0 +1,116 @@
+# The evaluation stage's helpers (its rules: workflow/rules/evaluate.smk, which includes this file
+# first): the evaluation data and its downloads, every evaluated model (EVAL_MODELS), the metrics
+# files of the run and the figures.
+EVALUATE = config["evaluate"]
+EVALUATE_CPUS_PER_GPU = 4  # the rules' threads per GPU (workflow/profiles/slurm: cpus_per_gpu)
+RETRIEVAL = ("geogranno", "faq")
+
+# The evaluation data by task (workflow/data/evaluation-sources.yaml: URL and SHA-256 per file).
+# With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
+with open(os.path.join(workflow.basedir, "workflow", "data", "evaluation-sources.yaml")) as _sources:
+    EVAL_DATA = {
+        task: {os.path.join(DATA_ROOT, path): spec for path, spec in files.items()}
+        for task, files in yaml.safe_load(_sources).items()
+    }
+if EVALUATE["download"]:
+    for _files in EVAL_DATA.values():
+        for _path, _spec in _files.items():
+            register_download(_path, _spec)
+
+
+def evaluation_data(task):
+    return list(EVAL_DATA.get(task, {})) if EVALUATE["download"] else []
+
+
+def evaluated_models():
+    """Every model the evaluation rules evaluate: label -> spec, input files, language, kind."""
+    models = {}
+    for name, (path, inputs) in BACKBONE_MODELS.items():
+        models[name] = {"spec": path, "inputs": list(inputs), "lang": backbone_lang(name), "kind": "transformer"}
+        if "input-embeddings" in EVALUATE["baselines"]:
+            models[f"{name}.input-embeddings"] = {
+                "spec": f"input-embeddings:{path}",
+                "inputs": list(inputs),
+                "lang": backbone_lang(name),
+                "kind": "bag",
+            }
+    for label in trained_models():
+        path = f"{RESULTS}/models/{label}"
+        models[label] = {"spec": path, "inputs": [path], "lang": PRETRAIN["language"], "kind": "transformer"}
+    for label, run in FINETUNE_RUNS.items():  # evaluated with the pooling they were trained with
+        path = f"{RESULTS}/finetune/{label}"
+        poolings = EVALUATE["pooling"] if run["settings"]["pooling"] == "mean" else [run["settings"]["pooling"]]
+        models[label] = {"spec": path, "inputs": [path], "lang": "en", "kind": "transformer", "poolings": poolings}
+    for name, model in EVALUATE["models"].items():
+        models[name] = {"spec": model["path"], "inputs": [], "lang": model["lang"], "kind": "transformer"}
+    for lang in LANGUAGES if "word2vec" in EVALUATE["baselines"] else []:
+        vectors = f"{RESULTS}/word2vec/{lang}/vectors.bin"
+        models[f"word2vec-{lang}"] = {"spec": f"word2vec:{vectors}", "inputs": [vectors], "lang": lang, "kind": "bag"}
+    for label, model in BILSTM_MODELS.items():
+        models[label] = {"spec": f"bilstm:{model['dir']}", "inputs": [model["dir"]], "lang": "en", "kind": "bilstm"}
+    for lexical in ("bm25", "tfidf"):
+        if lexical in EVALUATE["baselines"]:
+            models[lexical] = {"spec": lexical, "inputs": [], "lang": None, "kind": "lexical"}
+    return models
+
+
+EVAL_MODELS = evaluated_models()
+# Tasks whose data cannot be downloaded and checked (SCWS is not redistributed, and no checksum is
+# pinned for it in evaluation-sources.yaml). A config may list them; they are evaluated only where
+# the file is under data_root, so their absence leaves table cells empty instead of breaking the DAG.
+OPTIONAL_TASK_DATA = {"scws": "scws/ratings.txt"}
+SKIPPED_TASKS = sorted(
+    task
+    for task, path in OPTIONAL_TASK_DATA.items()
+    if any(task in tasks for tasks in EVALUATE["tasks"].values()) and not os.path.isfile(os.path.join(DATA_ROOT, path))
+)
+if SKIPPED_TASKS:
+    print(
+        f"evaluate: skipping {', '.join(SKIPPED_TASKS)}: no "
+        f"{', '.join(os.path.join(DATA_ROOT, OPTIONAL_TASK_DATA[t]) for t in SKIPPED_TASKS)}",
+        file=sys.stderr,
+    )
+
+
+def transfer_models():
+    """Label -> pooling of every model the transfer rule evaluates (English models with embeddings)."""
+    chosen = config["transfer"]["models"]
+    models = {}
+    for label, model in EVAL_MODELS.items():
+        if model["lang"] != "en" or model["kind"] == "lexical" or (chosen != "all" and label not in chosen):
+            continue
+        models[label] = EVALUATE["pooling"][0] if model["kind"] == "transformer" else "mean"
+    return models
+
+
+def metrics_files():
+    """Every metrics JSON of the evaluation rules, and paper 004's Table 2 (SNLI) per BiLSTM model."""
+    files = []
+    for label, model in EVAL_MODELS.items():
+        for lang in [model["lang"]] if model["lang"] else LANGUAGES:
+            for task in EVALUATE["tasks"].get(lang, []):
+                if (model["kind"] == "lexical" and task not in RETRIEVAL) or task in SKIPPED_TASKS:
+                    continue
+                poolings = model.get("poolings") or (
+                    EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"]
+                )
+                files += [f"{RESULTS}/metrics/{task}/{label}.{pooling}.json" for pooling in poolings]
+    files += [f"{RESULTS}/metrics/snli/{label}.json" for label in BILSTM_MODELS]
+    return files + [
+        f"{RESULTS}/metrics/transfer/{label}.{pooling}.json" for label, pooling in transfer_models().items()
+    ]
+
+
+def figure_dirs():
+    if not EVALUATE["figures"] or "analogy" not in EVALUATE["tasks"].get("en", []):
+        return []
+    return [
+        f"{RESULTS}/figures/{label}"
+        for label, model in EVAL_MODELS.items()
+        if model["kind"] == "transformer" and model["lang"] == "en"
+    ]
+
+
+def evaluation_gpus(label):
+    """Transformers and BiLSTMs are encoded on a GPU; bags of vectors and lexical baselines need none."""
+    return 1 if EVAL_MODELS[label]["kind"] in ("transformer", "bilstm") else 0

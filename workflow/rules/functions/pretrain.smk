@@ -1,0 +1,53 @@
+# The pre-training stage's helpers (its rules: workflow/rules/pretrain.smk, which includes this file
+# first): the backbones and their checks, the ELECTRA generators, the launcher and the options.
+BACKBONES = config["models"]["backbones"]
+PRETRAIN = config["pretrain"]
+# CPUs each GPU job gets per GPU: the rule's threads (workflow/profiles/slurm sets the same
+# cpus_per_gpu; tests/test_slurm_profile.py keeps the two in step).
+PRETRAIN_CPUS_PER_GPU = 8
+
+for _name in PRETRAIN["backbones"]:
+    if _name not in BACKBONES:
+        raise ValueError(f"config: pretrain.backbones lists {_name!r}, which models.backbones does not define")
+if BACKBONES and PRETRAIN["language"] not in LANGUAGES:
+    raise ValueError(f"config: pretrain.language {PRETRAIN['language']!r} is not in corpus.languages")
+TINY = [name for name, spec in BACKBONES.items() if is_tiny(spec)]
+# (--model value, input files) of every backbone and of every ELECTRA generator named in
+# models.generators ("": none, or pretrain's registry of released pairs). Resolving them here
+# registers their hub models for the download_model rule.
+BACKBONE_MODELS = {name: resolve_model(spec, name, f"models.backbones.{name}") for name, spec in BACKBONES.items()}
+GENERATORS = {
+    name: resolve_model(spec, key=f"models.generators.{name}")
+    for name, spec in config["models"].get("generators", {}).items()
+}
+
+
+def backbone_lang(name):
+    """The language of a backbone: a tiny model's corpus language, pretrain.language otherwise."""
+    spec = BACKBONES[name]
+    return spec.split(":", 1)[1] if spec.startswith("tiny:") else PRETRAIN["language"]
+
+
+def electra_generator(backbone):
+    """(--generator value, input files) of an ELECTRA backbone: "" where models.generators names none."""
+    return GENERATORS.get(backbone, ("", []))
+
+
+def token_shards(wc):
+    """Every token shard of a backbone: one per sample shard."""
+    return per_shard(f"{RESULTS}/tokens/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])
+
+
+def launcher(gpus):
+    """One process, or one per GPU through torchrun (DDP; --batch-size is per process)."""
+    return ["python"] if gpus == 1 else ["torchrun", "--standalone", "--nproc_per_node", str(gpus)]
+
+
+def pretrain_flags():
+    keys = ("max_steps", "epochs", "batch_size", "grad_accum", "lr", "warmup", "seed")
+    keys += ("misad_choice", "ngram_pool", "save_every")
+    return options(PRETRAIN, *keys) + ["--resume"]  # resume: a rerun continues
+
+
+def trained_models():
+    return [f"{name}+{objective}" for name in PRETRAIN["backbones"] for objective in PRETRAIN["objectives"]]

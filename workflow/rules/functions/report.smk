@@ -1,0 +1,16 @@
+# The report stage's helpers (its rules: workflow/rules/report.smk, which includes this file first).
+
+
+def corpus_stats_inputs():
+    stats, ngrams = [], []
+    for lang in LANGUAGES:
+        stats += expand(f"{RESULTS}/corpus/{{lang}}/docs/{{part}}/extract-stats.json", lang=lang, part=dump_parts(lang))
+        if lang_config(lang)["convert"]:
+            stats += per_shard(f"{RESULTS}/corpus/{{lang}}/simplified/{{part}}/{{shard}}.stats.json", lang)
+        stats += per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.stats.json", lang)
+        stats += per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/stats.json", lang)
+        stats += per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.stats.json", lang)
+        ngrams += per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
+    for name in PRETRAIN["backbones"] if PRETRAIN["objectives"] else []:  # one token shard per sample shard
+        stats += per_shard(f"{RESULTS}/tokens/{name}/{{part}}/{{shard}}.stats.json", PRETRAIN["language"])
+    return {"stats": stats, "ngrams": ngrams}
