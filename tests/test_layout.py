@@ -2,6 +2,7 @@
 
 - Ground floor: the modules at the package root and the packages ``models`` and ``tasks``; they never
   import a stage package.
+- ``models`` and ``tasks`` do not import each other.
 - Stage packages (``corpus``, ``ngrams``, ...) import only the ground floor and themselves.
 - No import cycle, counting imports inside functions too.
 - ``python -m pipeline X`` runs ``pipeline/<package>/<X with - as _>.py``.
@@ -53,6 +54,12 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+def subpackage(name: str) -> str:
+    """``pipeline.models.spec`` → ``models`` ("" for the package itself)."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
 def floor(name: str) -> str:
     """The stage package a module belongs to, or "ground"."""
     parts = name.split(".")
@@ -78,6 +85,17 @@ def test_arrows_run_down_only(graph):
         if floor(target) != "ground" and floor(target) != floor(name)
     )
     assert not wrong, "imports sideways or upwards:\n" + "\n".join(wrong)
+
+
+def test_models_and_tasks_stand_apart(graph):
+    """A task is handed an encoder and never loads one; a model knows no task."""
+    crossing = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        for target in targets
+        if {subpackage(name), subpackage(target)} == {"models", "tasks"}
+    )
+    assert not crossing, crossing
 
 
 def test_no_import_cycle(graph):

@@ -4,8 +4,9 @@ A task sees an encoder only through ``encode(list[str]) -> np.ndarray`` (the enc
 :mod:`pipeline.models`), or, for retrieval, through a scorer. This is a ground-floor package: the
 ``evaluate`` stage runs the tasks one at a time, the ``finetune`` stage scores STS and the analogy
 while training, ``bilstm`` reads NLI pairs and ``report`` shares the GEOGRANNO length buckets. It
-imports only ground-floor modules (:mod:`pipeline.errors`, :mod:`pipeline.provenance`, ...) and
-:mod:`pipeline.models`, never a stage package.
+imports only the ground-floor modules (:mod:`pipeline.errors`, :mod:`pipeline.provenance`, ...) and
+itself: a scorer is handed the encoder and never loads a model, so neither :mod:`pipeline.models` nor a
+stage package is imported here.
 
 - :mod:`.data_root`, :mod:`.numbered_lines`, :mod:`.vectors`: where a task's files are, line-numbered
   reading, cosine similarity;
