@@ -52,6 +52,15 @@ def test_the_docs_have_the_commands_a_user_needs():
     assert any("workflow/profiles/slurm" in c for c in readme)
 
 
+def test_the_readme_is_a_front_page_not_a_manual():
+    """What it is, the two commands, configs, layout, outputs, clusters and links: the manuals are in docs/."""
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines; move manuals to docs/"
+    for heading in ("## The two commands", "## Configs and the data root", "## Layout", "## Outputs"):
+        assert heading in lines, heading
+    assert "make demo" in README.read_text() and "make test" in README.read_text()
+
+
 def skip_reason(argv: list[str]) -> str | None:
     if "--profile" in argv and "workflow/profiles/slurm" in argv:
         import importlib.util
