@@ -146,7 +146,11 @@ def main() -> None:
         f"- whole command: {t_command:.1f} s (target <= 15 s)",
         (
             f"- 1-minute load average before / after: {load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores "
-            "(above the core count other processes were competing for the CPU)"
+            + (
+                "(above the core count: other processes were competing for the CPU)"
+                if max(load_before, load_after) > os.cpu_count()
+                else "(below the core count: an idle machine)"
+            )
         ),
     ]
     text = "\n".join(table + [""] + summary)
