@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pretrain_builders import marked_rows, write_marked
+from pretrain_builders import TINY_SIZE, marked_rows, write_marked
 from testdata import DATA_ROOT, dump_xml, minilm_path, page_xml
 
 from pipeline.cli import main
@@ -167,28 +167,8 @@ def tiny_en(marked_en, tmp_path_factory):
     from pipeline.cli import main
 
     out = tmp_path_factory.mktemp("models") / "tiny-en"
-    assert (
-        main(
-            [
-                "tiny-model",
-                "--sentences",
-                str(marked_en),
-                "--lang",
-                "en",
-                "--out",
-                str(out),
-                "--vocab-size",
-                "1500",
-                "--hidden",
-                "32",
-                "--layers",
-                "2",
-                "--heads",
-                "2",
-            ]
-        )
-        == 0
-    )
+    argv = ["tiny-model", "--sentences", marked_en, "--lang", "en", "--out", out, *TINY_SIZE]
+    assert main([str(a) for a in argv]) == 0
     return out
 
 

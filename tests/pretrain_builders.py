@@ -92,3 +92,8 @@ def albert_like_tokenizer(texts: list[str], out_dir, vocab_size: int = 800):
     )
     tokenizer.save_pretrained(out_dir)
     return AutoTokenizer.from_pretrained(out_dir)
+
+
+# The size of the tests' tiny BERT (the tiny-model stage's options): the shared fixture and the tests that
+# build it again (to check that the same options give the same bytes) use these.
+TINY_SIZE = ["--vocab-size", "1500", "--hidden", "32", "--layers", "2", "--heads", "2"]

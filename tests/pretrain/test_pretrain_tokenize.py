@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pretrain_builders import write_marked
+from pretrain_builders import TINY_SIZE, write_marked
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from pipeline import contracts
@@ -31,14 +31,7 @@ def test_tiny_model_loads_and_is_reproducible(tiny_en, marked_en, tmp_path, cli)
             "en",
             "--out",
             again,
-            "--vocab-size",
-            "1500",
-            "--hidden",
-            "32",
-            "--layers",
-            "2",
-            "--heads",
-            "2",
+            *TINY_SIZE,
         )
         == 0
     )

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import torch
+from pretrain_builders import TINY_SIZE
 from safetensors.torch import load_file
 from testdata import minilm_path
 from transformers import AutoModel
@@ -263,14 +264,7 @@ def test_inputs_longer_than_the_model_positions_are_refused(tokens_en, marked_en
             "en",
             "--out",
             short,
-            "--vocab-size",
-            "1500",
-            "--hidden",
-            "32",
-            "--layers",
-            "2",
-            "--heads",
-            "2",
+            *TINY_SIZE,
             "--max-length",
             "32",
         )
