@@ -197,3 +197,26 @@ def tokens_en(marked_en, tiny_en, tmp_path_factory):
         == 0
     )
     return out
+
+
+@pytest.fixture(scope="session")
+def good(tmp_path_factory):
+    """Valid inputs of every contract (dump, docs, sentences, marked, tokens, tiny model, vectors, data,
+    metrics), made once per session by the stages themselves; the hostile-input tests spoil copies."""
+    from hostile import build_good
+
+    return build_good(tmp_path_factory)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The hostile-input matrix's counts: every test in a ``test_hostile*.py`` file is one case."""
+    counts: dict[str, int] = {}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            in_matrix = Path(report.nodeid.split("::")[0]).name.startswith("test_hostile")
+            if in_matrix and (report.when == "call" or outcome in ("skipped", "error")):
+                counts[outcome] = counts.get(outcome, 0) + 1
+    if counts:
+        total = sum(counts.values())
+        parts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+        terminalreporter.write_line(f"hostile-input matrix: {total} cases: {parts}")

@@ -28,114 +28,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from testdata import DEMO_DATA, dump_xml, page_xml
+from hostile import GOOD_PAGES, Good, assert_clean_failure
+from testdata import dump_xml
 
 from pipeline.cli import main
-
-GOOD_PAGES = [
-    page_xml(
-        i,
-        f"Page {i}",
-        f"Text of page {i} is about [[Paris]] and the river [[Seine]]. "
-        f"Page {i} has a second sentence with more words in it.",
-    )
-    for i in range(1, 40)
-]
-
-
-# ---------------------------------------------------------------------------- good inputs
-@dataclass
-class Good:
-    """Valid inputs of every contract, made once by the stages themselves."""
-
-    root: Path
-    dump: Path
-    docs: Path
-    sentences: Path
-    marked: Path
-    tokens: Path
-    model: Path
-    vectors: Path
-    data: Path
-    metrics: Path
-
-
-def _run(*args) -> None:
-    status = main([str(a) for a in args])
-    assert status == 0, args
-
-
-@pytest.fixture(scope="session")
-def good(tmp_path_factory) -> Good:
-    root = tmp_path_factory.mktemp("good")
-    dump = root / "dump.xml"
-    dump.write_text(dump_xml(GOOD_PAGES))
-    _run("extract", "--dump", dump, "--lang", "en", "--out", root / "docs")
-    _run("clean", "--input", root / "docs" / "shard-000.parquet", "--lang", "en", "--out", root / "sentences")
-    sentences = root / "sentences" / "shard-000.parquet"
-    _run("ngrams", "--sentences", sentences, "--lang", "en", "--out", root / "ngrams")
-    _run(
-        "tiny-model",
-        "--sentences",
-        sentences,
-        "--lang",
-        "en",
-        "--out",
-        root / "tiny",
-        "--vocab-size",
-        200,
-        "--hidden",
-        16,
-        "--layers",
-        1,
-        "--heads",
-        2,
-        "--max-length",
-        32,
-    )
-    _run(
-        "tokenize",
-        "--marked",
-        root / "ngrams" / "marked.parquet",
-        "--model",
-        root / "tiny",
-        "--lang",
-        "en",
-        "--max-length",
-        32,
-        "--out",
-        root / "tokens" / "tokens.parquet",
-    )
-    _run(
-        "word2vec",
-        "--sentences",
-        sentences,
-        "--lang",
-        "en",
-        "--out",
-        root / "w2v" / "vectors.bin",
-        "--dim",
-        8,
-        "--min-count",
-        1,
-        "--epochs",
-        1,
-    )
-    data = root / "data"
-    shutil.copytree(DEMO_DATA, data, ignore=shutil.ignore_patterns("wiki"))
-    _run("evaluate", "faq", "--model", "bm25", "--data", data, "--out", root / "metrics" / "faq.json")
-    return Good(
-        root,
-        dump,
-        root / "docs" / "shard-000.parquet",
-        sentences,
-        root / "ngrams" / "marked.parquet",
-        root / "tokens" / "tokens.parquet",
-        root / "tiny",
-        root / "w2v" / "vectors.bin",
-        data,
-        root / "metrics" / "faq.json",
-    )
 
 
 # ---------------------------------------------------------------------------- the stages
@@ -315,23 +211,6 @@ PARQUET_KINDS = {
         "column",
     ),
 }
-
-
-def assert_clean_failure(status: int, err: str, named: Path | str, out: Path, fragment: str = "") -> None:
-    errors = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert status == 2, err
-    assert "Traceback" not in err, err
-    assert len(errors) == 1, err
-    assert str(named) in errors[0], errors[0]
-    assert fragment.lower() in errors[0].lower(), errors[0]
-    if out.exists():
-        # pretrain keeps its resume state in a hidden .NAME.work folder beside the model (docs/stages/pretrain.md)
-        left = (
-            [p for p in out.rglob("*") if not any(part.endswith(".work") for part in p.parts)]
-            if out.is_dir()
-            else [out]
-        )
-        assert left == [], f"output left behind: {left}"
 
 
 PARQUET_CASES = [(stage, kind) for stage in PARQUET_STAGES for kind in PARQUET_KINDS]
