@@ -19,7 +19,9 @@ import sys
 import yaml
 
 sys.path.insert(0, workflow.basedir)
-from pipeline.workflow_config import check, coerce
+from pipeline.workflow_config import check, check_unique_keys, coerce
+
+check_unique_keys(workflow.overwrite_configfiles or ["workflow/config/demo.yaml"])
 
 with open(f"{workflow.basedir}/workflow/schemas/config.schema.yaml") as _schema_file:
     _schema = yaml.safe_load(_schema_file)

@@ -100,7 +100,8 @@ def _message(error) -> str:
     if error.validator == "pattern":
         return (
             f"{where}: {error.instance!r} does not match {error.validator_value} (characters that a shell "
-            "or a path would misread are not allowed)"
+            "or a path would misread are not allowed, and a name that becomes a folder may not start with "
+            "'.', so that '.' and '..' cannot leave results/)"
         )
     message = error.message if len(error.message) < 200 else error.message[:200] + " ..."
     return f"{where}: {message}"
@@ -115,3 +116,36 @@ def check(config: dict, schema: dict) -> None:
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:
         raise ConfigError("invalid config:\n" + "\n".join(f"  {_message(error)}" for error in errors))
+
+
+def check_unique_keys(paths) -> None:
+    """Raise :class:`ConfigError` where a config file gives one key twice in the same mapping.
+
+    YAML keeps the last of duplicate keys without a word, so ``lr: 5e-5`` written twice in a
+    config would silently run with the second. Snakemake reads the files itself; this reads
+    them again with a loader that refuses a repeated key, naming the file and the line.
+    """
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise ConfigError(
+                        f"{self.name}: key {key!r} given twice in one mapping "
+                        f"(line {seen[key] + 1} and line {key_node.start_mark.line + 1}); YAML would keep only the last"
+                    )
+                seen[key] = key_node.start_mark.line
+            return super().construct_mapping(node, deep=deep)
+
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            loader = StrictLoader(handle)
+            try:
+                loader.get_single_data()
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+            finally:
+                loader.dispose()
