@@ -64,8 +64,15 @@ def _stage_parser(sub, name: str) -> None:
     stage.set_defaults(run=module.run)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one ``error:`` line (the usage stays in ``--help``), exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {self.prog}: {' '.join(message.split())}\n")
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m pipeline", description=__doc__.split("\n\n")[0])
+    parser = _OneLineParser(prog="python -m pipeline", description=__doc__.split("\n\n")[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="stage", required=True, metavar="STAGE")
     chosen = next((arg for arg in argv if not arg.startswith("-")), None)
@@ -79,7 +86,10 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(argv).parse_args(argv)
+    try:
+        args = build_parser(argv).parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a bad argument (2, one line already printed)
+        return exc.code if isinstance(exc.code, int) else 2
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",

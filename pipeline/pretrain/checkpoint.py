@@ -8,13 +8,22 @@ the epoch, optimizer step)``; since the sample order and the masks are functions
 ``(seed, epoch, index)``, nothing else about the data needs saving. ``settings.json`` repeats
 the settings that must match for a resume (objective, data checksum, batch size, schedule,
 world size, ...); :func:`differences` reads only that file.
+
+A checkpoint on disk is not trusted: ``--resume`` is passed by every workflow run, so a planted
+``.OUT.work/checkpoint/`` would otherwise be loaded by an ordinary rerun. Both files are read
+with ``torch.load(weights_only=True)``, which rebuilds tensors and plain containers (dict, list,
+tuple, str, numbers) and refuses every other pickled object instead of running it; that is why
+the RNG states are stored as tensors and plain lists, not as the numpy and Python objects their
+libraries return (docs/behaviour.md, "Nothing untrusted is unpickled").
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import shutil
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -28,18 +37,53 @@ STATE = "state.pt"
 
 
 def rng_state() -> dict:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """Every generator's state as tensors and plain Python values (loadable with ``weights_only=True``)."""
+    version, internal, gauss = random.getstate()
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    state = {
+        "python": [version, list(internal), gauss],
+        "numpy": {"kind": kind, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos)},
+        "numpy_gauss": [int(has_gauss), float(cached)],
+        "torch": torch.get_rng_state(),
+    }
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
 
 
 def set_rng_state(state: dict) -> None:
-    random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    numpy = state["numpy"]
+    has_gauss, cached = state["numpy_gauss"]
+    np.random.set_state((numpy["kind"], numpy["keys"].numpy().astype(np.uint32), numpy["pos"], has_gauss, cached))
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _load_safely(path: Path) -> dict:
+    """``torch.load(weights_only=True)``: tensors and plain containers only, any other object refused.
+
+    A checkpoint that is corrupt, or that holds anything a resume does not need (a pickled class,
+    a function), stops with one line naming it; nothing in it is run.
+    """
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError as exc:
+        raise InputError(path, "checkpoint file missing (delete the checkpoint folder or pass --restart)") from exc
+    except pickle.UnpicklingError as exc:
+        raise InputError(
+            path,
+            "checkpoint holds objects other than tensors and plain containers; refused, as loading it "
+            "could run code (delete the checkpoint folder or pass --restart)",
+        ) from exc
+    except (RuntimeError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(path, f"corrupt checkpoint ({reason}); delete it or pass --restart") from exc
+    if not isinstance(state, dict):
+        raise InputError(path, f"not a checkpoint of this stage (holds a {type(state).__name__}, not a dict)")
+    return state
 
 
 def exists(directory: Path) -> bool:
@@ -73,7 +117,15 @@ def save(directory: Path, world: World, model, optimizer, scheduler, position: d
 
 def differences(directory: Path, settings: dict) -> str:
     """The settings that differ from the checkpoint's, as ``key: checkpoint X, now Y; ...`` ('' if none)."""
-    saved = json.loads((Path(directory) / "settings.json").read_text())
+    path = Path(directory) / "settings.json"
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(
+            path, "checkpoint settings unreadable or not JSON; delete the checkpoint or pass --restart"
+        ) from exc
+    if not isinstance(saved, dict):
+        raise InputError(path, "checkpoint settings are not a JSON object; delete the checkpoint or pass --restart")
     changed = {key: (saved.get(key), value) for key, value in settings.items() if saved.get(key) != value}
     return "; ".join(f"{key}: checkpoint {old!r}, now {new!r}" for key, (old, new) in sorted(changed.items()))
 
@@ -84,9 +136,25 @@ def load(directory: Path, world: World, model, optimizer, scheduler, settings: d
     changed = differences(directory, settings)
     if changed:
         raise InputError(directory, f"checkpoint was made with other settings ({changed})")
-    state = torch.load(directory / STATE, map_location="cpu", weights_only=False)
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    scheduler.load_state_dict(state["scheduler"])
-    set_rng_state(torch.load(directory / f"rng-{world.rank}.pt", map_location="cpu", weights_only=False))
-    return state["position"]
+    state = _load_safely(directory / STATE)
+    rng = _load_safely(directory / f"rng-{world.rank}.pt")
+    missing = {"model", "optimizer", "scheduler", "position"} - set(state)
+    if missing:
+        raise InputError(directory / STATE, f"not a checkpoint of this stage (no {', '.join(sorted(missing))})")
+    try:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        set_rng_state(rng)
+    except (RuntimeError, KeyError, ValueError, TypeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(directory, f"checkpoint does not fit this run ({reason}); pass --restart") from exc
+    position = state["position"]
+    if not (
+        isinstance(position, dict)
+        and all(isinstance(position.get(key), int) and position[key] >= 0 for key in ("step", "epoch", "batches_done"))
+    ):
+        raise InputError(
+            directory / STATE, "checkpoint's data position is not three counts (step, epoch, batches_done)"
+        )
+    return position

@@ -50,6 +50,7 @@ from torch.utils.data import DataLoader
 from transformers import get_linear_schedule_with_warmup
 
 from pipeline import contracts, provenance
+from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RATE, SEED
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.models import runtime
@@ -67,7 +68,7 @@ from pipeline.pretrain.masking_stats import MaskingStats, gather
 from pipeline.pretrain.misad import CHOICES, choose_by_mlm_score
 from pipeline.pretrain.objectives import OBJECTIVES, PretrainingModel, make_data
 from pipeline.pretrain.span_sampling import POOLS
-from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
+from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_token_rows
 from pipeline.progress import Progress
 from pipeline.shards import input_files
 
@@ -122,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="mlm-score",
         help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)",
     )
-    parser.add_argument("--misad-max-candidates", type=int, default=0, help="n-grams scored per sentence (0: all)")
+    parser.add_argument("--misad-max-candidates", type=COUNT, default=0, help="n-grams scored per sentence (0: all)")
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="MiSAD / exported pooling")
     parser.add_argument(
         "--ngram-pool",
@@ -130,18 +131,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="uniform",
         help="BURT masking: uniform over kept n-grams and uncovered tokens (paper), or n-grams first then tokens",
     )
-    parser.add_argument("--max-steps", type=int, default=0, help="optimizer steps (0: --epochs over the data)")
-    parser.add_argument("--epochs", type=float, default=1.0)
-    parser.add_argument("--batch-size", type=int, default=64, help="sentences per process and micro-batch")
-    parser.add_argument("--grad-accum", type=int, default=1)
-    parser.add_argument("--lr", type=float, default=5e-5)
-    parser.add_argument("--warmup", type=float, default=0.1, help="fraction of steps with linear warm-up")
-    parser.add_argument("--weight-decay", type=float, default=0.01)
-    parser.add_argument("--dropout", type=float, default=0.1)
-    parser.add_argument("--max-grad-norm", type=float, default=1.0)
-    parser.add_argument("--mlm-probability", type=float, default=0.15)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--save-every", type=int, default=0, help="checkpoint every N steps (0: never)")
+    parser.add_argument("--max-steps", type=COUNT, default=0, help="optimizer steps (0: --epochs over the data)")
+    parser.add_argument("--epochs", type=RATE, default=1.0)
+    parser.add_argument("--batch-size", type=POSITIVE, default=64, help="sentences per process and micro-batch")
+    parser.add_argument("--grad-accum", type=POSITIVE, default=1)
+    parser.add_argument("--lr", type=RATE, default=5e-5)
+    parser.add_argument("--warmup", type=FRACTION, default=0.1, help="fraction of steps with linear warm-up")
+    parser.add_argument("--weight-decay", type=NON_NEGATIVE, default=0.01)
+    parser.add_argument("--dropout", type=FRACTION, default=0.1)
+    parser.add_argument("--max-grad-norm", type=RATE, default=1.0)
+    parser.add_argument("--mlm-probability", type=PROBABILITY, default=0.15)
+    parser.add_argument("--seed", type=SEED, default=0)
+    parser.add_argument("--save-every", type=COUNT, default=0, help="checkpoint every N steps (0: never)")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -149,7 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
     parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
-    parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
+    parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
 
 
 def check_data(paths: list[Path], tokenizer) -> dict:
@@ -166,6 +167,7 @@ def check_data(paths: list[Path], tokenizer) -> dict:
             )
         if records and record.get("params", {}).get("max_length") != records[0].get("params", {}).get("max_length"):
             raise InputError(path, "tokenized with another --max-length than the other shards")
+        check_token_rows(path, len(tokenizer))
         records.append(record)
     return records[0]
 
@@ -307,6 +309,11 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         raise InputError(args.model, "--generator is for an ELECTRA discriminator (ElectraForPreTraining)")
     else:
         mlm_model, new_head = load_masked_lm(args.model, args.dropout)
+    embeddings = mlm_model.get_input_embeddings().num_embeddings
+    if embeddings < len(tokenizer):
+        raise InputError(
+            args.model, f"the tokenizer has {len(tokenizer)} tokens but the model only {embeddings} embeddings"
+        )
     positions = getattr(mlm_model.config, "max_position_embeddings", None)
     if positions and int(dataset.lengths().max()) > positions:
         raise InputError(

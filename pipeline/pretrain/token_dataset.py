@@ -15,10 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import contracts
 from pipeline.atomic import AtomicFiles
+from pipeline.errors import InputError
 
 LIST_COLUMNS = ("input_ids", "word_ids")
 SPAN_COLUMNS = ("ngram_spans", "entity_spans")
@@ -40,6 +42,50 @@ def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Pat
             for batch in contracts.iter_batches(path, contracts.TOKENS.names, batch_rows):
                 writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
     return Path(cache_path)
+
+
+def check_token_rows(path, vocab_size: int, batch_rows: int = 65536) -> None:
+    """Refuse rows the collators cannot trust, naming the first: no tokens, an id outside
+    ``[0, vocab_size)``, ``word_ids`` of another length than ``input_ids``, a span that is empty
+    or reaches past its row (docs/design.md, the ``tokens`` contract). Vectorised per batch."""
+    seen = 0
+    for batch in contracts.iter_batches(path, contracts.TOKENS.names, batch_rows):
+        ids = batch.column("input_ids")
+        lengths = pc.list_value_length(ids).fill_null(0)
+        problems = [
+            (pc.equal(lengths, 0), "no input_ids"),
+            (
+                pc.not_equal(pc.list_value_length(batch.column("word_ids")).fill_null(0), lengths),
+                "word_ids and input_ids differ in length",
+            ),
+        ]
+        values = pc.list_flatten(ids)
+        outside = pc.or_(pc.less(values, 0), pc.greater_equal(values, vocab_size))
+        problems.append(
+            (_rows_of(ids, outside, batch.num_rows), f"a token id outside the vocabulary [0, {vocab_size})")
+        )
+        for name in SPAN_COLUMNS:
+            spans = batch.column(name)
+            start, end = (pc.struct_field(pc.list_flatten(spans), [i]) for i in (0, 1))
+            row_length = pc.take(lengths, pc.list_parent_indices(spans))
+            wrong = pc.or_(pc.or_(pc.less(start, 0), pc.less_equal(end, start)), pc.greater(end, row_length))
+            problems.append((_rows_of(spans, wrong, batch.num_rows), f"a span in {name} outside its row or empty"))
+        for mask, what in problems:
+            first = pc.index(mask.fill_null(False), True).as_py()
+            if first >= 0:
+                doc, sent = batch.column("doc_id")[first].as_py(), batch.column("sent_id")[first].as_py()
+                raise InputError(
+                    path, f"{what}; rerun tokenize", where=f"row {seen + first}, doc {doc} sentence {sent}"
+                )
+        seen += batch.num_rows
+
+
+def _rows_of(lists: pa.Array, value_mask: pa.Array, rows: int) -> pa.Array:
+    """Per row: does any of its list values satisfy ``value_mask``."""
+    flagged = np.zeros(rows, dtype=bool)
+    parents = pc.list_parent_indices(lists).to_numpy()
+    flagged[parents[value_mask.to_numpy(zero_copy_only=False)]] = True
+    return pa.array(flagged)
 
 
 class _Chunk:
