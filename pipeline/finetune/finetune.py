@@ -42,6 +42,7 @@ from pipeline import provenance
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.finetune import ppdb, recipes
+from pipeline.finetune.resume_check import verify_checkpoint
 from pipeline.models.directory import AtomicDir
 from pipeline.models.pooling import POOLINGS
 from pipeline.tasks import nli
@@ -201,13 +202,21 @@ def settings_of(args, summary: dict) -> dict:
     return settings
 
 
+def _same_settings(saved: Path, settings: dict) -> bool:
+    """Was the work folder's checkpoint made with ``settings`` (an unreadable record counts as no)."""
+    try:
+        return json.loads(saved.read_text(encoding="utf-8")) == json.loads(json.dumps(settings))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+
+
 def prepare_work(work: Path, settings: dict, resume: bool, is_main: bool) -> str | None:
     """The checkpoint to resume from, or None (the work directory is then emptied)."""
     from transformers.trainer_utils import get_last_checkpoint
 
     saved = work / "settings.json"
     last = get_last_checkpoint(str(work)) if resume and work.is_dir() else None
-    if last and (not saved.exists() or json.loads(saved.read_text()) != json.loads(json.dumps(settings))):
+    if last and not _same_settings(saved, settings):
         log.warning("%s: checkpoint made with other settings or data; starting afresh", work)
         last = None
     if is_main and last is None:
@@ -268,6 +277,8 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
 
     trainer = build_trainer(args, columns, work, log_path)
     model, tasks, twin = trainer.model, list(columns), args.recipe == "twin"
+    if resume_from:
+        verify_checkpoint(Path(resume_from), model)
     warmup = math.ceil(args.warmup * args.max_steps)
     if halt_after is not None:
         trainer.add_callback(HaltAfter(halt_after))
