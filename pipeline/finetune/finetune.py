@@ -39,6 +39,7 @@ import shutil
 from pathlib import Path
 
 from pipeline import provenance
+from pipeline.arguments import COUNT, FRACTION, POSITIVE, RATE, SEED, integer
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.finetune import ppdb, recipes
@@ -79,9 +80,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="NLI jsonl/CSV, DIR:SPLIT or ARCHIVE.zip:SPLIT (repeat to merge SNLI and MultiNLI)",
     )
     parser.add_argument("--ppdb", type=Path, help="PPDB 2.0 pack with entailment relations (twin)")
-    parser.add_argument("--max-steps", required=True, type=int, help="optimizer steps")
-    parser.add_argument("--batch-size", type=int, default=16, help="pairs per batch and process (paper: 16)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-steps", required=True, type=POSITIVE, help="optimizer steps")
+    parser.add_argument("--batch-size", type=POSITIVE, default=16, help="pairs per batch and process (paper: 16)")
+    parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
     parser.add_argument(
         "--objectives", choices=recipes.OBJECTIVES, default="nli+pi+ptc", help="twin: the tasks trained (Table 4)"
@@ -93,23 +94,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pair features of the softmax heads (Table 4)",
     )
     parser.add_argument("--pooling", choices=POOLINGS, default="mean")
-    parser.add_argument("--negatives", type=int, default=3, help="k: sampled negatives per PPDB pair (PI)")
-    parser.add_argument("--lr", type=float, default=2e-5)
-    parser.add_argument("--warmup", type=float, default=0.1, help="fraction of steps with linear warm-up")
-    parser.add_argument("--dropout", type=float, default=0.1)
-    parser.add_argument("--max-length", type=int, default=128, help="tokens per sequence")
+    parser.add_argument("--negatives", type=POSITIVE, default=3, help="k: sampled negatives per PPDB pair (PI)")
+    parser.add_argument("--lr", type=RATE, default=2e-5)
+    parser.add_argument("--warmup", type=FRACTION, default=0.1, help="fraction of steps with linear warm-up")
+    parser.add_argument("--dropout", type=FRACTION, default=0.1)
+    parser.add_argument("--max-length", type=integer(3), default=128, help="tokens per sequence")
     parser.add_argument("--eval-data", type=Path, help="data root for the evaluation while training")
     parser.add_argument(
-        "--eval-steps", type=int, default=0, help="evaluate (and keep a checkpoint) every N steps; 0: never"
+        "--eval-steps", type=COUNT, default=0, help="evaluate (and keep a checkpoint) every N steps; 0: never"
     )
     parser.add_argument(
         "--eval-tasks",
         default="stsb-dev,sts,analogy",
         help="comma-separated: stsb-dev (selection) and, logged only, sts, analogy",
     )
-    parser.add_argument("--save-every", type=int, default=0, help="resume checkpoint every N steps (0: never)")
+    parser.add_argument("--save-every", type=COUNT, default=0, help="resume checkpoint every N steps (0: never)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in .OUT.work/")
-    parser.add_argument("--num-workers", type=int, default=0, help="data-loader worker processes")
+    parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
 
 
 def check_args(args) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from gensim.models import Word2Vec
 
 from pipeline import contracts, languages, provenance
+from pipeline.arguments import POSITIVE, SEED
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.progress import Progress
@@ -40,10 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="word2vec binary file to write (e.g. vectors.bin)")
-    parser.add_argument("--dim", type=int, default=300, help="vector size (default 300)")
-    parser.add_argument("--window", type=int, default=5, help="context window (default 5)")
-    parser.add_argument("--min-count", type=int, default=5, help="drop rarer words (default 5)")
-    parser.add_argument("--epochs", type=int, default=5, help="passes over the corpus (default 5)")
+    parser.add_argument("--dim", type=POSITIVE, default=300, help="vector size (default 300)")
+    parser.add_argument("--window", type=POSITIVE, default=5, help="context window (default 5)")
+    parser.add_argument("--min-count", type=POSITIVE, default=5, help="drop rarer words (default 5)")
+    parser.add_argument("--epochs", type=POSITIVE, default=5, help="passes over the corpus (default 5)")
     parser.add_argument("--sg", type=int, choices=(0, 1), default=1, help="1 skip-gram (default), 0 CBOW")
     parser.add_argument(
         "--lowercase",
@@ -51,10 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=True,
         help="lower-case words (default on; evaluation sets are mostly lower-case)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--workers",
-        type=int,
+        type=POSITIVE,
         default=1,
         help="training threads (default 1: gensim is deterministic only with one; more are faster "
         "on a large corpus, with vectors that differ from run to run)",
