@@ -24,7 +24,7 @@ from pipeline import provenance
 from pipeline.atomic import write_json
 from pipeline.classify import tasks
 from pipeline.classify.metrics import spread
-from pipeline.errors import InputError
+from pipeline.errors import InputError, reading
 
 SETS = ("dev", "dev_mm", "test")
 
@@ -47,10 +47,7 @@ def _load(directory: Path) -> dict:
     path = directory / "metrics.json" if directory.is_dir() else directory
     if not path.is_file():
         raise InputError(path, "classify metrics not found")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not JSON: {exc.msg}") from exc
+    data = _json(path)
     for key in ("task", "per_seed", "settings", "model", "metric"):
         if key not in data:
             raise InputError(path, f"missing key {key!r}")
@@ -113,10 +110,18 @@ def geogranno_top_k(path: Path) -> dict:
 
 
 def _json(path: Path) -> dict:
+    """A metrics JSON object; one :class:`InputError` naming ``path`` for anything else (docs/behaviour.md)."""
+    with reading(path):  # missing, unreadable, not UTF-8
+        text = Path(path).read_text(encoding="utf-8")
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(path, f"cannot read metrics: {exc}") from exc
+        data = json.loads(text)
+    except RecursionError:
+        raise InputError(path, "not usable metrics: JSON nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError, and ints beyond Python's digit limit
+        raise InputError(path, f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(path, f"expected a JSON object, found {type(data).__name__}")
+    return data
 
 
 def run(args: argparse.Namespace) -> None:

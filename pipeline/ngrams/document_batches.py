@@ -3,7 +3,10 @@
 The n-gram stage needs every sentence of a document together (counts are per document) but
 never the whole corpus. Sentences of a document are contiguous in a ``sentences`` file (the
 clean stage writes them so); a document whose sentences are split across the file is an
-error, because its counts would silently be wrong.
+error, because its counts would silently be wrong. So is a sentence whose ``sent_id`` is
+negative or null, or repeats another of its document (the contract counts a document's sentences
+from 0, pipeline/contracts.py): the marked sentences would be ambiguous. The error names the file,
+the document and the sentence (docs/behaviour.md).
 
 Besides the ``sentences`` contract this reads any Parquet file with ``doc_id``, ``sent_id``
 and ``text`` (the benchmark's and the reference's layout); ``entities`` is used when present.
@@ -75,17 +78,12 @@ def read(path: Path, batch_chars: int = 2_000_000, want_entities: bool = True) -
     pending: list[pa.RecordBatch] = []
     pending_chars = 0
     for record in iter_batches(path, columns, 8192):
+        if record.column(2).null_count or record.column(0).null_count or record.column(1).null_count:
+            raise InputError(path, "null doc_id, sent_id or text")
         record = pa.RecordBatch.from_arrays(
-            [
-                record.column(0).cast(pa.int64()),
-                record.column(1).cast(pa.int32()),
-                record.column(2).cast(pa.string()),
-                *record.columns[3:],
-            ],
+            [_cast(path, record, name, kind) for name, kind in REQUIRED.items()] + record.columns[3:],
             names=columns,
         )
-        if record.column(2).null_count or record.column(0).null_count:
-            raise InputError(path, "null doc_id or text")
         pending.append(record)
         pending_chars += pc.sum(pc.utf8_length(record.column(2))).as_py() or 0
         if pending_chars < batch_chars:
@@ -104,6 +102,35 @@ def read(path: Path, batch_chars: int = 2_000_000, want_entities: bool = True) -
         yield _batch(path, pa.Table.from_batches(pending), seen)
 
 
+def _cast(path: Path, record: pa.RecordBatch, name: str, kind: pa.DataType) -> pa.Array:
+    """Column ``name`` as ``kind``; a value out of its range is bad input, not a corrupt file."""
+    try:
+        return record.column(name).cast(kind)
+    except (pa.ArrowInvalid, OverflowError):
+        raise InputError(path, f"column {name!r} holds a value out of range for {kind}") from None
+
+
+def _check_sent_ids(path: Path, doc_ids: np.ndarray, sentence_doc: np.ndarray, sent_ids: np.ndarray) -> None:
+    """No sentence of a document has a negative ``sent_id`` or one that another of its sentences has."""
+    negative = np.flatnonzero(sent_ids < 0)
+    if len(negative):
+        first = int(negative[0])
+        raise InputError(
+            path,
+            "negative sent_id (sentences count from 0)",
+            where=f"document {int(doc_ids[sentence_doc[first]])}, sentence {int(sent_ids[first])}",
+        )
+    order = np.lexsort((sent_ids, sentence_doc))
+    same = (sentence_doc[order][1:] == sentence_doc[order][:-1]) & (sent_ids[order][1:] == sent_ids[order][:-1])
+    if same.any():
+        first = int(order[1:][same].min())  # the first repeat in file order
+        raise InputError(
+            path,
+            "duplicate sent_id: two sentences of the document have the same number",
+            where=f"document {int(doc_ids[sentence_doc[first]])}, sentence {int(sent_ids[first])}",
+        )
+
+
 def _batch(path: Path, table: pa.Table, seen: set[int]) -> DocumentBatch:
     table = table.combine_chunks()
     doc = table.column("doc_id").to_numpy()
@@ -118,6 +145,7 @@ def _batch(path: Path, table: pa.Table, seen: set[int]) -> DocumentBatch:
         )
     seen.update(doc_ids.tolist())
     sentence_doc = np.repeat(np.arange(len(doc_ids)), np.diff(np.append(doc_starts, len(doc))))
+    _check_sent_ids(path, doc_ids, sentence_doc, table.column("sent_id").to_numpy())
     entities = table.column("entities").chunk(0) if "entities" in table.column_names else None
     return DocumentBatch(
         doc_ids, sentence_doc, table.column("sent_id").chunk(0), table.column("text").chunk(0), entities

@@ -24,6 +24,12 @@ order, n-grams per order, lmplz arguments, provenance), written together atomica
 ``--arpa`` the ARPA text too. lmplz and build_binary are looked up via ``--lmplz`` (either
 binary's path or their folder), ``$KENLM_BIN``, the bin folder of this Python, then ``PATH``;
 ``make install`` or ``workflow/scripts/install_kenlm.sh PREFIX`` builds them.
+
+Failures are one line each (docs/behaviour.md): a ``--memory`` lmplz cannot parse is refused
+before it starts; when lmplz stops because its sorting memory is too small (it aborts, SIGABRT,
+with "Vocab hash size estimate ... exceeds total memory ...", or exits with "Sort block size ... is
+below the minimum block size") or cannot be had, the line names ``--memory`` and its value; any
+other failure of lmplz or build_binary gives its exit status or signal and its last message.
 """
 
 from __future__ import annotations
@@ -59,6 +65,20 @@ INSTALL_HINT = (
     "build it with `make install` (into .venv/bin) or `workflow/scripts/install_kenlm.sh PREFIX`, "
     "then pass --lmplz PATH or set KENLM_BIN to the folder holding lmplz and build_binary"
 )
+
+
+# lmplz's (and build_binary's) size syntax: a whole number and at most one suffix; no suffix = KiB
+MEMORY = re.compile(r"[0-9]+[bKMGTPEZY%]?")
+MEMORY_HINT = "give it more, e.g. --memory 1G or a share of RAM such as 25%"
+
+
+def check_memory(memory: str, out: Path) -> None:
+    if not MEMORY.fullmatch(memory):
+        raise InputError(
+            out,
+            f"--memory {memory}: not a size lmplz understands (a whole number with an optional suffix "
+            "b, K, M, G, T or %, such as 25%, 500M or 2G; no suffix means K)",
+        )
 
 
 def _order(value: str) -> int:
@@ -168,12 +188,48 @@ _FALLBACK = re.compile(r"Substituting fallback discounts for order (\d+)")
 _ARPA_COUNT = re.compile(r"^ngram (\d+)=(\d+)$")
 
 
-def _tail(path: Path, lines: int = 15) -> str:
-    text = path.read_text(errors="replace").strip().splitlines() if path.exists() else []
-    return "\n".join(text[-lines:])
+def _messages(text: str) -> list[str]:
+    """The lines of a KenLM program's stderr that say something (not its progress bar), without a final full stop."""
+    lines = (line.strip().rstrip(".") for line in text.splitlines())
+    return [line for line in lines if line and not set(line) <= set("*-0123456789")]
 
 
-def _run_lmplz(lmplz: Path, arguments: list[str], lines: Iterable[str], log_path: Path) -> None:
+_TOO_SMALL = re.compile(r"exceeds total memory|below the minimum block size")
+_NO_MEMORY = re.compile(r"Cannot allocate memory|MallocException|bad_alloc", re.IGNORECASE)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def failure_reason(program: str, status: int, output: str, memory: str) -> str:
+    """One line for a KenLM program that failed: its exit status or signal, and why; when the
+    why is memory, the ``--memory`` value that caused it."""
+    messages = _messages(output)
+    how = f"killed by {_signal_name(-status)}" if status < 0 else f"exit status {status}"
+    too_small = next((line for line in reversed(messages) if _TOO_SMALL.search(line)), None)
+    if too_small:
+        return f"{program} failed ({how}): --memory {memory} is too small ({too_small}); {MEMORY_HINT}"
+    no_memory = next((line for line in reversed(messages) if _NO_MEMORY.search(line)), None)
+    if no_memory:
+        return (
+            f"{program} failed ({how}): it could not allocate the memory --memory {memory} asks for "
+            f"({no_memory}); give it less, e.g. --memory 1G"
+        )
+    last = messages[-1] if messages else ""
+    if status < 0:
+        hint = {
+            signal.SIGABRT: f"it aborted; if memory ran short, --memory {memory} may be too small",
+            signal.SIGKILL: f"the system may have run out of memory; --memory {memory} may be too large",
+        }.get(-status, signal.strsignal(-status) or "")
+        return f"{program} failed ({how}): {last + '; ' if last else ''}{hint}"
+    return f"{program} failed ({how}): {last}"
+
+
+def _run_lmplz(lmplz: Path, arguments: list[str], lines: Iterable[str], log_path: Path, memory: str) -> None:
     with log_path.open("wb") as stderr:
         process = subprocess.Popen(
             [str(lmplz), *arguments], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr
@@ -196,13 +252,10 @@ def _run_lmplz(lmplz: Path, arguments: list[str], lines: Iterable[str], log_path
             raise
         status = process.wait()
     if status != 0:
-        # lmplz fails on its input or on the storage under it (a full disk, a file size limit): one line,
-        # naming the folder it was writing in (its log goes with the temporary folder)
-        if status < 0:
-            reason = f"killed by {signal.Signals(-status).name} ({signal.strsignal(-status)})"
-        else:
-            reason = next((line.strip() for line in reversed(_tail(log_path).splitlines()) if line.strip()), "")
-        raise InputError(log_path.parent.parent, f"lmplz failed (exit status {status}): {reason}")
+        # lmplz fails on its input, its memory or the storage under it (a full disk, a file size
+        # limit): one line, naming the folder it was writing in (its log goes with the temporary folder)
+        output = log_path.read_text(errors="replace") if log_path.exists() else ""
+        raise InputError(log_path.parent.parent, failure_reason("lmplz", status, output, memory))
 
 
 def _arpa_counts(arpa: Path) -> dict[str, int]:
@@ -220,6 +273,7 @@ def _arpa_counts(arpa: Path) -> dict[str, int]:
 
 def run(args: argparse.Namespace) -> None:
     lang = languages.check(args.lang)
+    check_memory(args.memory, args.out)
     for path in args.sentences:
         contracts.check_schema(path, contracts.SENTENCES, ["text"])
     lmplz, build_binary = find_binaries(args.lmplz)
@@ -251,7 +305,11 @@ def run(args: argparse.Namespace) -> None:
             )
         lines = itertools.chain([first], lines)
         _run_lmplz(
-            lmplz, [*lmplz_args, "--temp_prefix", str(work) + "/", "--arpa", str(arpa)], lines, work / "lmplz.log"
+            lmplz,
+            [*lmplz_args, "--temp_prefix", str(work) + "/", "--arpa", str(arpa)],
+            lines,
+            work / "lmplz.log",
+            args.memory,
         )
         progress.done()
         lmplz_log = (work / "lmplz.log").read_text(errors="replace")
@@ -270,7 +328,7 @@ def run(args: argparse.Namespace) -> None:
             text=True,
         )
         if result.returncode != 0:
-            raise RuntimeError(f"build_binary failed (exit status {result.returncode}):\n{result.stderr[-2000:]}")
+            raise InputError(out, failure_reason("build_binary", result.returncode, result.stderr, args.memory))
         params = {
             "lang": lang,
             "order": args.order,

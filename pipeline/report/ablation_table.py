@@ -4,10 +4,10 @@ run's ``finetune_config.json``) and its cells, merged from the run's ``sts``, ``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pipeline.report.metrics_files import MetricsFile
+from pipeline.errors import InputError
+from pipeline.report.metrics_files import MetricsFile, read_json
 from pipeline.report.similarity_tables import (
     STS_YEARS,
     WORD_COLUMNS,
@@ -72,7 +72,10 @@ def finetune_settings(metrics: MetricsFile) -> dict | None:
     config = Path(path) / FINETUNE_CONFIG if path else None
     if config is None or not config.is_file():
         return None
-    return json.loads(config.read_text(encoding="utf-8"))
+    settings = read_json(config)
+    if not isinstance(settings, dict):
+        raise InputError(config, f"expected a JSON object, found {type(settings).__name__}")
+    return settings
 
 
 def twin_rows(cells_of: CellsOf) -> CellsOf:

@@ -5,7 +5,9 @@ Every file names its ``task``, its ``model`` ({name, path, kind, pooling}) and i
 them, or holds something other than a number where a table reads one, stops the stage with
 an :class:`~pipeline.errors.InputError` naming the file and the key. Entries a run may leave
 out (a level, a data set, a split) are not required, and a null number (the harness writes
-null for what it could not compute): their cells stay empty.
+null for what it could not compute): their cells stay empty. A file that is not UTF-8 JSON, or
+nests deeper than :data:`MAX_DEPTH` (no metrics file comes near it; a hostile one would break the
+parser or the index written from it), stops the stage the same way (docs/behaviour.md).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, translate
 
 REQUIRED_KEYS = {
     "analogy": ("overall", "levels", "categories", "ties", "ppr", "pnr"),
@@ -32,6 +34,33 @@ REQUIRED_KEYS = {
     "transfer": ("micro", "macro", "tasks"),
 }
 MODEL_KEYS = ("name", "path", "kind", "pooling")
+MAX_DEPTH = 64  # arrays and objects inside each other; evaluate's files nest a handful
+
+
+def nesting_depth(value: Any) -> int:
+    """How many arrays and objects ``value`` holds inside each other (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in ``path``; an :class:`InputError` naming it when that is not UTF-8 JSON of sane depth."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise translate(exc, path) from None  # names the line of the first byte that is not UTF-8
+    except RecursionError:
+        raise InputError(path, f"not a usable JSON file: nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:  # json.JSONDecodeError, and ints beyond Python's digit limit
+        raise InputError(path, f"not a JSON file: {exc}") from None
+    if nesting_depth(data) > MAX_DEPTH:
+        raise InputError(path, f"not a usable JSON file: nested more than {MAX_DEPTH} levels deep")
+    return data
 
 
 class MetricsFile:
@@ -93,10 +122,7 @@ def load(path) -> MetricsFile:
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "is a directory, expected a metrics JSON file" if path.is_dir() else "file not found")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path, f"not a JSON file: {exc}") from exc
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(path, f"expected a JSON object, found {type(data).__name__}")
     metrics = MetricsFile(path, data)

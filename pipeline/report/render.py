@@ -3,6 +3,13 @@
 Plain code, no table library: the layouts are small and fixed, and the output must be
 byte-stable. An empty cell prints as "–" in Markdown and HTML, "--" (an en dash) in LaTeX, and
 as an empty field in CSV. The HTML page is what ``snakemake --report`` shows inline.
+
+Model and run names come from the metrics files, so every writer neutralises what a name could
+smuggle into its format (docs/behaviour.md): HTML and LaTeX escape their special characters,
+Markdown escapes ``<``, ``>`` and ``|`` (no raw HTML, no extra column) and joins lines, and CSV
+prefixes a text cell that a spreadsheet would run as a formula (one starting with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return; OWASP's "CSV Injection") with ``'``. Numbers, signed
+ones included (``-0.9``, ``+5.9``), stay numbers; ordinary names are written unchanged.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import csv
 import html
 import io
 import itertools
+import re
 
 from pipeline.report.assemble import Grid
 
@@ -27,27 +35,58 @@ def _spans(groups: list[str]) -> list[tuple[str, int, int]]:
     return spans
 
 
-def to_markdown(grid: Grid) -> str:
-    def cell(text: str | None) -> str:
-        return DASH if text is None else text.replace("|", "\\|")
+# Markdown: "<" and ">" as entities (every renderer knows them, not every one a backslash before "<")
+# and a line break as a space (a newline would end the table row or the list item); in a table cell
+# also "|", escaped as GFM tables want, so a name cannot add a column.
+MARKDOWN_SPECIAL = {"<": "&lt;", ">": "&gt;", "\r\n": " ", "\r": " ", "\n": " "}
+_MARKDOWN_TEXT = re.compile("|".join(re.escape(key) for key in MARKDOWN_SPECIAL))
 
+
+def markdown_escape(text: str) -> str:
+    """``text`` as literal Markdown text (a title, a note): no raw HTML, no extra line."""
+    return _MARKDOWN_TEXT.sub(lambda match: MARKDOWN_SPECIAL[match.group()], text)
+
+
+def markdown_cell(text: str | None) -> str:
+    """``text`` as the literal text of a Markdown table cell; "–" for no value."""
+    return DASH if text is None else markdown_escape(text).replace("|", "\\|")
+
+
+def to_markdown(grid: Grid) -> str:
     headers = [f"{group} {header}".strip() for group, header in zip(grid.groups, grid.headers)]
     lines = [
-        f"### {grid.title}",
+        f"### {markdown_escape(grid.title)}",
         "",
-        "| " + " | ".join(cell(h) for h in headers) + " |",
+        "| " + " | ".join(markdown_cell(h) for h in headers) + " |",
         "|" + "|".join("---:" if numeric else ":---" for numeric in grid.numeric) + "|",
     ]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in grid.rows]
-    lines += [""] + [f"- {note}" for note in grid.notes]
+    lines += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in grid.rows]
+    lines += [""] + [f"- {markdown_escape(note)}" for note in grid.notes]
     return "\n".join(lines) + "\n"
+
+
+# CSV: what a spreadsheet reads as a formula (OWASP, "CSV Injection"), and what it reads as a number.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+
+
+def csv_cell(text: str | None) -> str:
+    """A CSV field: empty for no value, ``'`` before a text that would start a formula, numbers as they
+    are. A carriage return becomes a line feed: the writer quotes a field holding its line terminator
+    ("\\n") but not a bare "\\r", which readers take for the end of the row."""
+    if text is None:
+        return ""
+    neutral = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.startswith(FORMULA_START) and not NUMBER.fullmatch(text):
+        return "'" + neutral
+    return neutral
 
 
 def to_csv(grid: Grid) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(grid.headers)
-    writer.writerows([["" if c is None else c for c in row] for row in grid.rows])
+    writer.writerow([csv_cell(header) for header in grid.headers])
+    writer.writerows([[csv_cell(c) for c in row] for row in grid.rows])
     return out.getvalue()
 
 

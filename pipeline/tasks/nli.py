@@ -15,19 +15,20 @@
 Labels are ``entailment`` / ``neutral`` / ``contradiction`` (ids 0, 1, 2). ``-`` (no gold label:
 the annotators did not agree) is skipped and counted, as every NLI paper does. Any other label,
 a missing field or misaligned files stop with an :class:`~pipeline.errors.InputError` naming
-the file and line.
+the file and line; so does text that is not UTF-8, and, in an archive, a member that cannot be
+read back (a bad CRC, corrupt or truncated data): the error names ``ARCHIVE.zip:MEMBER``
+(docs/behaviour.md).
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import json
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.errors import InputError
+from pipeline.archives import MEMBER_ERRORS, member_name, open_archive
+from pipeline.errors import InputError, reading
 
 LABELS = ("entailment", "neutral", "contradiction")
 NO_GOLD = "-"
@@ -88,6 +89,10 @@ def read_jsonl(lines, path) -> NLIPairs:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"not a JSON object: {exc.msg}", where=f"line {number}") from exc
+        except (RecursionError, ValueError):  # nested too deeply; an integer beyond Python's digit limit
+            raise InputError(
+                path, "not an NLI pair: JSON nested too deeply or a number too long", where=f"line {number}"
+            ) from None
         if not isinstance(row, dict):
             raise InputError(path, "not a JSON object", where=f"line {number}")
         _add(pairs, path, f"line {number}", row.get("sentence1"), row.get("sentence2"), row.get("gold_label"))
@@ -116,7 +121,8 @@ def read_three_files(directory: Path, split: str) -> NLIPairs:
     for path in paths:
         if not path.is_file():
             raise InputError(path, f"missing file of the 3-file layout (s1.{split}, s2.{split}, labels.{split})")
-        lines = path.read_text(encoding="utf-8").split("\n")
+        with reading(path):  # not UTF-8: the line of the first bad byte
+            lines = path.read_text(encoding="utf-8").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         columns.append(lines)
@@ -135,17 +141,29 @@ def read_three_files(directory: Path, split: str) -> NLIPairs:
     return pairs
 
 
+def _utf8_lines(raw, name: str):
+    """The lines of a binary stream as text; one that is not UTF-8 stops naming ``name`` and its line."""
+    for number, line in enumerate(raw, 1):
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(name, "invalid UTF-8 (the file must be UTF-8 text)", where=f"line {number}") from None
+
+
 def read_archive(archive: Path, split: str) -> NLIPairs:
-    try:
-        bundle = zipfile.ZipFile(archive)
-    except zipfile.BadZipFile as exc:
-        raise InputError(archive, f"not a zip archive: {exc}") from exc
+    bundle = open_archive(archive)
     with bundle:
         members = [name for name in bundle.namelist() if name.endswith(f"_{split}.jsonl")]
         if len(members) != 1:
             raise InputError(archive, f"expected one member *_{split}.jsonl, found {members or 'none'}")
-        with bundle.open(members[0]) as raw:
-            return read_jsonl(io.TextIOWrapper(raw, encoding="utf-8"), f"{archive}:{members[0]}")
+        name = member_name(archive, members[0])
+        try:
+            with bundle.open(members[0]) as raw:
+                return read_jsonl(_utf8_lines(raw, name), name)
+        except InputError:
+            raise
+        except MEMBER_ERRORS as exc:
+            raise InputError(name, f"unreadable archive member (corrupt, truncated or encrypted): {exc}") from exc
 
 
 def read_source(spec: str) -> NLIPairs:
