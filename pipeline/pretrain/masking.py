@@ -43,7 +43,7 @@ class MaskingCollator:
         mask_replace_prob: float = 0.8,
         random_replace_prob: float = 0.1,
         seed: int = 0,
-        ngram_pool: str = "uniform",
+        ngram_pool: str = span_sampling.POOLS[0],
         pad_to_multiple_of: int | None = None,
     ):
         if strategy not in STRATEGIES:

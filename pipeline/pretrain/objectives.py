@@ -32,6 +32,7 @@ from pipeline.pretrain.encoder_heads import encode, mlm_loss
 from pipeline.pretrain.masking import collator_for
 from pipeline.pretrain.misad import MisadCollator
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
+from pipeline.pretrain.span_sampling import POOLS
 
 OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity", "misad", "nsp", "sop")
 
@@ -125,7 +126,7 @@ def make_data(
     max_length: int,
     misad_choice: str = "mlm-score",
     misad_max_candidates: int = 0,
-    ngram_pool: str = "uniform",
+    ngram_pool: str = POOLS[0],
     mlm_probability: float = 0.15,
 ):
     """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""

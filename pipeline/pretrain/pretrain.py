@@ -128,8 +128,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ngram-pool",
         choices=POOLS,
-        default="uniform",
-        help="BURT masking: uniform over kept n-grams and uncovered tokens (paper), or n-grams first then tokens",
+        default=POOLS[0],
+        help="BURT masking (docs/method.md §3): ngrams-first (default; BURT §3.2: n-grams drawn one at a time "
+        "until the 15%% budget, tokens only where n-grams run out), uniform over kept n-grams and uncovered "
+        "tokens, or ngrams-only (the released run_ngram.py: n-grams until the budget is passed)",
     )
     parser.add_argument("--max-steps", type=COUNT, default=0, help="optimizer steps (0: --epochs over the data)")
     parser.add_argument("--epochs", type=RATE, default=1.0)

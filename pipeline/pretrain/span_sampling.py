@@ -23,11 +23,21 @@ Strategies:
 - ``whole-word``: whole words (English whitespace words, Chinese characters; ``word_ids``).
 - ``ngram``: BURT's PMI n-gram masking over ``ngram_spans`` (or ``entity_spans`` for the
   named-entity baseline). Overlapping spans keep the longest (then the earlier); only the kept
-  spans are units. ``pool="uniform"`` (default) samples uniformly over the sequence's units,
-  the kept n-grams plus every token they leave uncovered ("the original token-level masking
-  is retained and considered as a special case of n-gram masking where n = 1"), so n-gram
-  tokens are masked about as often as other tokens. ``pool="ngrams-first"`` draws the n-grams
-  first (those that fit) and fills the rest with uncovered tokens: it favours n-grams.
+  spans are units. Three pools (docs/method.md §3):
+
+  - ``"ngrams-first"`` (default), BURT §3.2 read with the budget rule above: kept n-grams are
+    drawn uniformly, one at a time; one that fits in what remains is taken, one that does not
+    gives way to the next. When none of the rest fits, the first of them in the draw order is
+    taken whole with probability ``remaining / length`` (so the budget holds in expectation)
+    and sampling stops. Only when every kept n-gram is taken and budget remains do single
+    tokens (n = 1, "the original token-level masking is retained and considered as a special
+    case of n-gram masking where n = 1") fill it. The authors' ``run_ngram.py`` likewise masks
+    n-grams, not tokens, wherever a sentence has enough of them.
+  - ``"uniform"``: uniform over the sequence's units, the kept n-grams plus every token they
+    leave uncovered, so n-gram tokens are masked about as often as other tokens.
+  - ``"ngrams-only"``: the released ``run_ngram.py`` rule: n-grams drawn uniformly, each taken
+    while fewer than the budget's tokens are masked (the last one overshoots), and no token
+    outside them.
 - ``span``: SpanBERT random spans (ULR-BERT §7.1, BURT §5): length ~ Geometric(p = 0.2)
   truncated to 1..6 whole words, placed uniformly without overlap. To keep the masked lengths
   on that law (an overshoot rule would prefer short spans), the number of spans is drawn
@@ -41,7 +51,7 @@ import math
 
 import numpy as np
 
-POOLS = ("uniform", "ngrams-first")
+POOLS = ("ngrams-first", "uniform", "ngrams-only")  # the first is the default
 
 
 def budget_for(eligible_count: int, probability: float) -> float:
@@ -118,23 +128,41 @@ def ngram_units(
     eligible: np.ndarray,
     budget: float,
     rng: np.random.Generator,
-    pool: str = "uniform",
+    pool: str = POOLS[0],
     units: tuple | None = None,
 ) -> list[tuple[int, int]]:
-    """``units``: :func:`ngram_pool`'s result when the caller already has it."""
+    """The units BURT masks in one sequence under ``pool`` (module docstring).
+    ``units``: :func:`ngram_pool`'s result when the caller already has it."""
     if pool not in POOLS:
         raise ValueError(f"unknown n-gram pool {pool!r}; choose from {POOLS}")
     ngrams, singles = units if units is not None else ngram_pool(spans, eligible)
     if pool == "uniform":
         units = ngrams + singles
         return sorted(take_units(units, rng.permutation(len(units)), budget, rng))
-    chosen, used = [], 0
-    for k in rng.permutation(len(ngrams)):  # n-grams that fit, then single tokens
+    order = rng.permutation(len(ngrams))
+    if pool == "ngrams-only":
+        chosen, used = [], 0
+        for k in order:
+            if used >= budget:
+                break
+            chosen.append(ngrams[k])
+            used += ngrams[k][1] - ngrams[k][0]
+        return sorted(chosen)
+    chosen, used, passed = [], 0, []
+    for k in order:  # n-grams that fit; the others give way
         start, end = ngrams[k]
         if used + end - start <= budget:
             chosen.append((start, end))
             used += end - start
-    chosen += take_units(singles, rng.permutation(len(singles)), budget - used, rng)
+        else:
+            passed.append(k)
+    remaining = budget - used
+    if passed:  # no n-gram left fits: the first passed over is taken with probability remaining / length
+        start, end = ngrams[passed[0]]
+        if remaining > 0 and rng.random() < remaining / (end - start):
+            chosen.append((start, end))
+        return sorted(chosen)
+    chosen += take_units(singles, rng.permutation(len(singles)), remaining, rng)  # every n-gram taken
     return sorted(chosen)
 
 

@@ -40,16 +40,57 @@ def test_overlapping_ngrams_keep_the_longest():
     assert span_sampling.longest_non_overlapping(spans, eligible) == [(2, 6), (7, 8)]
 
 
-def test_ngrams_first_then_token_fallback():
+def test_ngrams_first_is_the_default():
+    assert span_sampling.POOLS[0] == "ngrams-first"
+
+
+def test_ngrams_first_tokens_only_where_every_ngram_is_taken():
     eligible = np.array([False] + [True] * 8 + [False])
     spans = np.array([[1, 4]])
     for seed in range(20):
         rng = np.random.default_rng(seed)
-        assert span_sampling.ngram_units(spans, eligible, 3, rng, "ngrams-first") == [(1, 4)]
-        units = span_sampling.ngram_units(spans, eligible, 2, rng, "ngrams-first")  # the trigram does not fit
-        assert len(units) == 2 and all(e - s == 1 and s >= 4 for s, e in units)
-        units = span_sampling.ngram_units(spans, eligible, 5, rng, "ngrams-first")
+        assert span_sampling.ngram_units(spans, eligible, 3, rng) == [(1, 4)]
+        units = span_sampling.ngram_units(spans, eligible, 5, rng)  # the trigram, then two tokens
         assert (1, 4) in units and sum(e - s for s, e in units) == 5
+        assert all(e - s == 1 and s >= 4 for s, e in units if (s, e) != (1, 4))
+
+
+def test_ngrams_first_an_ngram_that_does_not_fit_gives_way_and_the_budget_holds_in_expectation():
+    eligible = np.array([False] + [True] * 12 + [False])
+    spans = np.array([[1, 4], [5, 7], [8, 11]])  # a trigram, a bigram, a trigram; 4 uncovered tokens
+    rng = np.random.default_rng(0)
+    totals, singles, bigram_first = [], 0, 0
+    for _ in range(6000):
+        units = span_sampling.ngram_units(spans, eligible, 2.5, rng)
+        totals.append(sum(e - s for s, e in units))
+        singles += sum(1 for s, e in units if e - s == 1)
+        bigram_first += (5, 7) in units
+    assert singles == 0  # n-grams are left: no single token is masked
+    assert np.mean(totals) == pytest.approx(2.5, abs=0.05)  # 15% in expectation, never a unit cut
+    # the bigram fits whatever is drawn first (a trigram that does not fit gives way to it)
+    assert bigram_first > 5000
+
+
+def test_ngrams_first_fills_with_tokens_only_what_no_ngram_can():
+    eligible = np.array([False] + [True] * 12 + [False])
+    spans = np.array([[1, 3]])  # one bigram: a budget of 4.2 takes it and 2.2 single tokens on average
+    rng = np.random.default_rng(0)
+    totals = []
+    for _ in range(4000):
+        units = span_sampling.ngram_units(spans, eligible, 4.2, rng)
+        assert (1, 3) in units
+        totals.append(sum(e - s for s, e in units))
+    assert np.mean(totals) == pytest.approx(4.2, abs=0.05)
+
+
+def test_ngrams_only_is_the_released_rule_and_overshoots():
+    eligible = np.array([False] + [True] * 12 + [False])
+    spans = np.array([[1, 4], [5, 7], [8, 11]])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        units = span_sampling.ngram_units(spans, eligible, 2.5, rng, "ngrams-only")
+        assert len(units) in (1, 2) and all(e - s > 1 for s, e in units)
+        assert sum(e - s for s, e in units) >= 2.5  # masks until the budget is passed
 
 
 def test_uniform_pool_samples_ngrams_and_uncovered_tokens_alike():
@@ -59,7 +100,7 @@ def test_uniform_pool_samples_ngrams_and_uncovered_tokens_alike():
     taken = {"trigram": 0, "bigram": 0, "single": 0}
     totals = []
     for _ in range(3000):
-        units = span_sampling.ngram_units(spans, eligible, 1.8, rng)
+        units = span_sampling.ngram_units(spans, eligible, 1.8, rng, "uniform")
         assert (2, 3) not in units
         for s, e in units:
             assert (s, e) in [(1, 4), (6, 8)] or (e - s == 1 and not 1 <= s < 4 and not 6 <= s < 8)
