@@ -139,7 +139,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grad-accum", type=POSITIVE, default=1)
     parser.add_argument("--lr", type=RATE, default=5e-5)
     parser.add_argument("--warmup", type=FRACTION, default=0.1, help="fraction of steps with linear warm-up")
-    parser.add_argument("--weight-decay", type=NON_NEGATIVE, default=0.01)
+    parser.add_argument(
+        "--weight-decay",
+        type=NON_NEGATIVE,
+        default=0.0,
+        help="AdamW weight decay, never on biases and norms (default 0: neither paper states one; "
+        "docs/method.md §3)",
+    )
     parser.add_argument("--dropout", type=FRACTION, default=0.1)
     parser.add_argument("--max-grad-norm", type=RATE, default=1.0)
     parser.add_argument("--mlm-probability", type=PROBABILITY, default=0.15)
