@@ -68,6 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no train split here: train on a share F of dev, score the rest",
     )
     parser.add_argument("--max-train-examples", type=int, default=0, help="use the first N train examples (0: all)")
+    parser.add_argument(
+        "--allow-substitutes",
+        action="store_true",
+        help="where a benchmark's own release is missing, use the public copy the data root has "
+        "(FewCLUE splits, OCNLI's 10k subset, ...); recorded, and the tables say so",
+    )
     parser.add_argument("--no-test", action="store_true", help="skip the test set (no test predictions, no submission)")
     parser.add_argument("--name", help="model name in the metrics (default: the model folder's name)")
 
@@ -93,11 +99,16 @@ def settings_from(args, task) -> training.Settings:
     )
 
 
-def load_splits(task, root: Path, train_from_dev: float, max_train: int) -> tuple[dict, dict]:
+def load_splits(
+    task, root: Path, train_from_dev: float, max_train: int, allow_substitutes: bool = False
+) -> tuple[dict, dict]:
     """{split: examples} for train, dev, extra dev sets and test, and {split: data files}."""
     if not root.is_dir():
         raise InputError(root, "data root not found")
-    files = {split: task.split_files(root, split) for split in ("train", "dev", *task.extra_dev, *task.test_sets)}
+    files = {
+        split: task.split_files(root, split, allow_substitutes)
+        for split in ("train", "dev", *task.extra_dev, *task.test_sets)
+    }
     if files["dev"] is None:
         raise InputError(root / task.splits["dev"][0], f"{task.title} dev split not found")
     splits = {split: task.read(paths) for split, paths in files.items() if paths is not None}
@@ -155,7 +166,7 @@ def run(args: argparse.Namespace) -> None:
     if args.seeds < 1:
         raise InputError(args.out, f"--seeds must be at least 1, got {args.seeds}")
     settings = settings_from(args, task)
-    splits, files = load_splits(task, args.data, args.train_from_dev, args.max_train_examples)
+    splits, files = load_splits(task, args.data, args.train_from_dev, args.max_train_examples, args.allow_substitutes)
     if args.no_test:
         for name in task.test_sets:
             splits.pop(name, None)
@@ -218,6 +229,7 @@ def run(args: argparse.Namespace) -> None:
         "settings": vars(settings),
         "examples": {split: len(examples) for split, examples in splits.items()},
         "train_from_dev": args.train_from_dev if files["train"] is None else None,
+        "substitutes": task.substitutes(args.data, files),
         "provenance": {
             **provenance.make(
                 "classify",

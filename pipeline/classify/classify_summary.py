@@ -11,7 +11,9 @@ Table 8 prints them.
 
 Output (the ``tables`` stage reads it): ``task`` (glue / clue), ``model`` {name, path, kind,
 pooling}, ``tasks`` {task: {metric, batch_size, seeds, dev, dev_mm?, test?, batch_search}},
-``avg`` {mean, columns}, ``geogranno``, ``provenance``.
+``avg`` {mean, columns}, ``geogranno``, ``provenance``, and ``notes`` where a run used a
+substitute for a benchmark's own release (``classify --allow-substitutes``), which the tables
+print under the model's row.
 """
 
 from __future__ import annotations
@@ -135,6 +137,14 @@ def run(args: argparse.Namespace) -> None:
     order = [name for name in tasks.TASKS if name in by_task]
     summary = {name: summarise_task(by_task[name]) for name in order}
     columns = table_columns(summary)
+    substitutes = {
+        (tasks.get(run["task"]).title, split, file)
+        for name in order
+        for path in summary[name]["runs"]
+        for run in runs
+        if run["_path"] == path
+        for split, file in sorted(run.get("substitutes", {}).items())
+    }
     record = {
         "task": args.benchmark,
         "model": {"name": args.name, "path": runs[0]["model"]["path"], "kind": "classifier", "pooling": None},
@@ -151,4 +161,9 @@ def run(args: argparse.Namespace) -> None:
             "seed": sorted({s for r in summary.values() for s in r["seeds"]}),
         },
     }
+    if substitutes:  # the tables print these under the row (docs/stages/classify.md)
+        record["notes"] = [
+            f"{title} {split} from {file}, a substitute for the benchmark's own release"
+            for title, split, file in sorted(substitutes)
+        ]
     write_json(args.out, record)

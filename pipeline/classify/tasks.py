@@ -9,7 +9,11 @@ Matthews correlation, MRPC / QQP F1 (and accuracy), STS-B Pearson (and Spearman)
 Each split names candidate files relative to the data root, the first that exists wins: the
 benchmark's own release first (what the download rules fetch), then the copies of the public
 data root (FewCLUE versions of TNEWS, IFLYTEK, CSL, CLUEWSC and ChID; MultiNLI's own dev CSV;
-the STS Benchmark original; OCNLI's 10k training subset). The file a run used is recorded.
+the STS Benchmark original; OCNLI's 10k training subset). Those copies are *substitutes*: a
+smaller or different set than the paper's, so they are used only where the caller allows them
+(``classify --allow-substitutes``; ``classify.allow_substitutes`` in the config, off in the paper
+configs). Otherwise a missing release stops with one line naming its file and the substitute
+that exists. The files a run used, and which of them are substitutes, are recorded.
 """
 
 from __future__ import annotations
@@ -57,18 +61,35 @@ class Task:
             return 1
         return len(self.labels) if self.labels else 0
 
-    def split_files(self, root: Path, split: str) -> list[Path] | None:
+    def candidates(self, split: str) -> list[tuple[str, ...]]:
+        """The candidate file groups of ``split``, the benchmark's own release first."""
+        names = self.splits.get(split) or self.extra_dev.get(split) or self.extra_test.get(split, ((),))[0]
+        return [tuple(name.split("+")) if self.multi_file else (name,) for name in names]
+
+    def split_files(self, root: Path, split: str, allow_substitutes: bool = True) -> list[Path] | None:
         """The files of ``split`` under ``root``: the first candidate that exists (all of them for
-        multi-file tasks), or None."""
-        candidates = self.splits.get(split) or self.extra_dev.get(split) or self.extra_test.get(split, ((),))[0]
-        if self.multi_file:
-            groups = [tuple(group.split("+")) for group in candidates]
-            for group in groups:
-                if all((root / name).is_file() for name in group):
-                    return [root / name for name in group]
+        multi-file tasks), or None. A substitute (any candidate after the first) is refused with an
+        :class:`InputError` naming the missing release unless ``allow_substitutes``."""
+        groups = self.candidates(split)
+        found = next((group for group in groups if all((root / name).is_file() for name in group)), None)
+        if found is None:
             return None
-        found = next((root / name for name in candidates if (root / name).is_file()), None)
-        return [found] if found else None
+        if found != groups[0] and not allow_substitutes:
+            missing = next(root / name for name in groups[0] if not (root / name).is_file())
+            raise InputError(
+                missing,
+                f"{self.title} {split} split not found; the substitute {'+'.join(found)} exists but substitutes "
+                "are not allowed (classify --allow-substitutes; classify.allow_substitutes in the config)",
+            )
+        return [root / name for name in found]
+
+    def substitutes(self, root: Path, files: dict) -> dict[str, str]:
+        """``{split: file}`` for the splits whose files are a substitute, not the benchmark's release."""
+        return {
+            split: "+".join(str(path.relative_to(root)) for path in paths)
+            for split, paths in files.items()
+            if paths and tuple(str(path.relative_to(root)) for path in paths) != self.candidates(split)[0]
+        }
 
     def read(self, files: list[Path]) -> list[Example]:
         examples = self.reader(files, self.labels) if self.multi_file else self.reader(files[0], self.labels)

@@ -133,14 +133,17 @@ def add_gain(spec: TableSpec, rows: list[Row], gain_over: str | None) -> None:
             row.cells[gain.column] = row.cells[gain.of] - base.cells[gain.of]
 
 
-def published_notes(table: Table) -> list[str]:
-    """The notes of the table's published rows (published.yaml), shown under the table: "row label: note"."""
+def row_notes(table: Table) -> list[str]:
+    """The notes shown under the table, "row label: note": a published row's (published.yaml), and
+    those a run's metrics carry (``notes``: e.g. a substitute data set), once each."""
     notes = []
     for row in table.rows:
         source = row.trace.get("published")
         if source and source.get("note"):
             notes.append(f"{row.label}: {source['note']}")  # the label names the paper and table
-    return notes
+        for trace in [row.trace, *row.trace.get("merged", [])]:
+            notes += [f"{row.label}: {note}" for note in trace.get("notes", [])]
+    return list(dict.fromkeys(notes))
 
 
 def published_rows(rows: list[PublishedRow]) -> list[Row]:
@@ -185,7 +188,7 @@ def flat_grid(table: Table) -> Grid:
         groups + [""] * len(spec.columns),
         [False] * len(groups) + [True] * len(spec.columns),
         body,
-        list(spec.notes) + published_notes(table),
+        list(spec.notes) + row_notes(table),
     )
 
 
@@ -216,4 +219,4 @@ def display_grid(table: Table) -> Grid:
                 parts = parts[:1] + [p for p in parts[1:] if p is not None]
             cells.append(None if all(p is None for p in parts) else separator.join(p or "–" for p in parts))
         body.append(cells)
-    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes) + published_notes(table))
+    return Grid(spec.title, headers, groups, numeric, body, list(spec.notes) + row_notes(table))

@@ -107,7 +107,7 @@ class MetricsFile:
     def trace(self) -> dict:
         """What made these numbers: the run's config (stage parameters), seed, checkpoint, code version."""
         provenance = self.provenance
-        return {
+        trace = {
             "metrics_file": str(self.path),
             "model": self.model,
             "checkpoint": provenance.get("checkpoint", self.model["path"]),
@@ -115,6 +115,10 @@ class MetricsFile:
             "code_version": provenance.get("code_version"),
             "config": provenance.get("params"),
         }
+        notes = self.data.get("notes")  # what a reader of the row must know (e.g. a substitute data set)
+        if isinstance(notes, list) and notes and all(isinstance(note, str) for note in notes):
+            trace["notes"] = notes
+        return trace
 
 
 def load(path) -> MetricsFile:

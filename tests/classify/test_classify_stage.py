@@ -14,9 +14,13 @@ from pipeline.report.assemble import format_number
 FAST = ("--max-steps", "4", "--batch-size", "8", "--eval-batch-size", "32")
 
 
-def run(cli, model, task, root, out, seeds=1, extra=()):
+def run(cli, model, task, root, out, seeds=1, extra=(), substitutes=True):
+    """``classify``; the public data root has FewCLUE's splits where CLUE's releases are missing,
+    which ``substitutes`` allows (tested apart: test_a_substitute_is_refused_unless_allowed...)."""
+    allow = ("--allow-substitutes",) if substitutes else ()
     return cli(
-        "classify", "--model", model, "--task", task, "--data", root, "--seeds", seeds, *FAST, "--out", out, *extra
+        "classify",
+        *("--model", model, "--task", task, "--data", root, "--seeds", seeds, *FAST, "--out", out, *allow, *extra),
     )
 
 
@@ -287,3 +291,29 @@ def test_mnli_writes_both_test_submissions(cli, tiny_en_real, real_root, tmp_pat
         run(cli, tiny_en_real, "mnli", root, tmp_path / "no-test", extra=("--train-from-dev", "0.5", "--no-test")) == 0
     )
     assert not (tmp_path / "no-test" / "submission").exists()
+
+
+def test_a_substitute_is_refused_unless_allowed_and_then_recorded_and_noted(cli, tiny_zh, real_root, tmp_path, capsys):
+    """BURT Table V runs CLUE's TNEWS; the data root has only FewCLUE's: refused by default, naming the
+    missing release and the substitute; allowed, recorded in the metrics and noted under the table."""
+    assert run(cli, tiny_zh, "tnews", real_root, tmp_path / "no", substitutes=False) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "chinese/tnews/train.json" in err and "chinese/fewclue/tnews" in err, err
+    assert "--allow-substitutes" in err and not (tmp_path / "no").exists()
+    out = tmp_path / "tnews"
+    assert run(cli, tiny_zh, "tnews", real_root, out) == 0
+    used = metrics(out)["substitutes"]
+    assert used["train"] == "chinese/fewclue/tnews/train_few_all.json" and set(used) >= {"train", "dev"}
+    summary = tmp_path / "clue.json"
+    assert cli("classify-summary", "--runs", out, "--benchmark", "clue", "--name", "tiny-zh", "--out", summary) == 0
+    notes = json.loads(summary.read_text())["notes"]
+    assert "TNEWS train from chinese/fewclue/tnews/train_few_all.json, a substitute" in " ".join(notes)
+    assert cli("tables", "--metrics", summary, "--out", tmp_path / "tables") == 0
+    clue_md = "".join(p.read_text() for p in (tmp_path / "tables").glob("*.md") if "TNEWS" in p.read_text())
+    assert "- tiny-zh: TNEWS train from chinese/fewclue/tnews/train_few_all.json, a substitute" in clue_md
+
+
+def test_the_release_is_no_substitute(cli, tiny_en, demo_root, tmp_path):
+    out = tmp_path / "sst2"
+    assert run(cli, tiny_en, "sst2", demo_root, out, substitutes=False) == 0
+    assert metrics(out)["substitutes"] == {}

@@ -39,6 +39,8 @@ def classify_flags(wildcards):
         flags += ["--train-from-dev", str(CLASSIFY["train_from_dev"][task])]
     if CLASSIFY["max_train_examples"]:
         flags += options(CLASSIFY, "max_train_examples")
+    if CLASSIFY["allow_substitutes"]:
+        flags.append("--allow-substitutes")
     if not CLASSIFY["test"]:
         flags.append("--no-test")
     if CLASSIFY["bf16"]:
