@@ -6,7 +6,10 @@ writer, so stale temporaries of a killed run are removed when the same target is
 again, while those of another live writer of the same target are left alone (both writers
 finish; the last rename wins). File-system failures on the outputs (a read-only folder, a
 path under a file, a full disk) become an :class:`~pipeline.errors.InputError` naming the
-output.
+output, also where a library reports a full disk only in its message (safetensors, tokenizers,
+torch); :func:`writing` does the same for writes outside these writers. A target that is an
+existing folder is refused before anything is written (:func:`check_file_target`), and a failed
+rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs").
 """
 
 from __future__ import annotations
@@ -24,6 +27,58 @@ from pipeline.errors import InputError, os_message
 _HOST = socket.gethostname().replace("-", "_")
 # Failures of the storage itself: whatever the enclosed code was writing, it was an output.
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
+# torch's zip writer reports a failed write without its errno
+_WRITE_FAILED = ("PytorchStreamWriter failed writing", "file write failed")
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """What went wrong when ``exc`` is a failure of the storage itself (full disk, quota, file size
+    limit, read-only file system), whoever raised it: an ``OSError`` with that errno, or a library's
+    error that carries it only in its text (``os error 28``, ``[Errno 28]``, ``No space left on
+    device``). None for anything else."""
+    if isinstance(exc, InputError):
+        return None
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        return os_message(exc)
+    text = str(exc)
+    lowered = text.lower()
+    for number in sorted(_STORAGE_ERRNOS):
+        if f"os error {number})" in lowered or f"[errno {number}]" in lowered or os.strerror(number) in text:
+            return os_message(OSError(number, os.strerror(number)))
+    if any(marker in text for marker in _WRITE_FAILED):
+        return "a write failed (is the disk full?)"
+    return None
+
+
+@contextlib.contextmanager
+def writing(path):
+    """Turn a failure of the storage inside the block into an :class:`InputError` naming ``path``
+    (what is being written), for writes outside :class:`AtomicFiles` (a work folder, a log)."""
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        message = storage_failure(exc)
+        if message is None:
+            raise
+        raise InputError(path, f"cannot write the output: {message}") from exc
+
+
+def check_file_target(target) -> Path:
+    """Fail before any work when ``target`` cannot become a file: an existing folder, a path under a file."""
+    target = Path(target)
+    if target.name in ("", ".", ".."):
+        raise InputError(target, "is not a file name to write to")
+    if target.is_dir():
+        raise InputError(target, "is a folder, expected a file name: nothing was written or removed")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                not_a_folder = NotADirectoryError(errno.ENOTDIR, "not a directory")
+                raise InputError(target.parent, f"cannot create the output folder: {os_message(not_a_folder)}")
+            break
+    return target
 
 
 def temp_path(target: Path) -> Path:
@@ -69,7 +124,7 @@ class AtomicFiles:
         self._pending: dict[Path, Path] = {}
 
     def temp(self, target) -> Path:
-        target = Path(target)
+        target = check_file_target(target) if Path(target) not in self._pending else Path(target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -89,22 +144,31 @@ class AtomicFiles:
             try:
                 os.replace(temp, target)
             except OSError as exc:
+                self.abort()  # the temporaries not yet renamed: none is left behind
                 raise InputError(target, f"cannot write the output: {os_message(exc)}") from exc
         self._pending.clear()
 
     def output_error(self, exc: BaseException) -> InputError | None:
-        """The error naming the output when ``exc`` is a failure to write one of ours."""
-        if not isinstance(exc, OSError) or isinstance(exc, InputError):
+        """The error naming the output when ``exc`` is a failure to write one of ours: the target whose
+        temporary (or a file inside it, for a folder) the error names, else, for a failure of the
+        storage that names no file, the targets being written."""
+        if isinstance(exc, InputError):
             return None
-        temps = {str(temp): target for target, temp in self._pending.items()}
-        if exc.filename is not None and str(exc.filename) in temps:
-            return InputError(temps[str(exc.filename)], f"cannot write the output: {os_message(exc)}")
-        mentioned = [target for temp, target in temps.items() if exc.filename is None and temp in str(exc)]
-        if mentioned:  # Arrow names the file only in its message
-            return InputError(mentioned[0], f"cannot write the output: {os_message(exc)}")
-        if exc.filename is None and (exc.errno in _STORAGE_ERRNOS or _mentions_storage_errno(exc)):
-            folders = sorted({str(target.parent) for target in self._pending})
-            return InputError(", ".join(folders) or "output", f"cannot write the output: {os_message(exc)}")
+        storage = storage_failure(exc)
+        if not isinstance(exc, OSError) and storage is None:
+            return None
+        message = f"cannot write the output: {storage or os_message(exc)}"
+        filename = getattr(exc, "filename", None) if isinstance(exc, OSError) else None
+        for target, temp in self._pending.items():
+            if filename is not None and _within(Path(filename), temp):
+                return InputError(_real_path(Path(filename), temp, target), message)
+            if filename is None and str(temp) in str(exc):  # Arrow names the file only in its message
+                return InputError(target, message)
+        if filename is None and storage is not None:  # the targets, or their folders when there are many
+            named = [str(target) for target in self._pending]
+            if len(named) > 3:
+                named = sorted({str(target.parent) for target in self._pending})
+            return InputError(", ".join(named) or "output", message)
         return None
 
     def abort(self) -> None:
@@ -134,9 +198,13 @@ def output_error(exc: BaseException, targets: dict) -> InputError | None:
     return files.output_error(exc)
 
 
-def _mentions_storage_errno(exc: OSError) -> bool:
-    text = str(exc).lower()
-    return any(f"[errno {number}]" in text for number in _STORAGE_ERRNOS)
+def _within(path: Path, temp: Path) -> bool:
+    return path == temp or temp in path.parents
+
+
+def _real_path(path: Path, temp: Path, target: Path) -> Path:
+    """``path`` (the temporary or a file inside it) under the name it is written to."""
+    return target / path.relative_to(temp) if path != temp else target
 
 
 def json_text(obj) -> str:

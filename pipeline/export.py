@@ -14,15 +14,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.models.card import write_card
-from pipeline.models.directory import AtomicDir, complete_model_dir
+from pipeline.models.directory import AtomicDir, check_output_dir
 
 log = logging.getLogger("pipeline.export")
 SKIPPED = ("checkpoint", ".git")
+_REPO_PART = re.compile(r"^[A-Za-z0-9]([\w.-]*[A-Za-z0-9])?$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,18 +47,31 @@ def read_metrics(paths: list[Path]) -> list[dict]:
     return records
 
 
+def check_repo_id(repo_id: str) -> str:
+    """``USER/NAME`` as the Hub spells a repository (letters, digits, ``-``, ``_``, ``.``; neither part
+    starting or ending with ``-`` or ``.``, nor holding ``--`` or ``..``): it also names the folder."""
+    parts = repo_id.split("/")
+    if len(parts) != 2 or not all(_REPO_PART.match(part) and "--" not in part and ".." not in part for part in parts):
+        raise InputError(
+            "--repo-id",
+            f"{repo_id!r} is not a Hub repository id USER/NAME (letters, digits, - _ . inside each part)",
+        )
+    return repo_id
+
+
 def export(model: Path, repo_id: str, out: Path, metrics: list[dict], base_model: str | None = None) -> Path:
+    check_repo_id(repo_id)
+    check_output_dir(out)  # before anything is copied: a folder of other files is never replaced
     if not (model / "config.json").exists():
         raise InputError(model, "not a model directory (no config.json)")
-    with AtomicDir(out) as tmp:
+    card = {"metrics": metrics, "repo_id": repo_id, "base_model": base_model}
+    with AtomicDir(out, card=card) as tmp:  # completed (card with the metrics included) before the rename
         shutil.copytree(model, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*SKIPPED))
-        complete_model_dir(tmp, final=out)  # directories written before model cards existed
-    write_card(out, metrics, repo_id=repo_id, base_model=base_model)
     return out
 
 
 def run(args: argparse.Namespace) -> None:
-    out = args.out or Path("export") / args.repo_id.split("/")[-1]
+    out = args.out or Path("export") / check_repo_id(args.repo_id).split("/")[-1]
     export(args.model, args.repo_id, out, read_metrics(args.metrics), args.base_model)
     log.info("%s: ready for huggingface_hub.upload_folder(repo_id=%r, folder_path=%r)", out, args.repo_id, str(out))
     if args.upload:

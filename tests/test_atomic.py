@@ -1,7 +1,9 @@
-"""Atomic outputs with two writers of the same target: neither deletes the other's temporary."""
+"""Atomic outputs: two writers of the same target (neither deletes the other's temporary), a target that
+cannot be a file, a failed rename, and a full disk named by the path being written (docs/behaviour.md)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -9,9 +11,11 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from testdata import REPO
 
-from pipeline.atomic import AtomicFiles, temp_path
+from pipeline.atomic import AtomicFiles, storage_failure, temp_path, writing
+from pipeline.errors import InputError
 
 SECOND_WRITER = textwrap.dedent("""
     import sys, time
@@ -81,3 +85,51 @@ def test_a_failure_inside_leaves_no_output_and_no_temporary(tmp_path):
     except RuntimeError:
         pass
     assert list(Path(tmp_path).iterdir()) == []
+
+
+# ------------------------------------------------------------------ targets that cannot be files, failures
+def test_a_target_that_is_a_folder_is_refused_before_anything_is_written(tmp_path):
+    target = tmp_path / "dir.json"
+    target.mkdir()
+    (target / "mine.txt").write_text("kept")
+    with pytest.raises(InputError, match="is a folder"), AtomicFiles() as files:
+        files.temp(target).write_text("{}")
+    assert (target / "mine.txt").read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.json"]  # no .dir.json.tmp-* left
+
+
+def test_a_rename_that_fails_leaves_no_temporary(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    with pytest.raises(InputError, match="cannot write the output"), AtomicFiles() as files:
+        files.temp(first).write_text("a")
+        files.temp(second).write_text("b")
+        second.mkdir()  # appears between the write and the rename
+        (second / "x").write_text("x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
+
+
+def test_a_full_disk_that_names_no_file_names_the_targets(tmp_path):
+    target = tmp_path / "out" / "m.json"
+    with pytest.raises(InputError) as caught, AtomicFiles() as files:
+        files.temp(target).write_text("{")
+        raise OSError(errno.ENOSPC, "No space left on device")  # what write() raises: no file name
+    assert caught.value.path == str(target) and "no space left" in caught.value.message
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_storage_failures_are_recognised_in_a_library_s_message():
+    assert storage_failure(OSError(errno.ENOSPC, "No space left on device")) == "no space left on the device"
+    assert storage_failure(RuntimeError("I/O error: File too large (os error 27)")).startswith("file too large")
+    assert storage_failure(Exception("Disk quota exceeded (os error 122)")) == "disk quota exceeded"
+    assert "disk full" in storage_failure(RuntimeError("PytorchStreamWriter failed writing file data/0"))
+    assert storage_failure(OSError(errno.ENOENT, "No such file or directory")) is None
+    assert storage_failure(ValueError("bad value")) is None
+
+
+def test_writing_names_the_path_being_written(tmp_path):
+    work = tmp_path / ".m.work"
+    with pytest.raises(InputError) as caught, writing(work):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert caught.value.path == str(work) and "no space left" in caught.value.message
+    with pytest.raises(KeyError), writing(work):  # anything else propagates unchanged
+        raise KeyError("x")

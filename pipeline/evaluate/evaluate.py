@@ -28,12 +28,13 @@ import math
 import time
 from pathlib import Path
 
-from pipeline import provenance
-from pipeline.atomic import write_json
+from pipeline import arguments, provenance
+from pipeline.atomic import check_file_target, write_json
 from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.runtime import seed_everything
 from pipeline.models.spec import LEXICAL, load_model, model_path
+from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
 from pipeline.tasks.data_root import DataRoot
 
 log = logging.getLogger("pipeline.evaluate")
@@ -62,15 +63,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
     parser.add_argument("--data", required=True, type=Path, help="data root (layout of docs/data.md)")
     parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
-    parser.add_argument("--batch-size", type=int, default=64, help="strings per forward pass (default 64)")
-    parser.add_argument("--max-length", type=int, default=128, help="truncate to this many tokens (default 128)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for python, numpy and torch (default 0)")
+    parser.add_argument(
+        "--batch-size", type=arguments.POSITIVE, default=64, help="strings per forward pass (default 64)"
+    )
+    parser.add_argument(
+        "--max-length",
+        type=arguments.integer(MIN_MAX_LENGTH),
+        default=128,
+        help=f"truncate to this many tokens, at least {MIN_MAX_LENGTH}: [CLS], one token, [SEP] (default 128)",
+    )
+    parser.add_argument("--seed", type=arguments.SEED, default=0, help="seed for python, numpy and torch (default 0)")
     parser.add_argument("--name", help="label of the model in the result tables (default: the --model value)")
     parser.add_argument(
         "--transfer-tasks",
         help="transfer: comma-separated tasks (default all: MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)",
     )
-    parser.add_argument("--kfold", type=int, default=10, help="transfer: folds of the cross-validations (default 10)")
+    parser.add_argument(
+        "--kfold", type=arguments.integer(2), default=10, help="transfer: folds of the cross-validations (default 10)"
+    )
 
 
 def finite(value):
@@ -108,7 +118,20 @@ def transfer_options(args: argparse.Namespace) -> dict:
     return {"tasks": tasks, "kfold": args.kfold, "seed": args.seed}
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Values outside their domain (argparse refuses them on the command line; this covers a caller
+    that builds the namespace itself), refused before anything is loaded; so is an ``--out`` folder."""
+    if args.batch_size < 1:
+        raise InputError("--batch-size", f"must be at least 1, not {args.batch_size}")
+    if args.max_length < MIN_MAX_LENGTH:
+        raise InputError("--max-length", f"must be at least {MIN_MAX_LENGTH}, not {args.max_length}")
+    if not 0 <= args.seed < 2**32:
+        raise InputError("--seed", f"must be between 0 and 2**32 - 1 (NumPy's seeds), not {args.seed}")
+    check_file_target(args.out)
+
+
 def run(args: argparse.Namespace) -> None:
+    check_arguments(args)
     data = DataRoot(args.data)
     if args.model in LEXICAL and args.task not in RETRIEVAL_TASKS:  # fail before loading anything
         evaluate_task(args.task, load_model(args.model), data, args.model)

@@ -11,8 +11,10 @@ nor :mod:`pipeline.tasks`; every stage may import it.
   sentence-transformers flags;
 - :mod:`.runtime`: the device, the process group under ``torchrun``, the seeds;
 - :mod:`.loading`: a masked-LM backbone and its tokenizer for pre-training (ELECTRA pairs included);
+- :mod:`.tokenizer_check`: the one loader of tokenizers, refusing one that did not load completely;
+- :mod:`.weights`: a checkpoint's safetensors headers and config checked before its weights load;
 - :mod:`.directory`: a model directory written atomically and completed (sentence-transformers files,
-  pooler, card);
+  pooler, card), replacing only an output of the pipeline's own;
 - :mod:`.card`: the model card ``README.md``;
 - :mod:`.fingerprint`: the SHA-256 of a checkpoint's files, for the metrics' provenance;
 - :mod:`.transformer_encoder`: sentence embeddings from a transformers checkpoint;

@@ -20,6 +20,7 @@ import numpy as np
 
 from pipeline.errors import InputError, reading
 from pipeline.models.fingerprint import checkpoint_fingerprint
+from pipeline.models.word_vectors import check_finite, check_header
 from pipeline.provenance import file_fingerprint
 
 _WORD = re.compile(r"\w+")
@@ -52,10 +53,13 @@ def load_word2vec_binary(path: str):
             else "no 'WORDS DIM' header line"
         )
         raise InputError(path, f"not a word2vec binary file: {kind}; the word2vec stage writes vectors.bin")
+    check_header(Path(path), binary=True)  # a header claiming more vectors than the file holds: no allocation
     try:
-        return KeyedVectors.load_word2vec_format(path, binary=True)
+        keyed = KeyedVectors.load_word2vec_format(path, binary=True)
     except (ValueError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(path, f"not a valid word2vec binary file: {exc}") from exc
+    check_finite(path, keyed)
+    return keyed
 
 
 class Word2VecBag:
@@ -111,14 +115,14 @@ class InputEmbeddingBag:
     pooling = "mean"
 
     def __init__(self, path_or_id: str):
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoModel
+
+        from pipeline.models.tokenizer_check import load_tokenizer
+        from pipeline.models.weights import load_pretrained
 
         self.path = path_or_id
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path_or_id)
-            model = AutoModel.from_pretrained(path_or_id)
-        except (OSError, ValueError) as exc:
-            raise InputError(path_or_id, f"cannot load a transformers model and tokenizer: {exc}") from exc
+        self.tokenizer = load_tokenizer(path_or_id)
+        model = load_pretrained(AutoModel, path_or_id)
         self.table = model.get_input_embeddings().weight.detach().float().cpu().numpy()
         self.dim = self.table.shape[1]
 

@@ -94,6 +94,8 @@ def _metric_results(metrics: list[dict]) -> list[dict]:
 
 # Where a stage that saves a model puts its resolved settings and provenance (first found wins).
 SETTINGS_FILES = ("pretrain_config.json", "finetune_config.json", "classify_config.json", "tiny_model.json")
+# In every card this module writes: with the metadata block, how an exported folder is known as ours.
+CARD_MARK = "the ulr-pipeline repository"
 
 
 def read_settings(directory: Path) -> tuple[str | None, dict]:

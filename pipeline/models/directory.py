@@ -3,7 +3,13 @@
 Every model directory the pipeline writes (``tiny-model``, ``pretrain``, ``finetune``; ``export``
 copies one) is filled under a hidden temporary name beside the target by :class:`AtomicDir` and
 renamed into place when complete (the directory analogue of :class:`pipeline.atomic.AtomicFiles`),
-so a killed run never leaves a half-saved model under the output name. Just before the rename,
+so a killed run never leaves a half-saved model under the output name, and a failure while completing
+or renaming leaves no temporary behind. Only an output of the pipeline's own is replaced
+(docs/behaviour.md): ``--out`` must be new, an empty folder or a model directory with a stage's
+settings file and provenance (:func:`is_own_model_dir`); anything else, a regular file or a folder
+of other files, is refused untouched, by :func:`check_output_dir` (which a stage calls before any
+work), again on entering :class:`AtomicDir`, and again at the rename (:func:`replace_dir`). A full
+disk names the model directory being written (:mod:`pipeline.atomic`). Just before the rename,
 :func:`complete_model_dir` adds what the training code does not write itself:
 
 - the **sentence-transformers files** (``modules.json``, ``sentence_bert_config.json``,
@@ -24,30 +30,42 @@ dataset to it.
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import hashlib
 import json
 import logging
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.atomic import output_error, temp_path, writer_is_gone
 from pipeline.errors import InputError, os_message
-from pipeline.models.card import hub_id, read_settings, write_card
+from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
 
 log = logging.getLogger("pipeline.models.directory")
+_NOT_A_FOLDER = NotADirectoryError(errno.ENOTDIR, "not a directory")
 
 
 class AtomicDir:
-    """``with AtomicDir(target) as tmp:`` fill ``tmp``; it becomes ``target`` on success."""
+    """``with AtomicDir(target) as tmp:`` fill ``tmp``; it becomes ``target`` on success.
 
-    def __init__(self, target) -> None:
+    ``target`` may be replaced only where it is absent, an empty folder or one of ours
+    (:func:`check_output_dir`, checked on entry and again at the rename); ``card``: what
+    :func:`pipeline.models.card.write_card` adds to the card (metrics, repo id, base model).
+    Whatever fails, inside the block or while completing and renaming, the temporary is removed.
+    """
+
+    def __init__(self, target, owned: Callable[[Path], bool] | None = None, card: dict | None = None) -> None:
         self.target = Path(target)
-        self.temp = temp_path(self.target)
+        self.owned = owned or is_own_model_dir
+        self.card = card or {}
+        self.temp: Path | None = None
 
     def __enter__(self) -> Path:
+        check_output_dir(self.target, self.owned)
+        self.temp = temp_path(self.target)
         try:
             self.target.parent.mkdir(parents=True, exist_ok=True)
             for stale in self.target.parent.glob(f".{self.target.name}.tmp-*"):
@@ -55,28 +73,106 @@ class AtomicDir:
                     shutil.rmtree(stale, ignore_errors=True)
             self.temp.mkdir()
         except OSError as exc:
+            if isinstance(exc, FileExistsError) and not self.temp.exists():  # a part of the path is a file
+                exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
             raise InputError(self.target, f"cannot create the output folder: {os_message(exc)}") from exc
         return self.temp
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None:
-            shutil.rmtree(self.temp, ignore_errors=True)
-            translated = output_error(exc, {self.target: self.temp}) if isinstance(exc, OSError) else None
-            if translated is not None:
-                raise translated from exc
-            return
-        complete_model_dir(self.temp, final=self.target)
-        replace_dir(self.temp, self.target)
+        if exc_type is None:
+            try:
+                complete_model_dir(self.temp, final=self.target, card=self.card)
+                replace_dir(self.temp, self.target, self.owned)
+                return
+            except Exception as failure:  # noqa: BLE001 - completing or renaming failed: nothing is left behind
+                exc = failure
+        shutil.rmtree(self.temp, ignore_errors=True)
+        translated = output_error(exc, {self.target: self.temp}) if isinstance(exc, Exception) else None
+        if translated is not None:
+            raise translated from exc
+        if exc_type is None:
+            raise exc
 
 
-def replace_dir(source: Path, target: Path) -> None:
-    """Move ``source`` to ``target``, replacing an existing ``target`` (the old one is moved aside first)."""
+def is_own_model_dir(directory: Path) -> bool:
+    """A model directory the pipeline wrote: a settings file of its stage with the run's provenance
+    (:data:`pipeline.models.card.SETTINGS_FILES`), or, for an export, the card the pipeline writes."""
+    directory = Path(directory)
+    for name in SETTINGS_FILES:
+        try:
+            settings = json.loads((directory / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(settings, dict) and isinstance(settings.get("provenance"), dict):
+            return True
+    try:
+        card = (directory / "README.md").read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return False
+    return (directory / "config.json").is_file() and card.startswith("---") and CARD_MARK in card
+
+
+def is_resume_checkpoint(directory: Path) -> bool:
+    """A resume checkpoint of ``pretrain`` (``state.pt`` beside ``settings.json``), replaced at every save."""
+    return (Path(directory) / "state.pt").is_file() and (Path(directory) / "settings.json").is_file()
+
+
+def is_own_output(directory: Path) -> bool:
+    """What :func:`replace_dir` replaces unless told otherwise: a model directory or a resume checkpoint."""
+    return is_own_model_dir(directory) or is_resume_checkpoint(directory)
+
+
+def check_output_dir(target, owned: Callable[[Path], bool] | None = None) -> Path:
+    """Fail fast, before any work, unless ``target`` may be written: absent, an empty folder, or a folder
+    that ``owned`` (default: :func:`is_own_model_dir`) recognises as an earlier output of the pipeline.
+    Anything else (a regular file, a folder of other files, ``.`` or ``..``) is refused untouched."""
+    target = Path(target)
+    owned = owned or is_own_model_dir
+    if target.name in ("", ".", ".."):
+        raise InputError(target, "is not a folder name to write a model to (give a new or empty folder)")
+    if target.is_symlink() and not target.exists():
+        raise InputError(target, "is a broken symbolic link, refused: nothing was written or removed")
+    if not target.exists():
+        for parent in target.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    raise InputError(target.parent, f"cannot create the output folder: {os_message(_NOT_A_FOLDER)}")
+                break
+        return target
+    if not target.is_dir():
+        raise InputError(target, "exists and is a file, not an output folder of the pipeline: refused, nothing touched")
+    try:
+        empty = next(target.iterdir(), None) is None
+    except OSError as exc:
+        raise InputError(target, f"cannot read the existing output folder: {os_message(exc)}") from exc
+    if not empty and not owned(target):
+        raise InputError(
+            target,
+            "exists and holds files the pipeline did not write (not an earlier output of this stage): "
+            "refused, nothing touched; remove it or choose another output folder",
+        )
+    return target
+
+
+def replace_dir(source: Path, target: Path, owned: Callable[[Path], bool] | None = None) -> None:
+    """Move ``source`` to ``target``, replacing an existing ``target`` only where it is empty or ``owned``
+    recognises it (default :func:`is_own_output`: a model directory or a resume checkpoint); the old
+    one is moved aside first and removed after the rename. Anything else raises :class:`InputError`."""
+    source, target = Path(source), Path(target)
+    check_output_dir(target, owned or is_own_output)
     old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    moved = False
     if target.exists():
         os.replace(target, old)
-    os.replace(source, target)
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(old)
+        moved = True
+    try:
+        os.replace(source, target)
+    except OSError:
+        if moved:
+            os.replace(old, target)  # the previous output stays where it was
+        raise
+    if moved:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ sentence-transformers files
@@ -186,10 +282,11 @@ def save_pooler(directory: Path, base: str | None = None, seed: int = 0) -> bool
 
 
 # ------------------------------------------------------------------ completion
-def complete_model_dir(directory: Path, final: Path | None = None) -> None:
+def complete_model_dir(directory: Path, final: Path | None = None, card: dict | None = None) -> None:
     """Card, pooler and sentence-transformers files for a freshly written model directory (no-op elsewhere).
 
-    ``final``: the path the directory is moved to afterwards (the card names it), if not ``directory``.
+    ``final``: the path the directory is moved to afterwards (the card names it), if not ``directory``;
+    ``card``: keyword arguments of :func:`~pipeline.models.card.write_card` (metrics, repo id, base model).
     """
     directory = Path(directory)
     if not (directory / "config.json").exists():
@@ -200,7 +297,7 @@ def complete_model_dir(directory: Path, final: Path | None = None) -> None:
     write_sentence_transformers_files(directory, config["hidden_size"], max_length, settings.get("pooling", "mean"))
     if save_pooler(directory, base=settings.get("model"), seed=int(settings.get("seed", 0))):
         log.info("%s: pooler weights saved", directory)
-    write_card(directory, final=final)
+    write_card(directory, final=final, **(card or {}))
 
 
 def vocab_sha256(tokenizer) -> str:

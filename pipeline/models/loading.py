@@ -21,9 +21,11 @@ import logging
 import warnings
 from pathlib import Path
 
-from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer
+from transformers import AutoConfig, AutoModelForMaskedLM
 
 from pipeline.errors import InputError
+from pipeline.models.tokenizer_check import load_tokenizer as load_checked_tokenizer
+from pipeline.models.weights import load_pretrained
 
 log = logging.getLogger("pipeline.pretrain")
 
@@ -47,11 +49,9 @@ class NewHeadWarning(UserWarning):
 
 
 def load_tokenizer(name_or_path: str):
-    """The backbone's fast tokenizer (offsets are needed to map spans onto sub-words)."""
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(name_or_path)
-    except (OSError, ValueError) as exc:
-        raise InputError(name_or_path, f"cannot load a tokenizer: {exc}") from exc
+    """The backbone's fast tokenizer (offsets are needed to map spans onto sub-words), loaded completely
+    (:func:`pipeline.models.tokenizer_check.load_tokenizer`: a vocabulary that round-trips)."""
+    tokenizer = load_checked_tokenizer(name_or_path)
     if not tokenizer.is_fast:
         raise InputError(name_or_path, "the tokenizer is not a fast (Rust) tokenizer; offsets are needed")
     for role in ("cls_token_id", "sep_token_id", "mask_token_id", "pad_token_id"):
@@ -98,16 +98,18 @@ def load_discriminator(name_or_path: str, dropout: float | None = 0.1):
     """An ``ElectraForPreTraining`` model (the discriminator, with its replaced-token head)."""
     from transformers import ElectraForPreTraining
 
-    return ElectraForPreTraining.from_pretrained(name_or_path, config=_config(name_or_path, dropout))
+    return load_pretrained(ElectraForPreTraining, name_or_path, config=_config(name_or_path, dropout))
 
 
 def load_masked_lm(name_or_path: str, dropout: float | None = 0.1):
     """``(model, new_head)``: the masked-LM model and whether its MLM head was newly initialised."""
     config = _config(name_or_path, dropout)
     try:
-        model, info = AutoModelForMaskedLM.from_pretrained(name_or_path, config=config, output_loading_info=True)
-    except ValueError as exc:
-        raise InputError(name_or_path, f"no masked-LM architecture for this model type: {exc}") from exc
+        model, info = load_pretrained(AutoModelForMaskedLM, name_or_path, config=config, output_loading_info=True)
+    except InputError as exc:
+        if isinstance(exc.__cause__, ValueError) and "Unrecognized configuration class" in str(exc.__cause__):
+            raise InputError(name_or_path, f"no masked-LM architecture for this model type: {exc.message}") from exc
+        raise
     prefix = model.base_model_prefix + "."
     head_missing = [key for key in info["missing_keys"] if not key.startswith(prefix)]
     if head_missing:

@@ -4,6 +4,9 @@ A checkpoint is a local directory or a hub id (resolved from the local cache whe
 Each unique string is tokenised and encoded once; strings are sorted by token length so a
 batch pads to its own longest member, and run under ``torch.inference_mode``. The token states
 are pooled by :func:`pipeline.models.pooling.pool` (as sentence-transformers pools them).
+
+The tokenizer and weights are checked as they load (:mod:`.tokenizer_check`, :mod:`.weights`); a
+``batch_size`` below 1 or a ``max_length`` below :data:`~.tokenizer_check.MIN_MAX_LENGTH` is refused.
 """
 
 from __future__ import annotations
@@ -14,15 +17,28 @@ import sys
 import numpy as np
 import torch
 from tqdm import tqdm
-from transformers import AutoModel, AutoTokenizer
+from transformers import AutoModel
 
 from pipeline.errors import InputError
 from pipeline.models.fingerprint import checkpoint_fingerprint
 from pipeline.models.pooling import POOLINGS, pool
 from pipeline.models.runtime import pick_device  # the project's one device helper
+from pipeline.models.tokenizer_check import MIN_MAX_LENGTH, load_tokenizer
+from pipeline.models.weights import load_pretrained
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.evaluate")
+OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer")
+
+
+def position_limit(config) -> int:
+    """The longest input the model's position embeddings hold (RoBERTa-style models keep two of them
+    for the padding offset). A longer input would index past them: it is cut here instead, which
+    changes nothing for inputs that fit."""
+    limit = getattr(config, "max_position_embeddings", None) or 10**9
+    if getattr(config, "model_type", "") in OFFSET_POSITIONS:
+        limit -= 2
+    return max(limit, MIN_MAX_LENGTH)
 
 
 def unique_in_order(texts: list[str]) -> tuple[list[str], np.ndarray]:
@@ -52,12 +68,17 @@ class TransformerEncoder:
         self.batch_size = batch_size
         self.max_length = max_length
         self.device = device or pick_device()
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path_or_id)
-            self.model = AutoModel.from_pretrained(path_or_id).to(self.device).eval()
-        except (OSError, ValueError) as exc:
-            raise InputError(path_or_id, f"cannot load a transformers model and tokenizer: {exc}") from exc
+        if batch_size < 1:
+            raise InputError("--batch-size", f"must be at least 1, not {batch_size}")
+        if max_length < MIN_MAX_LENGTH:
+            raise InputError(
+                "--max-length", f"must be at least {MIN_MAX_LENGTH} ([CLS], a token, [SEP]), not {max_length}"
+            )
+        self.tokenizer = load_tokenizer(path_or_id)
+        self.model = load_pretrained(AutoModel, path_or_id).to(self.device).eval()
         self.dim = self.model.config.hidden_size
+        # what the position embeddings hold: a longer --max-length would index past them
+        self.cut = min(max_length, position_limit(self.model.config))
 
     def describe(self) -> dict:
         return {
@@ -70,7 +91,7 @@ class TransformerEncoder:
 
     def batches(self, texts: list[str]):
         """Token id lists of ``texts``, grouped longest first into batches of ``batch_size``."""
-        ids = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+        ids = self.tokenizer(texts, truncation=True, max_length=self.cut)["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: (-len(ids[i]), i))
         for start in range(0, len(order), self.batch_size):
             chosen = order[start : start + self.batch_size]

@@ -8,7 +8,9 @@ Read with gensim's ``KeyedVectors.load_word2vec_format`` (nothing is ever unpick
 - a ``.zip`` holding one such text file (the GloVe download, ``glove.840B.300d.zip``): its first
   ``limit`` lines are copied to a temporary file that gensim reads.
 
-``limit`` keeps the first N words (both formats list the most frequent first). A text line with
+``limit`` keeps the first N words (both formats list the most frequent first). A ``COUNT DIM`` header
+that claims more vectors than the file can hold is refused before anything is allocated
+(:func:`check_header`). A text line with
 a different number of values than the first (every line read is checked: gensim would silently
 broadcast a one-value line) stops with an :class:`~pipeline.errors.InputError`
 naming the file and the line. Sentences are split into words and punctuation
@@ -38,6 +40,31 @@ def _has_header(path: Path) -> bool:
     with open(path, "rb") as handle:
         first = handle.readline().split()
     return len(first) == 2 and all(part.isdigit() for part in first)
+
+
+def check_header(path: Path, binary: bool, limit: int | None = None) -> tuple[int, int] | None:
+    """``(count, dim)`` of a ``COUNT DIM`` header line (None without one), refused when the file is too
+    short to hold the vectors it claims: a lying header must not make gensim allocate them. Each
+    vector takes at least ``4 * dim + 2`` bytes in the binary format (word, space, floats) and
+    ``2 * dim + 2`` in text (word, `` 0`` per value, newline); ``limit`` vectors are read at most."""
+    with open(path, "rb") as handle:
+        first = handle.readline(256).split()
+    if len(first) != 2 or not all(part.isdigit() for part in first):
+        return None
+    count, dim = int(first[0]), int(first[1])
+    if count < 1 or dim < 1:
+        raise InputError(path, f"header claims {count} vectors of {dim} dimensions", where="line 1")
+    rows = count if limit is None else min(count, limit)
+    need = rows * ((4 if binary else 2) * dim + 2)
+    size = Path(path).stat().st_size
+    if need > size:
+        raise InputError(
+            path,
+            f"header claims {count:,} vectors of {dim:,} dimensions, more than the file's {size:,} bytes "
+            "can hold (a truncated or corrupt vectors file)",
+            where="line 1",
+        )
+    return count, dim
 
 
 def _find_bad_line(path: Path, header: bool, limit: int | None = None) -> tuple[int, str] | None:
@@ -130,6 +157,8 @@ def load(path, limit: int | None = None) -> WordVectors:
         return _load_zip(path, limit)
     binary = path.suffix == ".bin"
     header = binary or _has_header(path)
+    if header and check_header(path, binary, limit) is None and binary:
+        raise InputError(path, "not a word2vec binary file: no 'COUNT DIM' header line")
     try:
         keyed = KeyedVectors.load_word2vec_format(
             str(path), binary=binary, no_header=not header, limit=limit, unicode_errors="replace"
@@ -146,4 +175,13 @@ def load(path, limit: int | None = None) -> WordVectors:
         raise InputError(path, f"bad word vector: {bad[1]}", where=f"line {bad[0]}")
     if not keyed.index_to_key:
         raise InputError(path, "no word vectors in the file")
+    check_finite(path, keyed)
     return WordVectors(keyed.index_to_key, keyed.vectors, source=str(path))
+
+
+def check_finite(path, keyed) -> None:
+    """Refuse vectors holding NaN or an infinity: every cosine with them would be NaN, every score null."""
+    bad = ~np.isfinite(keyed.vectors).all(axis=1)
+    if bad.any():
+        word = keyed.index_to_key[int(np.argmax(bad))]
+        raise InputError(path, f"{int(bad.sum())} vector(s) hold NaN or infinite values, the first of {word!r}")

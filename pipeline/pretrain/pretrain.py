@@ -143,8 +143,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--weight-decay",
         type=NON_NEGATIVE,
         default=0.0,
-        help="AdamW weight decay, never on biases and norms (default 0: neither paper states one; "
-        "docs/method.md §3)",
+        help="AdamW weight decay, never on biases and norms (default 0: neither paper states one; docs/method.md §3)",
     )
     parser.add_argument("--dropout", type=FRACTION, default=0.1)
     parser.add_argument("--max-grad-norm", type=RATE, default=1.0)

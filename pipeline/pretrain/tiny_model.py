@@ -19,9 +19,11 @@ import torch
 from tokenizers import BertWordPieceTokenizer
 from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
 
-from pipeline import contracts, languages, provenance
+from pipeline import arguments, contracts, languages, provenance
 from pipeline.atomic import json_text
-from pipeline.models.directory import AtomicDir, vocab_sha256
+from pipeline.errors import InputError
+from pipeline.models.directory import AtomicDir, check_output_dir, vocab_sha256
+from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
 from pipeline.shards import input_files
 
 log = logging.getLogger("pipeline.tiny-model")
@@ -47,13 +49,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
-    parser.add_argument("--vocab-size", type=int, default=4000)
-    parser.add_argument("--min-frequency", type=int, default=2, help="rarest sub-word kept in the vocabulary")
-    parser.add_argument("--hidden", type=int, default=64, help="hidden size")
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--heads", type=int, default=2)
-    parser.add_argument("--max-length", type=int, default=128, help="position embeddings (longest input)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--vocab-size", type=arguments.POSITIVE, default=4000)
+    parser.add_argument(
+        "--min-frequency", type=arguments.POSITIVE, default=2, help="rarest sub-word kept in the vocabulary"
+    )
+    parser.add_argument("--hidden", type=arguments.POSITIVE, default=64, help="hidden size")
+    parser.add_argument("--layers", type=arguments.POSITIVE, default=2)
+    parser.add_argument("--heads", type=arguments.POSITIVE, default=2)
+    parser.add_argument(
+        "--max-length", type=arguments.integer(MIN_MAX_LENGTH), default=128, help="position embeddings (longest input)"
+    )
+    parser.add_argument("--seed", type=arguments.SEED, default=0)
 
 
 def iter_texts(files: list[Path]):
@@ -129,8 +135,16 @@ def tiny_bert(tokenizer, hidden: int, layers: int, heads: int, max_length: int, 
     return BertForMaskedLM(config)
 
 
+def check_sizes(args: argparse.Namespace) -> None:
+    """Sizes that do not fit together (each alone is typed by its flag), refused before any work."""
+    if args.hidden % args.heads:
+        raise InputError("--hidden", f"{args.hidden} is not a multiple of --heads {args.heads}")
+
+
 def run(args: argparse.Namespace) -> None:
     languages.check(args.lang)
+    check_sizes(args)
+    check_output_dir(args.out)  # before any work: --out must be new, empty or a model directory of ours
     files = input_files(args.sentences, unique_names=False)
     for path in files:
         contracts.check_schema(path, contracts.SENTENCES, columns=["text"])

@@ -1,8 +1,9 @@
 """Stage ``tokenize``: marked sentences → the token dataset of one backbone's tokenizer.
 
 docs/method.md §3: single-sentence inputs ``[CLS] sentence [SEP]`` (special tokens from the tokenizer),
-cut at ``--max-length`` (128 for ULR, 512 for BURT). The marked n-gram and entity spans
-(word offsets in English, character offsets in Chinese, docs/method.md §2) are mapped to sub-word token
+cut at ``--max-length`` (128 for ULR, 512 for BURT; at least 3: ``[CLS]``, one token, ``[SEP]``; the
+tokenizer is checked to load completely, :mod:`pipeline.models.tokenizer_check`). The marked n-gram and
+entity spans (word offsets in English, character offsets in Chinese, docs/method.md §2) are mapped to sub-word token
 positions through the fast tokenizer's offsets: unit → string offsets
 (:func:`pipeline.words.char_spans`) → the tokens that cover them. A span whose edges
 fall inside a sub-word token (possible in Chinese, where a Latin or digit run is one token but
@@ -27,11 +28,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline import contracts, languages, provenance
-from pipeline.atomic import AtomicFiles, json_text
+from pipeline import arguments, contracts, languages, provenance
+from pipeline.atomic import AtomicFiles, check_file_target, json_text
 from pipeline.errors import InputError
 from pipeline.models.directory import vocab_sha256
 from pipeline.models.loading import load_tokenizer
+from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
 from pipeline.progress import Progress
 from pipeline.shards import input_files
 from pipeline.words import char_spans
@@ -45,7 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--marked", required=True, nargs="+", type=Path, help="marked Parquet files or directories")
     parser.add_argument("--model", required=True, help="backbone (hub id or local path) whose tokenizer to use")
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
-    parser.add_argument("--max-length", type=int, default=128, help="tokens per input, special tokens included")
+    parser.add_argument(
+        "--max-length",
+        type=arguments.integer(MIN_MAX_LENGTH),
+        default=128,
+        help=f"tokens per input, special tokens included (at least {MIN_MAX_LENGTH}: [CLS], one token, [SEP])",
+    )
     parser.add_argument(
         "--ngram-sources",
         default=",".join(NGRAM_SOURCES),
@@ -141,6 +148,12 @@ def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length:
 
 def run(args: argparse.Namespace) -> None:
     lang = languages.check(args.lang)
+    if args.max_length < MIN_MAX_LENGTH:
+        raise InputError(
+            "--max-length", f"must be at least {MIN_MAX_LENGTH} ([CLS], one token, [SEP]), not {args.max_length}"
+        )
+    check_file_target(args.out)
+    check_file_target(args.out.with_suffix(".stats.json"))
     sources = {s.strip() for s in args.ngram_sources.split(",") if s.strip()}
     if not sources <= set(NGRAM_SOURCES):
         raise InputError("--ngram-sources", f"unknown source(s) {sorted(sources - set(NGRAM_SOURCES))}")

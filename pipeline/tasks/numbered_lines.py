@@ -7,6 +7,7 @@ project's one error type (:class:`~pipeline.errors.InputError`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from pipeline.errors import InputError
@@ -41,12 +42,21 @@ def tab_rows(path, fields: int, layout: str) -> Iterator[tuple[int, list[str]]]:
         yield number, row
 
 
-def number_in(path, number: int, text: str, low: float, high: float, what: str) -> float:
-    """``text`` as a number within ``[low, high]``, or the one-line error naming the line."""
+def finite_number(path, number: int, text, what: str) -> float:
+    """``text`` as a finite number, or the one-line error naming the line: ``nan`` and ``inf`` parse as
+    floats but are no score (a NaN turns a whole correlation into null, an infinity outranks everything)."""
     try:
         value = float(text)
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:
         raise InputError(path, f"{what} is not a number: {text!r}", where=f"line {number}") from exc
+    if not math.isfinite(value):
+        raise InputError(path, f"{what} is not a finite number: {text!r}", where=f"line {number}")
+    return value
+
+
+def number_in(path, number: int, text: str, low: float, high: float, what: str) -> float:
+    """``text`` as a number within ``[low, high]``, or the one-line error naming the line."""
+    value = finite_number(path, number, text, what)
     if not low <= value <= high:
         raise InputError(path, f"{what} {value} is outside the {low:g}-{high:g} scale", where=f"line {number}")
     return value

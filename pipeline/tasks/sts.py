@@ -22,6 +22,7 @@ from scipy.stats import spearmanr
 
 from pipeline.errors import InputError
 from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.numbered_lines import finite_number
 from pipeline.tasks.vectors import paired_cosine
 
 log = logging.getLogger("pipeline.tasks.sts")
@@ -53,10 +54,7 @@ def read_semeval(input_path, gold_path) -> Pairs:
         fields = line.rstrip("\r").split("\t")
         if len(fields) < 2:
             raise InputError(input_path, "expected two TAB-separated sentences", where=f"line {number}")
-        try:
-            scores.append(float(gold))
-        except ValueError as exc:
-            raise InputError(gold_path, f"not a number: {gold!r}", where=f"line {number}") from exc
+        scores.append(finite_number(gold_path, number, gold.strip(), "gold score"))
         left.append(fields[0])
         right.append(fields[1])
     return left, right, scores
@@ -89,7 +87,7 @@ def read_stsb(path) -> Pairs:
                 raise InputError(
                     path, f"expected at least 7 TAB-separated columns, found {len(fields)}", where=f"line {number}"
                 )
-            scores.append(float(fields[4]))
+            scores.append(finite_number(path, number, fields[4], "score"))
             left.append(fields[5])
             right.append(fields[6])
     return left, right, scores
@@ -104,14 +102,7 @@ def read_sick(path, split: str = "TEST") -> Pairs:
             raise InputError(path, f"header lacks {sorted(needed - set(reader.fieldnames or ()))}")
         for row in reader:
             if (row["SemEval_set"] or "").strip() == split:
-                try:
-                    scores.append(float(row["relatedness_score"]))
-                except (TypeError, ValueError) as exc:
-                    raise InputError(
-                        path,
-                        f"relatedness_score is not a number: {row['relatedness_score']!r}",
-                        where=f"line {reader.line_num}",
-                    ) from exc
+                scores.append(finite_number(path, reader.line_num, row["relatedness_score"], "relatedness_score"))
                 left.append(row["sentence_A"])
                 right.append(row["sentence_B"])
     if not scores:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pipeline.errors import InputError
 from pipeline.tasks import sts
 from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.numbered_lines import finite_number
 
 SINGLE_FILES = {  # task -> (folder, {file: label})
     "MR": ("senteval/MR", {"rt-polarity.neg": 0, "rt-polarity.pos": 1}),
@@ -133,12 +134,7 @@ def read_sick(path, score: bool) -> dict[str, Split]:
             split.left.append(row["sentence_A"])
             split.right.append(row["sentence_B"])
             if score:
-                try:
-                    split.y.append(float(row["relatedness_score"]))
-                except ValueError as exc:
-                    raise InputError(
-                        path, f"relatedness_score {row['relatedness_score']!r} is not a number", where=f"line {number}"
-                    ) from exc
+                split.y.append(finite_number(path, number, row["relatedness_score"], "relatedness_score"))
             else:
                 split.y.append(SICK_LABELS.index(_label(path, number, row["entailment_label"].strip(), SICK_LABELS)))
     for name, split in splits.items():

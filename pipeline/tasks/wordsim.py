@@ -12,6 +12,7 @@ import numpy as np
 
 from pipeline.errors import InputError
 from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.numbered_lines import finite_number
 from pipeline.tasks.sts import spearman
 from pipeline.tasks.vectors import paired_cosine
 
@@ -47,10 +48,7 @@ def read_pairs(path) -> Pairs:
                 raise InputError(
                     path, f"expected word1, word2, score; found {len(fields)} field(s)", where=f"line {number}"
                 )
-            try:
-                scores.append(float(fields[2]))
-            except ValueError as exc:
-                raise InputError(path, f"score is not a number: {fields[2]!r}", where=f"line {number}") from exc
+            scores.append(finite_number(path, number, fields[2], "score"))
             left.append(fields[0])
             right.append(fields[1])
     if not scores:

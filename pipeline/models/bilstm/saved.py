@@ -1,7 +1,8 @@
 """The saved BiLSTM encoder (format in :mod:`pipeline.models.bilstm`) and its use as an evaluation model.
 
 :func:`save` writes ``config.json``, ``vocab.txt`` and ``model.safetensors`` (plus the
-training log) into a directory, all at once or not at all; :func:`load_encoder` reads them
+training log) into a directory, all at once or not at all, and only into a new or empty one or
+an encoder it saved before (:func:`check_output`: a folder of other files is refused untouched); :func:`load_encoder` reads them
 back (safetensors, never pickle). :class:`SavedBiLSTM` is what ``--model bilstm:DIR`` loads
 (:mod:`pipeline.models.spec`): ``encode(texts)`` → float32 ``(len(texts), dim)``, each distinct text
 encoded once, sorted by length so a batch pads to its own longest sentence.
@@ -19,6 +20,8 @@ from safetensors.torch import load_file, save_file
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.models.bilstm.encoder import BILSTM_POOLINGS, BiLSTMEncoder
+from pipeline.models.directory import check_output_dir
+from pipeline.models.weights import check_safetensors
 from pipeline.models.word_vectors import WordVectors
 from pipeline.provenance import file_fingerprint
 
@@ -27,8 +30,22 @@ FORMAT_VERSION = 1
 FILES = ("config.json", "vocab.txt", "model.safetensors")
 
 
+def is_bilstm_dir(directory) -> bool:
+    """A directory :func:`save` wrote: its ``config.json`` names the format."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and config.get("format") == FORMAT
+
+
+def check_output(directory) -> Path:
+    """Fail fast unless ``directory`` is new, empty or a saved BiLSTM encoder (a stage calls it before training)."""
+    return check_output_dir(directory, owned=is_bilstm_dir)
+
+
 def save(directory, encoder: BiLSTMEncoder, vocabulary: list[str], config: dict, log_lines: list[dict]) -> None:
-    directory = Path(directory)
+    directory = check_output(directory)
     config = {
         **config,
         "format": FORMAT,
@@ -64,12 +81,19 @@ def load_encoder(directory) -> tuple[BiLSTMEncoder, WordVectors, dict]:
             f"not a {FORMAT} config (format {config.get('format')!r}, pooling {config.get('pooling')!r})",
         )
     vocabulary = (directory / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
-    tensors = load_file(str(directory / "model.safetensors"))
+    weights = directory / "model.safetensors"
+    if "embedding.weight" not in check_safetensors(weights):  # truncated or lying headers: one line
+        raise InputError(weights, "no embedding.weight tensor: not a saved BiLSTM encoder")
+    tensors = load_file(str(weights))
     table = tensors["embedding.weight"]
     if table.shape[0] != len(vocabulary):
         raise InputError(directory / "vocab.txt", f"{len(vocabulary)} words for {table.shape[0]} embedding rows")
-    encoder = BiLSTMEncoder(table, config["hidden"], config["pooling"])
-    encoder.load_state_dict(tensors)
+    try:
+        encoder = BiLSTMEncoder(table, config["hidden"], config["pooling"])
+        encoder.load_state_dict(tensors)
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(weights, f"does not match its config.json: {message}") from exc
     return encoder.eval(), WordVectors(vocabulary, table.numpy()), config
 
 
