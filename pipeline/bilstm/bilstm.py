@@ -83,6 +83,7 @@ def split_dev(pairs: nli_data.Pairs, fraction: float, seed: int) -> tuple[nli_da
 def run(args: argparse.Namespace) -> None:
     if not 0 < args.dev_fraction < 1:
         raise InputError("--dev-fraction", f"must be between 0 and 1, not {args.dev_fraction}")
+    saved.check_output(args.out)  # before any work: --out may replace only an earlier encoder of ours
     random.seed(args.seed)
     np.random.seed(args.seed)
     vectors = word_vectors.load(args.vectors, limit=args.max_vocab or None)

@@ -156,10 +156,9 @@ def summarise(task, outcomes: list[dict], set_name: str) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from transformers import AutoTokenizer
-
     from pipeline.models.fingerprint import checkpoint_fingerprint
     from pipeline.models.spec import resolve_path, transformers_folder
+    from pipeline.models.tokenizer_check import load_tokenizer
 
     started = time.perf_counter()
     task = tasks.get(args.task)
@@ -172,10 +171,7 @@ def run(args: argparse.Namespace) -> None:
             splits.pop(name, None)
             files[name] = None
     model_path = transformers_folder(resolve_path(args.model))
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(model_path)
-    except (OSError, ValueError) as exc:
-        raise InputError(args.model, f"cannot load a tokenizer: {str(exc).splitlines()[0]}") from exc
+    tokenizer = load_tokenizer(model_path)  # refuses one that would map words to [UNK]
     log.info(
         "%s: %s train / %s dev examples, model %s",
         task.title,

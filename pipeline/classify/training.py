@@ -33,18 +33,20 @@ from transformers import (
 )
 
 from pipeline.classify import encoding, metrics
+from pipeline.models.weights import load_pretrained
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")
 
 
 def load_model(task, path: str):
+    """The task's head on the checkpoint, loaded whole or refused in one line (pipeline.models.weights)."""
     if task.head == "span":
-        return AutoModelForQuestionAnswering.from_pretrained(path)
+        return load_pretrained(AutoModelForQuestionAnswering, path)
     if task.head == "choice":
-        return AutoModelForMultipleChoice.from_pretrained(path)
+        return load_pretrained(AutoModelForMultipleChoice, path)
     problem = "regression" if task.head == "regression" else "single_label_classification"
-    return AutoModelForSequenceClassification.from_pretrained(path, num_labels=task.num_labels, problem_type=problem)
+    return load_pretrained(AutoModelForSequenceClassification, path, num_labels=task.num_labels, problem_type=problem)
 
 
 def collator(task, tokenizer):

@@ -17,6 +17,8 @@ from pipeline.errors import InputError
 from pipeline.models.loading import DROPOUT_FIELDS
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.spec import resolve_path
+from pipeline.models.tokenizer_check import check_tokenizer
+from pipeline.models.weights import check_weights
 
 
 def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: float | None = 0.1):
@@ -34,10 +36,12 @@ def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: floa
     except (OSError, ValueError) as exc:
         raise InputError(path, f"cannot load a model config: {exc}") from exc
     overrides = {field: dropout for field in DROPOUT_FIELDS if dropout is not None and hasattr(config, field)}
+    check_weights(path)  # truncated or lying safetensors, a config of other sizes: one line
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an MLM checkpoint's unused head weights
             transformer = Transformer(path, max_seq_length=max_length, config_kwargs=overrides)
     except (OSError, ValueError) as exc:
         raise InputError(path, f"cannot load an encoder and its tokenizer: {exc}") from exc
+    check_tokenizer(transformer.tokenizer, path)  # a tokenizer that lost its vocabulary maps words to [UNK]
     return SentenceTransformer(modules=[transformer, Pooling(transformer.get_embedding_dimension(), pooling)])

@@ -40,11 +40,11 @@ from pathlib import Path
 
 from pipeline import provenance
 from pipeline.arguments import COUNT, FRACTION, POSITIVE, RATE, SEED, integer
-from pipeline.atomic import json_text
+from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
 from pipeline.finetune import ppdb, recipes
 from pipeline.finetune.resume_check import verify_checkpoint
-from pipeline.models.directory import AtomicDir
+from pipeline.models.directory import AtomicDir, check_output_dir
 from pipeline.models.pooling import POOLINGS
 from pipeline.tasks import nli
 
@@ -256,6 +256,16 @@ def run(args: argparse.Namespace) -> None:
 
 
 def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
+    check_args(args)
+    out = Path(args.out)
+    check_output_dir(out)  # before any work: --out may replace only an earlier model of ours
+    columns, summary = load_data(args)
+    work = out.with_name(f".{out.name}.work")
+    with writing(work):  # a full disk in the work folder (log, trainer checkpoints) names it
+        return _train(args, columns, summary, out, work, halt_after)
+
+
+def _train(args, columns: dict, summary: dict, out: Path, work: Path, halt_after: int | None) -> Path:
     import torch
     import torch.distributed as dist
 
@@ -263,10 +273,6 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     from pipeline.models.fingerprint import checkpoint_fingerprint
     from pipeline.models.spec import resolve_path
 
-    check_args(args)
-    columns, summary = load_data(args)
-    out = Path(args.out)
-    work = out.with_name(f".{out.name}.work")
     settings = settings_of(args, summary)
     rank = int(os.environ.get("RANK", "0"))  # torchrun: one process per GPU; rank 0 keeps the files
     resume_from = prepare_work(work, settings, args.resume, rank == 0)

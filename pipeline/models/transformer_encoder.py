@@ -77,8 +77,12 @@ class TransformerEncoder:
         self.tokenizer = load_tokenizer(path_or_id)
         self.model = load_pretrained(AutoModel, path_or_id).to(self.device).eval()
         self.dim = self.model.config.hidden_size
-        # what the position embeddings hold: a longer --max-length would index past them
-        self.cut = min(max_length, position_limit(self.model.config))
+
+    @property
+    def cut(self) -> int:
+        """Tokens per input: ``max_length``, or what the position embeddings hold where that is less
+        (a longer input would index past them)."""
+        return min(self.max_length, position_limit(self.model.config))
 
     def describe(self) -> dict:
         return {

@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pipeline.atomic import writing
 from pipeline.errors import InputError
-from pipeline.models.directory import replace_dir
+from pipeline.models.directory import is_resume_checkpoint, replace_dir
 from pipeline.models.runtime import World, barrier
 
 STATE = "state.pt"
@@ -91,7 +92,13 @@ def exists(directory: Path) -> bool:
 
 
 def save(directory: Path, world: World, model, optimizer, scheduler, position: dict, settings: dict) -> None:
+    """Write the checkpoint (a full disk is one line naming ``directory``: torch reports it only in its text)."""
     directory = Path(directory)
+    with writing(directory):
+        _save(directory, world, model, optimizer, scheduler, position, settings)
+
+
+def _save(directory: Path, world: World, model, optimizer, scheduler, position: dict, settings: dict) -> None:
     temp = directory.with_name(f".{directory.name}.tmp")
     if world.is_main:
         shutil.rmtree(temp, ignore_errors=True)
@@ -111,7 +118,7 @@ def save(directory: Path, world: World, model, optimizer, scheduler, position: d
     torch.save(rng_state(), temp / f"rng-{world.rank}.pt")
     barrier(world)
     if world.is_main:
-        replace_dir(temp, directory)
+        replace_dir(temp, directory, owned=is_resume_checkpoint)
     barrier(world)
 
 

@@ -51,10 +51,10 @@ from transformers import get_linear_schedule_with_warmup
 
 from pipeline import contracts, provenance
 from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RATE, SEED
-from pipeline.atomic import json_text
+from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
 from pipeline.models import runtime
-from pipeline.models.directory import AtomicDir, save_model, vocab_sha256
+from pipeline.models.directory import AtomicDir, check_output_dir, save_model, vocab_sha256
 from pipeline.models.loading import (
     generator_for,
     is_electra_discriminator,
@@ -264,9 +264,12 @@ def run(args: argparse.Namespace) -> None:
 
 
 def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
+    out = Path(args.out)
+    check_output_dir(out)  # before any work: --out may replace only an earlier model of ours
     world = runtime.init_world()
     try:
-        return _train(args, world, halt_after)
+        with writing(out.with_name(f".{out.name}.work")):  # a full disk in the work folder names it
+            return _train(args, world, halt_after)
     finally:
         runtime.close_world(world)
 
