@@ -35,6 +35,7 @@ be byte-identical; the headline is the wall-clock speed-up (goal: at least 1.8x 
 
     python bench/extract.py --multistream --write-md   # the "## extract, multistream" section
     python bench/extract.py --unclosed-tags 20000 --repeat 1   # one pathological page, old pattern vs ours
+    python bench/extract.py --unclosed-links 140 280 420 560 --old-up-to 280   # pages of unclosed [http:// links
 """
 
 from __future__ import annotations
@@ -509,6 +510,39 @@ def bench_unclosed_tags(tags: int, repeat: int) -> list[str]:
     ]
 
 
+# The external-link alternative of the converter's inline pattern before it was made linear: the
+# label ``[^\]]*`` scanned to the end of the paragraph for every unclosed ``[http://``.
+OLD_EXTERNAL_LINK = re.compile(r"\[(?P<url>(?:https?:|ftp:|mailto:|//)[^\]\s]*)(?:[ \t]+(?P<label>[^\]]*))?\]")
+
+
+def bench_unclosed_links(sizes_kb: list[float], repeat: int, old_up_to_kb: float) -> list[str]:
+    """Pages of ``[http://x.org `` repeated to each size: the whole converter (ours) against a scan
+    with the old external-link pattern alone (the part that was quadratic), up to ``old_up_to_kb``."""
+    import time
+
+    from pipeline.corpus import wikitext
+
+    def best(step) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.process_time()
+            step()
+            times.append(time.process_time() - started)
+        return min(times)
+
+    lines = ["page KB | ours: to_plain_text, CPU s | old external-link pattern alone, CPU s"]
+    for kb in sizes_kb:
+        page = "[http://x.org " * int(kb * 1000 / 14)
+        ours = best(lambda page=page: wikitext.to_plain_text(page, wikitext.MarkupRules()))
+        old = (
+            f"{best(lambda page=page: sum(1 for _ in OLD_EXTERNAL_LINK.finditer(page))):.2f}"
+            if kb <= old_up_to_kb
+            else "-"
+        )
+        lines.append(f"{len(page) / 1000:.0f} | {ours:.3f} | {old}")
+    return lines
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -537,6 +571,16 @@ def parse_args(argv=None) -> argparse.Namespace:
         metavar="N",
         help="only time one page with N unclosed <ref>/<math> tags against the old pattern",
     )
+    parser.add_argument(
+        "--unclosed-links",
+        type=float,
+        nargs="+",
+        metavar="KB",
+        help="only time pages of unclosed [http:// links of these sizes, ours against the old pattern",
+    )
+    parser.add_argument(
+        "--old-up-to", type=float, default=140, metavar="KB", help="largest page for the old pattern (default 140)"
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.target_mb <= 0:
         parser.error("--repeat must be at least 1 and --target-mb positive")
@@ -548,6 +592,10 @@ def main(argv=None) -> int:
     if args.unclosed_tags:
         for line in bench_unclosed_tags(args.unclosed_tags, args.repeat):
             print(line)
+        return 0
+    if args.unclosed_links:
+        for line in bench_unclosed_links(args.unclosed_links, args.repeat, args.old_up_to):
+            print(line, flush=True)
         return 0
     data_root = args.data_root if args.data_root.is_absolute() else REPO / args.data_root
     sample_path = data_root / SAMPLE

@@ -248,8 +248,17 @@ def write_table(path, table: pa.Table, schema: pa.Schema, provenance: dict | Non
         writer.write_table(table.cast(schema.with_metadata(_metadata(provenance))))
 
 
+def check_unique_columns(path, found: pa.Schema) -> None:
+    """Refuse a file that names a column twice: Arrow would pick one of them silently, or fail looking it up."""
+    repeated = sorted({name for name in found.names if found.names.count(name) > 1})
+    if repeated:
+        raise InputError(
+            path, f"column {repeated[0]!r} appears {found.names.count(repeated[0])} times (each must be unique)"
+        )
+
+
 def check_schema(path, schema: pa.Schema, columns: list[str] | None = None) -> None:
-    """Fail with a message naming the file unless it has the contract's columns and types, and
+    """Fail with a message naming the file unless it has the contract's columns (each once) and types, and
     no nulls where the contract allows none (a column the file declares nullable is checked
     against its row groups' null counts, or refused where the file has no statistics for it)."""
     path = Path(path)
@@ -263,6 +272,7 @@ def check_schema(path, schema: pa.Schema, columns: list[str] | None = None) -> N
             found = metadata.schema.to_arrow_schema()
     except InputError as exc:
         raise InputError(path, f"not a readable Parquet file: {exc.message}") from exc
+    check_unique_columns(path, found)
     for name in columns or schema.names:
         expected = schema.field(name).type
         if name not in found.names:

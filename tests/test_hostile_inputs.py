@@ -206,6 +206,12 @@ PARQUET_KINDS = {
         ),
         "type",
     ),
+    "a column name given twice": (
+        lambda good, bad, contract: _rewrite(
+            good, bad, lambda t: t.append_column(MAIN_COLUMN[contract], t.column(MAIN_COLUMN[contract]))
+        ),
+        "appears 2 times",
+    ),
     "missing column": (
         lambda good, bad, contract: _rewrite(good, bad, lambda t: t.drop_columns([MAIN_COLUMN[contract]])),
         "column",

@@ -16,8 +16,8 @@ from bisect import bisect_right
 from pathlib import Path
 
 from pipeline import contracts, languages
-from pipeline.corpus import cleaning, sentences
-from pipeline.shards import map_files
+from pipeline.corpus import cleaning, docs_input, sentences
+from pipeline.shards import input_files, map_files
 
 log = logging.getLogger("pipeline.clean")
 
@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> None:
         "min_tokens": min_tokens,
         "max_tokens": args.max_tokens,
     }
+    for path in input_files(args.input):  # whole entities, unique columns: before anything is written
+        docs_input.check_docs(path)
     map_files(
         args.input,
         args.out,

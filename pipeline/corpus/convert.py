@@ -15,9 +15,9 @@ import logging
 from pathlib import Path
 
 from pipeline import contracts
-from pipeline.corpus import variants
+from pipeline.corpus import docs_input, variants
 from pipeline.errors import InputError
-from pipeline.shards import map_files
+from pipeline.shards import input_files, map_files
 
 log = logging.getLogger("pipeline.convert")
 
@@ -91,6 +91,8 @@ def run(args: argparse.Namespace) -> None:
     preference = tuple(code.strip() for code in args.variants.split(",") if code.strip())
     converter = Converter(args.opencc_config, preference)
     params = {"opencc_config": args.opencc_config, "variants": list(preference)}
+    for path in input_files(args.input):  # whole entities inside their texts, before anything is written
+        docs_input.check_docs(path, offsets=True)
     map_files(
         args.input,
         args.out,

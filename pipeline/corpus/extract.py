@@ -5,7 +5,9 @@ Keeps namespace-0 articles, skips redirects and other namespaces, converts the m
 ``doc_id`` (see :mod:`pipeline.corpus.sharding`). Memory stays flat: pages stream in, and
 each shard's rows are flushed as a Parquet row group every ``--batch-docs`` documents or
 when its buffered text passes ``--batch-chars`` (long articles with hundreds of links cost
-far more memory than their count suggests; see BENCHMARKS.md).
+far more memory than their count suggests; see BENCHMARKS.md). A page with more than
+``--max-page-bytes`` of text is skipped and counted, like one over ``--page-seconds``; what else
+a dump may not do (text between pages, repeated page ids, ...) is in docs/stages/corpus.md, "Limits".
 
 With ``--index`` and ``--slice K/N`` it reads only the K-th of N runs of streams of a
 multistream dump (:mod:`pipeline.corpus.multistream`): N such jobs run in parallel, and
@@ -25,7 +27,7 @@ import pyarrow as pa
 
 from pipeline import contracts, languages, provenance
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.corpus.dump_reader import DumpProgress, read_pages
+from pipeline.corpus.dump_reader import MAX_PAGE_BYTES, DumpProgress, read_pages
 from pipeline.corpus.multistream import parse_slice, stream_slice
 from pipeline.corpus.sharding import shard_name, shard_of
 from pipeline.corpus.wikitext import MarkupRules, PageTimeout, to_plain_text
@@ -61,6 +63,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=30.0,
         help="skip (and count) a page whose conversion takes longer (default 30; 0 = no limit)",
     )
+    parser.add_argument(
+        "--max-page-bytes",
+        type=_positive,
+        default=MAX_PAGE_BYTES,
+        help=f"skip (and count) a page with more text; more than this (at least 1 MiB) outside pages "
+        f"is an error (default {MAX_PAGE_BYTES:,}: 4 MiB, twice MediaWiki's own limit)",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number of bytes, got {text!r}")
+    return value
 
 
 def _slice_argument(text: str) -> str:
@@ -117,6 +136,7 @@ def extract(
     page_seconds: float = 30.0,
     index: Path | None = None,
     part: str | None = None,
+    max_page_bytes: int = MAX_PAGE_BYTES,
 ) -> dict:
     languages.check(lang)
     if shards < 1:
@@ -124,7 +144,13 @@ def extract(
     if (index is None) != (part is None):
         raise InputError(dump, "--index and --slice go together")
     stats_path = stats_path or out / "extract-stats.json"
-    params = {"lang": lang, "shards": shards, "keep_lists": keep_lists, "page_seconds": page_seconds}
+    params = {
+        "lang": lang,
+        "shards": shards,
+        "keep_lists": keep_lists,
+        "page_seconds": page_seconds,
+        "max_page_bytes": max_page_bytes,
+    }
     streams = None
     if part is not None:
         k, n = parse_slice(part)
@@ -140,6 +166,7 @@ def extract(
         "templates_dropped": 0,
         "pages_failed": 0,
         "pages_timed_out": 0,
+        "pages_too_large": 0,
         "entities": 0,
         "chars_out": 0,
     }
@@ -162,7 +189,8 @@ def extract(
             for k in range(shards)
         ]
         try:
-            for page in read_pages(dump, dump_progress, on_siteinfo=set_namespaces, streams=streams):
+            pages = read_pages(dump, dump_progress, set_namespaces, streams, max_page_bytes)
+            for page in pages:
                 counts["pages_seen"] += 1
                 meter.total = dump_progress.total_bytes
                 meter.update(position=dump_progress.compressed_bytes)
@@ -171,6 +199,13 @@ def extract(
                     continue
                 if page.redirect:
                     counts["redirects_skipped"] += 1
+                    continue
+                if page.too_large:  # skipped and counted, as a page over its time budget
+                    counts["pages_too_large"] += 1
+                    error = f"{page.too_large:,} bytes of text, over --max-page-bytes {max_page_bytes:,}"
+                    log.warning("%s: page %r (id %d) skipped: %s", dump, page.title, page.page_id, error)
+                    if len(failures) < MAX_FAILURES_LISTED:
+                        failures.append({"id": page.page_id, "title": page.title, "error": error})
                     continue
                 try:
                     plain = to_plain_text(page.text, rules, page_seconds or None)
@@ -263,4 +298,5 @@ def run(args: argparse.Namespace) -> None:
         args.page_seconds,
         args.index,
         args.slice,
+        args.max_page_bytes,
     )

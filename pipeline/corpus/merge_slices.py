@@ -18,6 +18,7 @@ import json
 import logging
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -38,6 +39,8 @@ SUMMED = (
     "other_namespaces_skipped",
     "templates_dropped",
     "pages_failed",
+    "pages_timed_out",
+    "pages_too_large",
     "entities",
     "chars_out",
     "bytes_in",
@@ -82,6 +85,23 @@ def _whole_dump_record(record: dict) -> dict:
     return {**record, "params": params}
 
 
+def _check_unique_ids(ids: list[tuple[Path, np.ndarray]]) -> None:
+    """Refuse a doc_id found twice among ``(file, doc_ids)``, naming the file of its second copy.
+
+    A page id goes to one shard whatever the slice, so one shard's files see every copy."""
+    if not ids:
+        return
+    ordered = np.sort(np.concatenate([found for _, found in ids]))
+    again = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(again):
+        return
+    page_id, copies = int(again[0]), 0
+    for path, found in ids:
+        copies += int(np.count_nonzero(found == page_id))
+        if copies > 1:
+            raise InputError(path, f"page id {page_id} appears twice in the dump (in two slices or twice in one)")
+
+
 def _regroup(paths: list[Path], writer, batch_docs: int, batch_chars: int) -> None:
     """Copy the rows of ``paths`` in order into row groups cut where extraction cuts them.
 
@@ -91,9 +111,11 @@ def _regroup(paths: list[Path], writer, batch_docs: int, batch_chars: int) -> No
     """
     pending: list[pa.RecordBatch] = []
     rows = chars = 0
+    ids: list[tuple[Path, np.ndarray]] = []  # 8 bytes a document: a page id in two slices is refused
     for path in paths:
         contracts.check_schema(path, contracts.DOCS)
         for batch in pq.ParquetFile(path).iter_batches(batch_size=65536):
+            ids.append((path, batch.column("doc_id").to_numpy(zero_copy_only=False)))
             sizes = pc.utf8_length(batch.column("text")).to_numpy(zero_copy_only=False) + 100 * pc.list_value_length(
                 batch.column("entities")
             ).to_numpy(zero_copy_only=False)
@@ -109,6 +131,7 @@ def _regroup(paths: list[Path], writer, batch_docs: int, batch_chars: int) -> No
                 pending.append(batch.slice(start))
     if rows:
         writer.write_table(pa.Table.from_batches(pending).combine_chunks())
+    _check_unique_ids(ids)
 
 
 def merge(
@@ -145,7 +168,7 @@ def merge(
         if only is not None:
             log.info("%d slice(s) → %s", len(slices), out / f"{shard_name(only)}.parquet")
             return {}
-        stats = {key: sum(s[key] for s in all_stats) for key in SUMMED}
+        stats = {key: sum(s.get(key, 0) for s in all_stats) for key in SUMMED}
         stats["seconds"] = round(stats["seconds"], 3)
         stats["failed_pages"] = [f for s in all_stats for f in s["failed_pages"]][:MAX_FAILURES_LISTED]
         stats["bytes_out"] = sum(s["bytes_out"] for s in all_stats)

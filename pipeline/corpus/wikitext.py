@@ -40,9 +40,11 @@ _DROPPED_TAG = re.compile(rf"<(/?)({_DROPPED_ELEMENTS})\b([^<>]*)>", re.IGNORECA
 _TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}")
 _TABLE_TOKEN = re.compile(r"^[ \t:]*\{\||^[ \t]*\|\}", re.MULTILINE)
 _LINK_TOKEN = re.compile(r"\[\[|\]\]")
-_HEADING = re.compile(r"^(={1,6})\s*(.+?)\s*\1\s*$")
 _LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]+)*$")
 _WHITESPACE = re.compile(r"\s+")
+# A character of an external link's URL: MediaWiki's EXT_LINK_URL_CLASS (no brackets, angle
+# brackets, double quotes, controls or spaces), so a URL never runs into the next "[".
+_URL_CHAR = r'[^\][<>"\x00-\x20\x7f\s\ufffd]'
 _SPACE_BEFORE = frozenset(".,;:!?)]}%")
 
 # Namespaces whose links never render inline (MediaWiki ids -2 Media, 6 File, 14 Category),
@@ -101,7 +103,8 @@ class MarkupRules:
         trail = f"(?P<trail>{self.link_trail})?" if self.link_trail else ""
         pattern = (
             rf"\[\[(?P<link>[^\[\]]*)\]\]{trail}"
-            r"|\[(?P<url>(?:https?:|ftp:|mailto:|//)[^\]\s]*)(?:[ \t]+(?P<label>[^\]]*))?\]"
+            # only the opening "[URL" of an external link: _ExternalLinks finds where it closes
+            rf"|\[(?P<url>(?:https?:|ftp:|mailto:|//){_URL_CHAR}*)"
             r"|(?P<quotes>'{2,})"
             r"|(?P<tag></?(?P<tagname>[A-Za-z][A-Za-z0-9]*)\b[^<>]*>)"
             r"|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)"
@@ -271,13 +274,58 @@ def _link_target(target: str) -> str:
     return target[:1].upper() + target[1:]
 
 
+class _ExternalLinks:
+    """Where an external link that opens at ``[URL`` closes, in one paragraph.
+
+    MediaWiki's rule: the label runs to the first ``]`` and cannot span lines; without such a
+    ``]`` the ``[`` is plain text. The next ``]`` and the next line break are found once and
+    kept until passed, so a paragraph of many unclosed links costs one scan, not one per link.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.bracket = self.newline = -1  # positions found so far; len(text) when there is none
+
+    def _next(self, char: str, cached: int, start: int) -> int:
+        if cached >= start:
+            return cached
+        found = self.text.find(char, start)
+        return len(self.text) if found < 0 else found
+
+    def close(self, start: int) -> int:
+        """The position of the ``]`` closing a link whose URL ends at ``start``; -1 if none."""
+        self.bracket = self._next("]", self.bracket, start)
+        self.newline = self._next("\n", self.newline, start)
+        return self.bracket if self.bracket < min(self.newline, len(self.text)) else -1
+
+
+def _without_disambiguation(title: str) -> str:
+    """The pipe trick's text: ``Pipe (trick)`` → ``Pipe``, dropping a trailing ``(...)`` from
+    the first ``(`` on (without a regex, whose ``\\s*\\(.*\\)`` is quadratic in a run of ``(``)."""
+    stripped = title.rstrip()
+    opening = stripped.find("(")
+    if stripped.endswith(")") and 0 <= opening < len(stripped) - 1:
+        return stripped[:opening].rstrip()
+    return title
+
+
 def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | None) -> None:
     """Pass C: write one paragraph's prose into ``out``; record link spans into ``entities``."""
-    position = 0
-    for match in rules._inline.finditer(paragraph):
+    position = 0  # the paragraph is written up to here
+    search = 0  # the next construct is searched from here
+    external = _ExternalLinks(paragraph)
+    while (match := rules._inline.search(paragraph, search)) is not None:
+        end = match.end()
+        label = None
+        if match.group("url") is not None:
+            close = external.close(end)
+            if close < 0:  # never closed on its line: the "[" is text, the rest is searched again
+                search = match.start() + 1
+                continue
+            label, end = paragraph[end:close], close + 1
         if match.start() > position:
             out.add(paragraph[position : match.start()])
-        position = match.end()
+        position = search = end
         kind = match.lastgroup
         if match.group("link") is not None:
             content = match.group("link")
@@ -285,7 +333,7 @@ def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | 
             if not pipe:
                 label = target.lstrip(":")
             elif not label.strip():  # the pipe trick: [[Pipe (trick)|]] renders "Pipe"
-                label = re.sub(r"\s*\(.*\)\s*$", "", target.split(":")[-1])
+                label = _without_disambiguation(target.split(":")[-1])
             trail = (match.group("trail") or "") if rules.link_trail else ""
             label_text = (_plain(label, rules) + trail).strip()
             if not label_text:
@@ -297,9 +345,9 @@ def _inline(paragraph: str, rules: MarkupRules, out: _Builder, entities: list | 
                 target_title = _link_target(target)
                 if target_title:
                     entities.append((start, end, target_title))
-        elif match.group("url") is not None:
-            if match.group("label"):
-                out.add(_plain(match.group("label"), rules))
+        elif label is not None:
+            if label.strip():
+                out.add(_plain(label, rules))
         elif kind == "tag":
             if match.group("tagname").lower() in ("br", "p", "div", "li", "hr"):
                 out.add(" ")
@@ -316,6 +364,17 @@ def _plain(markup: str, rules: MarkupRules) -> str:
     return out.text()
 
 
+def _heading(line: str) -> tuple[int, str] | None:
+    """``(level, title)`` of a stripped line ``== Title ==``, or None: MediaWiki's
+    ``^(={1,6})(.+)\\1\\s*$``, the level being the most ``=`` that both ends have (at most 6)
+    with text between them. Counted, not matched: the pattern ``\\s*(.+?)\\s*`` backtracked
+    cubically in a line of spaces."""
+    level = min(len(line) - len(line.lstrip("=")), len(line) - len(line.rstrip("=")), 6, (len(line) - 1) // 2)
+    if level < 1:
+        return None
+    return level, line[level : len(line) - level].strip()
+
+
 def to_plain_text(markup: str, rules: MarkupRules, seconds: float | None = None) -> PlainText:
     """Convert one article's wikitext; see the module docstring for what is kept.
 
@@ -329,7 +388,7 @@ def to_plain_text(markup: str, rules: MarkupRules, seconds: float | None = None)
 
     def flush() -> None:
         if current:
-            paragraphs.append(" ".join(current))
+            paragraphs.append("\n".join(current))  # a line break ends an external link's label
             current.clear()
 
     for number, line in enumerate(text.split("\n")):
@@ -339,20 +398,20 @@ def to_plain_text(markup: str, rules: MarkupRules, seconds: float | None = None)
         if not stripped:
             flush()
             continue
-        heading = _HEADING.match(stripped)
+        first = stripped[0]
+        heading = _heading(stripped) if first == "=" else None
         if heading:
             flush()
-            level = len(heading.group(1))
+            level, markup_title = heading
             if skip_level and level > skip_level:
                 continue
-            title = _plain(heading.group(2), rules)
+            title = _plain(markup_title, rules)
             skip_level = level if title.lower() in rules.dropped_sections else 0
             if not skip_level and title:
-                paragraphs.append(heading.group(2))
+                paragraphs.append(markup_title)
             continue
         if skip_level:
             continue
-        first = stripped[0]
         if first in "*#;:":
             flush()
             if rules.keep_lists:

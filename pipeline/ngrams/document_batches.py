@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline.contracts import ENTITY, iter_batches
+from pipeline.contracts import ENTITY, check_unique_columns, iter_batches
 from pipeline.errors import InputError, reading
 
 REQUIRED = {"doc_id": pa.int64(), "sent_id": pa.int32(), "text": pa.string()}
@@ -50,6 +50,7 @@ def _columns(path: Path, want_entities: bool) -> list[str]:
             schema = pq.read_schema(path)
     except InputError as exc:
         raise InputError(path, f"not a readable Parquet file: {exc.message}") from exc
+    check_unique_columns(path, schema)
     for name, kind in REQUIRED.items():
         if name not in schema.names:
             raise InputError(path, f"missing column {name!r} (the ngrams stage reads doc_id, sent_id, text)")
