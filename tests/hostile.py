@@ -8,6 +8,8 @@ Every test in a file named ``test_hostile*.py`` is one case of the hostile-input
 
 from __future__ import annotations
 
+import contextlib
+import resource
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,17 @@ def assert_clean_failure(status: int, err: str, named: Path | str, out: Path, fr
             else [out]
         )
         assert left == [], f"output left behind: {left}"
+
+
+@contextlib.contextmanager
+def file_size_limit(limit: int):
+    """``ulimit -f``: writes past ``limit`` bytes fail with EFBIG (Python ignores SIGXFSZ), like a full disk."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
 def hidden_leftovers(folder: Path) -> list[Path]:

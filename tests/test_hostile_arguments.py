@@ -12,6 +12,12 @@ REQUIRED = {
     "finetune": ["--model", "m", "--recipe", "twin", "--out", "o", "--max-steps", "1"],
     "bilstm": ["--train", "t.jsonl", "--vectors", "v.bin", "--pooling", "max", "--out", "o"],
     "word2vec": ["--sentences", "s.parquet", "--lang", "en", "--out", "o/v.bin"],
+    "extract": ["--dump", "d.xml", "--lang", "en", "--out", "o"],
+    "clean": ["--input", "d.parquet", "--lang", "en", "--out", "o"],
+    "ngrams": ["--sentences", "s.parquet", "--lang", "en", "--out", "o"],
+    "sample": ["--marked", "m.parquet", "--size", "10", "--out", "o.parquet"],
+    "classify": ["--model", "m", "--task", "sst2", "--data", "d", "--out", "o"],
+    "figures": ["--model", "m", "--data", "d", "--out", "o"],
 }
 # (stage, flag, value): zero, negative, not finite, out of its interval
 CASES = [
@@ -42,6 +48,19 @@ CASES = [
     ("word2vec", "--dim", "0"),
     ("word2vec", "--epochs", "-5"),
     ("word2vec", "--min-count", "0"),
+    ("extract", "--shards", "0"),
+    ("extract", "--page-seconds", "-1"),
+    ("clean", "--max-tokens", "-1"),
+    ("ngrams", "--top-k", "0"),
+    ("ngrams", "--max-n", "1"),
+    ("ngrams", "--min-count", "0"),
+    ("ngrams", "--threshold", "nan"),
+    ("sample", "--size", "0"),
+    ("classify", "--seeds", "0"),
+    ("classify", "--lr", "nan"),
+    ("classify", "--max-length", "2"),
+    ("classify", "--train-from-dev", "1.5"),
+    ("figures", "--batch-size", "0"),
 ]
 
 

@@ -15,11 +15,9 @@ per session from the demo data, and asserts:
 from __future__ import annotations
 
 import bz2
-import contextlib
 import gzip
 import os
 import pickle
-import resource
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hostile import GOOD_PAGES, Good, assert_clean_failure
+from hostile import GOOD_PAGES, Good, assert_clean_failure, file_size_limit
 from testdata import dump_xml
 
 from pipeline.cli import main
@@ -233,15 +231,6 @@ def test_bad_parquet_input(good, tmp_path, capsys, stage, kind):
 
 
 # ------------------------------------------------------------------------- bad outputs
-@contextlib.contextmanager
-def file_size_limit(limit: int):
-    """``ulimit -f``: writes past ``limit`` bytes fail (EFBIG; Python ignores SIGXFSZ) like a full disk."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
 def _unwritable_folder(tmp_path: Path) -> Path:
@@ -355,7 +344,7 @@ def test_extract_zero_shards(tmp_path, capsys):
     dump.write_text(dump_xml(GOOD_PAGES))
     out = tmp_path / "out"
     status = main(["extract", "--dump", str(dump), "--lang", "en", "--shards", "0", "--out", str(out)])
-    assert_clean_failure(status, capsys.readouterr().err, out, out, "--shards must be at least 1")
+    assert_clean_failure(status, capsys.readouterr().err, "argument --shards", out, "must be an integer >= 1")
 
 
 def test_unknown_language(tmp_path, capsys):

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 from pipeline import provenance
+from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, RATE, SEED, integer
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.classify import encoding, hyperparameters, submission, tasks, training
 from pipeline.errors import InputError
@@ -49,25 +50,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", required=True, help="lower-case task name: " + ", ".join(tasks.TASKS))
     parser.add_argument("--data", required=True, type=Path, help="data root")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
-    parser.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5)")
-    parser.add_argument("--first-seed", type=int, default=0, help="seeds are FIRST .. FIRST+K-1")
-    parser.add_argument("--max-steps", type=int, default=0, help="cap on training steps (0: train the epochs)")
-    parser.add_argument("--batch-size", type=int, help="train batch size (default: GLUE 32, CLUE 16)")
-    parser.add_argument("--lr", type=float, help="learning rate (default: GLUE 3e-5, CLUE 2e-5)")
-    parser.add_argument("--epochs", type=float, help="epochs (default 3; CLUEWSC 50)")
-    parser.add_argument("--max-length", type=int, help="tokens per input (default 128; CMRC, ChID, C3 256)")
-    parser.add_argument("--warmup-ratio", type=float, help="share of steps with linear warm-up (default 0.1)")
-    parser.add_argument("--weight-decay", type=float, help="default 0.01")
-    parser.add_argument("--eval-batch-size", type=int, default=64)
+    parser.add_argument("--seeds", type=POSITIVE, default=5, help="number of seeds (default 5)")
+    parser.add_argument("--first-seed", type=SEED, default=0, help="seeds are FIRST .. FIRST+K-1")
+    parser.add_argument("--max-steps", type=COUNT, default=0, help="cap on training steps (0: train the epochs)")
+    parser.add_argument("--batch-size", type=POSITIVE, help="train batch size (default: GLUE 32, CLUE 16)")
+    parser.add_argument("--lr", type=RATE, help="learning rate (default: GLUE 3e-5, CLUE 2e-5)")
+    parser.add_argument("--epochs", type=RATE, help="epochs (default 3; CLUEWSC 50)")
+    parser.add_argument("--max-length", type=integer(3), help="tokens per input (default 128; CMRC, ChID, C3 256)")
+    parser.add_argument("--warmup-ratio", type=FRACTION, help="share of steps with linear warm-up (default 0.1)")
+    parser.add_argument("--weight-decay", type=NON_NEGATIVE, help="default 0.01")
+    parser.add_argument("--eval-batch-size", type=POSITIVE, default=64)
     parser.add_argument("--bf16", action="store_true", help="bfloat16 mixed precision (GPU)")
     parser.add_argument(
         "--train-from-dev",
-        type=float,
+        type=FRACTION,
         default=0.0,
         metavar="F",
         help="no train split here: train on a share F of dev, score the rest",
     )
-    parser.add_argument("--max-train-examples", type=int, default=0, help="use the first N train examples (0: all)")
+    parser.add_argument("--max-train-examples", type=COUNT, default=0, help="use the first N train examples (0: all)")
     parser.add_argument(
         "--allow-substitutes",
         action="store_true",

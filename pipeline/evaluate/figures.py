@@ -28,6 +28,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE
 
 from pipeline import provenance
+from pipeline.arguments import POSITIVE, SEED, integer
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
@@ -56,9 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="man:woman,king:queen,dad:mom",
         help="male:female word pairs of Fig. 4 (default man:woman,king:queen,dad:mom)",
     )
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--max-length", type=int, default=128)
-    parser.add_argument("--seed", type=int, default=0, help="t-SNE and RNG seed (default 0)")
+    parser.add_argument("--batch-size", type=POSITIVE, default=64)
+    parser.add_argument("--max-length", type=integer(3), default=128)
+    parser.add_argument("--seed", type=SEED, default=0, help="t-SNE and RNG seed (default 0)")
 
 
 def male_female_sequences(categories: list[analogy.Category], pairs: list[tuple[str, str]]) -> list[dict]:

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import contracts, languages, provenance
+from pipeline.arguments import POSITIVE, integer, number
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.ngrams import document_batches, entities, marking, pmi, token_batch
@@ -53,24 +54,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--lang", default="en", help="en (words) or zh (characters)")
     parser.add_argument("--mode", choices=MODES, default="paper")
-    parser.add_argument("--max-n", type=int, default=6, help="longest n-gram (N)")
-    parser.add_argument("--top-k", type=int, default=3000, help="n-grams kept per document (K)")
+    parser.add_argument("--max-n", type=integer(2, 127), default=6, help="longest n-gram (N)")
+    parser.add_argument("--top-k", type=POSITIVE, default=3000, help="n-grams kept per document (K)")
     parser.add_argument("--normalise", action="store_true", help="reference mode: divide the score by n")
     parser.add_argument("--lowercase", action="store_true", help="fold case (for an uncased model's tokenizer)")
     parser.add_argument(
         "--min-count",
-        type=int,
+        type=POSITIVE,
         default=None,
         help=f"keep n-grams seen at least this often in their document (default {MIN_COUNT}, which "
         "gives the n-gram lengths ULR-BERT §4 describes, see docs/method.md §2; 1 in reference mode, "
         "as the released code; 1 = every n-gram, the former default)",
     )
-    parser.add_argument("--threshold", type=float, help="keep n-grams scoring at least this")
+    parser.add_argument("--threshold", type=number(), help="keep n-grams scoring at least this")
     parser.add_argument("--lm", type=Path, help="KenLM model for --mode corpus")
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
     parser.add_argument(
         "--batch-chars",
-        type=int,
+        type=POSITIVE,
         default=2_000_000,
         help="characters of text per batch of documents (peak memory: about 400 MB at the default)",
     )

@@ -3,17 +3,15 @@ and a checkpoint that is incomplete or corrupt stops with one line, exit 2, noth
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import pickle
-import resource
 import shutil
 import struct
 from pathlib import Path
 
 import pytest
-from hostile import MARKER_FILE, Payload, assert_clean_failure, hidden_leftovers
+from hostile import MARKER_FILE, Payload, assert_clean_failure, file_size_limit, hidden_leftovers
 
 from pipeline.errors import InputError
 from pipeline.models.bilstm import saved
@@ -369,15 +367,6 @@ def test_a_bilstm_directory_with_truncated_weights_is_one_line(good, tmp_path):
 
 
 # ------------------------------------------------------------------ a full disk at every step of saving a model
-@contextlib.contextmanager
-def file_size_limit(limit: int):
-    """``ulimit -f``: writes past ``limit`` bytes fail with EFBIG (Python ignores SIGXFSZ), like a full disk."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
 # config.json (667 bytes), model.safetensors (about 12 KB; written by safetensors' Rust code, whose error
