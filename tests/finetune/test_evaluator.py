@@ -130,3 +130,29 @@ def test_training_logs_evaluations_and_keeps_the_best_dev_checkpoint(tiny_model,
     best = max(evaluations, key=lambda e: e["eval"]["eval_stsb-dev_spearman"])
     assert config["best_checkpoint_step"] == best["step"]
     assert config["best_metric"] == pytest.approx(best["eval"]["eval_stsb-dev_spearman"])
+
+
+def test_the_saved_heads_belong_to_the_best_checkpoint(tiny_model, tmp_path, monkeypatch):
+    """With selection on STS-B dev, the encoder comes from the best checkpoint: so does ``heads.pt``
+    (sbert-nli's softmax head included), not the last step's heads. The trainer keeps the heads beside
+    every checkpoint and loads them back with the best one (pipeline/finetune/twin_trainer.py)."""
+    import torch
+
+    from pipeline.finetune import finetune
+
+    kept = []  # keep the work folder (its checkpoints) instead of removing it after the run
+    monkeypatch.setattr(finetune.shutil, "rmtree", lambda path, **kw: kept.append(path))
+    out = tmp_path / "selected"
+    argv = ["finetune", "--model", str(tiny_model), "--recipe", "sbert-nli", "--nli", str(NLI_TRAIN)]
+    argv += ["--max-steps", "6", "--batch-size", "8", "--lr", "1e-2", "--max-length", "64", "--out", str(out)]
+    argv += ["--eval-data", str(DEMO_DATA), "--eval-steps", "3", "--eval-tasks", "stsb-dev", "--seed", "1"]
+    train(build_parser(argv).parse_args(argv))
+    best = json.loads((out / "finetune_config.json").read_text())["best_checkpoint_step"]
+    work = tmp_path / ".selected.work"
+    saved, at_best = torch.load(out / "heads.pt"), torch.load(work / f"checkpoint-{best}" / "heads.pt")
+    assert saved.keys() == at_best.keys() == {"nli"}
+    assert all(torch.equal(saved["nli"][k], at_best["nli"][k]) for k in saved["nli"])
+    assert best == 3, best  # the seed and lr are chosen so: the last step is not the best
+    if best != 6:  # the last step's heads differ: the check above could fail
+        last = torch.load(work / "checkpoint-6" / "heads.pt")
+        assert not all(torch.equal(saved["nli"][k], last["nli"][k]) for k in saved["nli"])
