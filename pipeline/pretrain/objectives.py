@@ -22,6 +22,9 @@ pair head then work on the discriminator's outputs.
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -34,11 +37,53 @@ from pipeline.pretrain.misad import MisadCollator
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
 from pipeline.pretrain.span_sampling import POOLS
 
+log = logging.getLogger("pipeline.pretrain")
+
 OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity", "misad", "nsp", "sop")
 
 
+# Where a pre-trained checkpoint keeps its sentence-pair head, as (our key -> the checkpoint's key
+# suffix): BERT's NSP head (BertForPreTraining: the pooler and ``cls.seq_relationship``) and
+# ALBERT's SOP head. Both label 0 as "the second sentence follows the first", as we do.
+PRETRAINED_PAIR_HEADS = (
+    {
+        "dense.weight": "pooler.dense.weight",
+        "dense.bias": "pooler.dense.bias",
+        "classifier.weight": "seq_relationship.weight",
+        "classifier.bias": "seq_relationship.bias",
+    },
+    {
+        "dense.weight": "albert.pooler.weight",
+        "dense.bias": "albert.pooler.bias",
+        "classifier.weight": "sop_classifier.classifier.weight",
+        "classifier.bias": "sop_classifier.classifier.bias",
+    },
+)
+
+
+def pretrained_pair_head(folder) -> dict | None:
+    """The NSP / SOP head a local checkpoint was pre-trained with, as :class:`PairHead` weights; None
+    where it has none (a masked-LM-only checkpoint, a hub id not on disk)."""
+    from safetensors import safe_open
+
+    files = sorted(Path(folder).glob("*.safetensors")) if Path(folder).is_dir() else []
+    for naming in PRETRAINED_PAIR_HEADS:
+        found = {}
+        for path in files:
+            with safe_open(path, framework="pt") as weights:
+                keys = list(weights.keys())
+                for ours, suffix in naming.items():
+                    key = next((k for k in keys if k == suffix or k.endswith("." + suffix)), None)
+                    if key is not None:
+                        found[ours] = weights.get_tensor(key)
+        if len(found) == len(naming):
+            return found
+    return None
+
+
 class PairHead(nn.Module):
-    """BERT's NSP head shape: dense + tanh on the first token, then a 2-way classifier."""
+    """BERT's NSP head shape: dense + tanh on the first token, then a 2-way classifier. It starts from
+    the checkpoint's own NSP (or ALBERT's SOP) head where it has one (:meth:`load_pretrained`)."""
 
     def __init__(self, hidden_size: int, dropout: float = 0.1):
         super().__init__()
@@ -48,6 +93,15 @@ class PairHead(nn.Module):
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.classifier(self.dropout(torch.tanh(self.dense(hidden[:, 0]))))
+
+    def load_pretrained(self, folder) -> bool:
+        """Start from the checkpoint's pre-trained pair head; False (kept at random) where it has none that fits."""
+        state = pretrained_pair_head(folder)
+        own = self.state_dict()
+        if state is None or any(state[key].shape != own[key].shape for key in own):
+            return False
+        self.load_state_dict(state)
+        return True
 
 
 class PretrainingModel(nn.Module):
@@ -67,6 +121,16 @@ class PretrainingModel(nn.Module):
         self.pooling = pooling
         if objective in ("nsp", "sop"):
             self.pair_head = PairHead(self.encoder.config.hidden_size, dropout)
+
+    def start_pair_head(self, checkpoint) -> bool | None:
+        """NSP / SOP: start the pair head from ``checkpoint``'s pre-trained one; returns whether the head is
+        new (started at random, with a warning), or None for an objective without a pair head."""
+        if not hasattr(self, "pair_head"):
+            return None
+        new = not self.pair_head.load_pretrained(checkpoint)
+        if new:
+            log.warning("%s: no pre-trained NSP/SOP head in the checkpoint; the pair head starts at random", checkpoint)
+        return new
 
     @property
     def encoder(self):

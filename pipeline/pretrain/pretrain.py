@@ -275,8 +275,6 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
 
 
 def _train(args, world: runtime.World, halt_after: int | None) -> Path:
-    if args.batch_size < 1 or args.grad_accum < 1 or not 0 <= args.warmup < 1:
-        raise InputError("--batch-size/--grad-accum/--warmup", "need batch size >= 1, grad-accum >= 1, 0 <= warmup < 1")
     device = runtime.pick_device(world.local_rank)
     if not world.is_main:
         log.setLevel(logging.WARNING)  # one progress log per run, not per process
@@ -332,6 +330,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             f"{positions} positions; rerun tokenize with --max-length {positions}",
         )
     module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
+    new_pair_head = module.start_pair_head(args.model)  # NSP / SOP: from BERT's pre-trained head where there is one
     model = (
         DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None)
         if world.size > 1
@@ -387,6 +386,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         "precision": "bf16-autocast" if device.type == "cuda" else "fp32",
         "max_length": max_length,
         "new_mlm_head": new_head,
+        "new_pair_head": new_pair_head,
         "vocab_sha256": vocab_sha256(tokenizer),
     }
     record = provenance.make("pretrain", config, inputs=data_prints, seed=args.seed)

@@ -82,3 +82,32 @@ def test_nsp_relabelled_negatives_are_counted(dataset_en, tiny_en):
     counts = batch["masking_stats"].counts
     assert batch["pair_labels"].sum() == 0 and counts["pairs"] == len(pairs)
     assert counts["nsp_relabelled"] == int(normal["pair_labels"].sum())  # every drawn negative, relabelled
+
+
+def test_the_pair_head_starts_from_berts_pretrained_nsp_head(tokens_en, tiny_en, tmp_path, cli):
+    """A BertForPreTraining checkpoint carries its NSP head (pooler + cls.seq_relationship): NSP and SOP
+    start from it; a masked-LM-only checkpoint has none, and the head starts at random (recorded)."""
+    import json
+    import shutil
+
+    import torch
+    from transformers import BertForPreTraining
+
+    from pipeline.pretrain.objectives import PairHead, pretrained_pair_head
+
+    with_nsp = tmp_path / "bert-with-nsp"
+    shutil.copytree(tiny_en, with_nsp)
+    torch.manual_seed(5)
+    pretraining = BertForPreTraining.from_pretrained(tiny_en)  # the tiny MLM plus a (new) pooler and NSP head
+    pretraining.save_pretrained(with_nsp)
+    state = pretrained_pair_head(with_nsp)
+    assert torch.equal(state["classifier.weight"], pretraining.cls.seq_relationship.weight)
+    assert torch.equal(state["dense.bias"], pretraining.bert.pooler.dense.bias)
+    assert pretrained_pair_head(tiny_en) is None
+    head = PairHead(pretraining.config.hidden_size)
+    assert head.load_pretrained(with_nsp) and torch.equal(head.dense.weight, pretraining.bert.pooler.dense.weight)
+    for model, new in ((with_nsp, False), (tiny_en, True)):
+        out = tmp_path / f"nsp-{new}"
+        args = ["--data", tokens_en, "--model", model, "--objective", "nsp", "--max-steps", 1, "--batch-size", 8]
+        assert cli("pretrain", *args, "--out", out) == 0
+        assert json.loads((out / "pretrain_config.json").read_text())["new_pair_head"] is new
