@@ -137,13 +137,12 @@ def run(args: argparse.Namespace) -> None:
     order = [name for name in tasks.TASKS if name in by_task]
     summary = {name: summarise_task(by_task[name]) for name in order}
     columns = table_columns(summary)
+    kept = {path for result in summary.values() for path in result["runs"]}  # the chosen batch size's runs
     substitutes = {
         (tasks.get(run["task"]).title, split, file)
-        for name in order
-        for path in summary[name]["runs"]
         for run in runs
-        if run["_path"] == path
-        for split, file in sorted(run.get("substitutes", {}).items())
+        if run["_path"] in kept
+        for split, file in run.get("substitutes", {}).items()
     }
     record = {
         "task": args.benchmark,
