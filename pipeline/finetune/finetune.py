@@ -14,11 +14,19 @@ Optimisation (twin §3.3): Adam with β2 0.98 and ε 1e-9 (no weight decay), lin
 the first 10% of the steps then linear decay, batch 16, dropout 0.1, gradient clipping at 1.0;
 bf16 autocast on CUDA. Several GPUs: ``torchrun --nproc_per_node=K -m pipeline finetune ...``.
 
+Budget (``--epochs`` or ``--max-steps``). The papers train a fixed schedule measured in passes
+over the NLI data: SBERT one epoch (Reimers & Gurevych 2019 §4), the twin structure 2 (ALBURT
+§3: "The models is trained for 2 epochs"). ``--epochs E`` sets the optimizer steps to E passes
+(:func:`pipeline.finetune.recipes.steps_per_epoch`): for the twin recipe, one pass over NLI is
+twice as many batches when PPDB tasks take every second turn, so Table 4's ablation rows all see
+the same NLI data. ``--max-steps`` fixes the steps instead (CPU-sized runs).
+
 Evaluation while training (``--eval-data DATA_ROOT --eval-steps N``): every N steps the model
-is scored on STS-B dev (the selection metric: never a test set), and, for the log, on the STS
-test sets and the universal analogy (``--eval-tasks``), through the sentence-transformers
-evaluators of :mod:`pipeline.finetune.evaluator`; the checkpoint best on STS-B dev is the
-one saved (``load_best_model_at_end``).
+is scored on STS-B dev (never a test set) and on the STS test sets and the universal analogy
+(``--eval-tasks``), through the sentence-transformers evaluators of
+:mod:`pipeline.finetune.evaluator`, for the log. The papers select no checkpoint: the model
+saved is the last step's. ``--select-best`` saves instead the checkpoint best on STS-B dev
+(``load_best_model_at_end``), an option beyond the papers.
 
 Outputs. ``OUT/`` appears only when training completes: a sentence-transformers model directory
 (loads with ``SentenceTransformer(OUT)`` and, the encoder being at its root, ``AutoModel``),
@@ -58,6 +66,7 @@ RESUME_KEYS = (
     "pooling",
     "negatives",
     "max_steps",
+    "epochs",
     "batch_size",
     "lr",
     "warmup",
@@ -66,6 +75,7 @@ RESUME_KEYS = (
     "seed",
     "eval_steps",
     "eval_tasks",
+    "select_best",
 )
 EVAL_TASKS = ("stsb-dev", "sts", "analogy")
 
@@ -80,7 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="NLI jsonl/CSV, DIR:SPLIT or ARCHIVE.zip:SPLIT (repeat to merge SNLI and MultiNLI)",
     )
     parser.add_argument("--ppdb", type=Path, help="PPDB 2.0 pack with entailment relations (twin)")
-    parser.add_argument("--max-steps", required=True, type=POSITIVE, help="optimizer steps")
+    budget = parser.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--max-steps", type=POSITIVE, help="optimizer steps")
+    budget.add_argument("--epochs", type=RATE, help="passes over the NLI data (the papers' unit)")
     parser.add_argument("--batch-size", type=POSITIVE, default=16, help="pairs per batch and process (paper: 16)")
     parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
@@ -108,13 +120,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="stsb-dev,sts,analogy",
         help="comma-separated: stsb-dev (selection) and, logged only, sts, analogy",
     )
+    parser.add_argument(
+        "--select-best",
+        action="store_true",
+        help="save the checkpoint best on STS-B dev, not the last (needs --eval-steps)",
+    )
     parser.add_argument("--save-every", type=COUNT, default=0, help="resume checkpoint every N steps (0: never)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in .OUT.work/")
     parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
 
 
 def check_args(args) -> None:
-    if args.max_steps < 1 or args.batch_size < 1 or not 0 <= args.warmup < 1 or args.negatives < 1:
+    if (
+        (args.max_steps is not None and args.max_steps < 1)
+        or args.batch_size < 1
+        or not 0 <= args.warmup < 1
+        or args.negatives < 1
+    ):
         raise InputError(
             "--max-steps/--batch-size/--warmup/--negatives",
             "need max steps >= 1, batch size >= 1, 0 <= warmup < 1, negatives >= 1",
@@ -124,7 +146,9 @@ def check_args(args) -> None:
         raise InputError("--eval-tasks", f"unknown {sorted(unknown)}; expected some of {', '.join(EVAL_TASKS)}")
     if args.eval_steps and args.eval_data is None:
         raise InputError("--eval-steps", "evaluation while training needs --eval-data DATA_ROOT")
-    if args.eval_steps and "stsb-dev" not in tasks:
+    if args.select_best and not args.eval_steps:
+        raise InputError("--select-best", "checkpoint selection needs --eval-steps N")
+    if args.select_best and "stsb-dev" not in tasks:
         raise InputError("--eval-tasks", "checkpoint selection needs stsb-dev")
 
 
@@ -186,11 +210,11 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
         dataloader_pin_memory=torch.cuda.is_available(),
         save_strategy="steps" if save_steps else "no",
         save_steps=save_steps or 500,
-        save_total_limit=2,  # latest + best
+        save_total_limit=2 if args.select_best else 1,  # latest (+ best)
         eval_strategy="steps" if evaluate else "no",
         eval_steps=args.eval_steps or None,
-        load_best_model_at_end=evaluate,
-        metric_for_best_model="eval_stsb-dev_spearman" if evaluate else None,
+        load_best_model_at_end=args.select_best,
+        metric_for_best_model="eval_stsb-dev_spearman" if args.select_best else None,
         greater_is_better=True,
         batch_sampler=BatchSamplers.NO_DUPLICATES if args.recipe == "nli-mnrl" else BatchSamplers.BATCH_SAMPLER,
         multi_dataset_batch_sampler=PaperScheduleBatchSampler if twin else "round_robin",
@@ -260,6 +284,12 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     out = Path(args.out)
     check_output_dir(out)  # before any work: --out may replace only an earlier model of ours
     columns, summary = load_data(args)
+    if args.epochs is not None:  # the papers' unit: passes over the NLI data, on every process's batches
+        world = int(os.environ.get("WORLD_SIZE", "1"))
+        per_epoch = recipes.steps_per_epoch(args.recipe, columns, args.batch_size * world)
+        args.max_steps = max(1, math.ceil(args.epochs * per_epoch))
+        summary["steps_per_epoch"] = per_epoch
+        log.info("%s epochs of %d steps: %d optimizer steps", args.epochs, per_epoch, args.max_steps)
     work = out.with_name(f".{out.name}.work")
     with writing(work):  # a full disk in the work folder (log, trainer checkpoints) names it
         return _train(args, columns, summary, out, work, halt_after)

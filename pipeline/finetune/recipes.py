@@ -102,6 +102,20 @@ def training_columns(
     return columns
 
 
+def steps_per_epoch(recipe: str, columns: dict[str, dict[str, list]], batch_size: int) -> int:
+    """Optimizer steps of one pass over the NLI data (the first task), full batches only.
+
+    The twin recipe's schedule (:mod:`pipeline.finetune.schedule`) gives NLI every second batch
+    when PPDB tasks take part, so its pass is twice the NLI batches; the others train NLI alone."""
+    from pipeline.finetune.schedule import task_pattern
+
+    nli_batches = len(next(iter(columns["nli"].values()))) // batch_size
+    if nli_batches < 1:
+        raise InputError("--nli", f"fewer NLI training examples than one batch of {batch_size}")
+    pattern = task_pattern(len(columns)) if recipe == "twin" else [0]
+    return nli_batches * len(pattern) // pattern.count(0)
+
+
 def losses(recipe: str, tasks: list[str], model, concatenation: str) -> dict:
     """Task name -> its loss (with its own head) on ``model``."""
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss, SoftmaxLoss

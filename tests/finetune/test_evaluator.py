@@ -118,6 +118,7 @@ def test_training_logs_evaluations_and_keeps_the_best_dev_checkpoint(tiny_model,
         "3",
         "--eval-tasks",
         "stsb-dev,sts,analogy",
+        "--select-best",
     ]
     train(build_parser(argv).parse_args(argv))
     log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
@@ -146,6 +147,7 @@ def test_the_saved_heads_belong_to_the_best_checkpoint(tiny_model, tmp_path, mon
     argv = ["finetune", "--model", str(tiny_model), "--recipe", "sbert-nli", "--nli", str(NLI_TRAIN)]
     argv += ["--max-steps", "6", "--batch-size", "8", "--lr", "1e-2", "--max-length", "64", "--out", str(out)]
     argv += ["--eval-data", str(DEMO_DATA), "--eval-steps", "3", "--eval-tasks", "stsb-dev", "--seed", "1"]
+    argv.append("--select-best")
     train(build_parser(argv).parse_args(argv))
     best = json.loads((out / "finetune_config.json").read_text())["best_checkpoint_step"]
     work = tmp_path / ".selected.work"

@@ -41,6 +41,8 @@ def finetune_runs():
                         "settings": {**defaults, key: value},
                         "variant": (key, value),
                     }
+    if FINETUNE["select_best"] and not FINETUNE["eval_steps"]:
+        raise ValueError("config: finetune.select_best needs finetune.eval_steps (the STS-B dev evaluations)")
     if runs and not FINETUNE["nli"]:
         raise ValueError("config: finetune runs need NLI training data (finetune.nli)")
     if (
@@ -92,11 +94,17 @@ def finetune_flags(wildcards):
     run = FINETUNE_RUNS[wildcards.label]
     flags = ["--recipe", run["recipe"]]
     flags += [arg for spec in FINETUNE["nli"] for arg in ("--nli", os.path.join(DATA_ROOT, spec))]
-    flags += options(FINETUNE, "max_steps", "batch_size", "seed", "lr", "warmup", "max_length", "save_every")
+    if FINETUNE["max_steps"] is None:  # the papers' budget: passes over the NLI data, per recipe
+        flags += ["--epochs", str(FINETUNE["epochs"][run["recipe"]])]
+    else:
+        flags += options(FINETUNE, "max_steps")
+    flags += options(FINETUNE, "batch_size", "seed", "lr", "warmup", "max_length", "save_every")
     flags += ["--resume", *options(run["settings"], *FINETUNE_FLAG_KEYS)]  # resume: a rerun continues
     if run["recipe"] == "twin" and FINETUNE["ppdb"]:
         flags += ["--ppdb", os.path.join(DATA_ROOT, FINETUNE["ppdb"])]
     if FINETUNE["eval_steps"]:
         tasks = ",".join(FINETUNE["eval_tasks"])
         flags += ["--eval-data", DATA_ROOT, *options(FINETUNE, "eval_steps"), "--eval-tasks", tasks]
+    if FINETUNE["select_best"]:
+        flags.append("--select-best")
     return flags
