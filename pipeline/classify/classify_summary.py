@@ -1,16 +1,18 @@
 """Stage ``classify-summary``: every ``classify`` run of one model → one GLUE (or CLUE) metrics JSON.
 
-Runs of the same task with the same batch size (one directory per seed, or one with several
-seeds) are pooled by seed; the batch size with the best dev mean of the task's main metric is
-kept (ULR-BERT §5.1.2: "batch sizes in {8, 16, 32, 64}", chosen on dev), and its per-seed
-spread (mean, std, max, min; ULR-BERT Table 6) is what the tables print. The average is the
-papers' "Avg.": the mean of the table's columns (MNLI counted as matched and mismatched),
+Runs of the same task with the same setting (batch size, learning rate, epochs, length; one
+directory per seed, or one with several seeds) are pooled by seed; the setting with the best dev
+mean of the task's main metric is kept, as the papers choose on dev (ULR-BERT §5.1.2: "batch sizes
+in {8, 16, 32, 64}"; BURT Table V's CLUE grid: :mod:`pipeline.classify.hyperparameters`), and its
+per-seed spread (mean, std, max, min; ULR-BERT Table 6) is what the tables print. The average is
+the papers' "Avg.": the mean of the table's columns (MNLI counted as matched and mismatched),
 here over the tasks that were run (``avg.columns`` says which). ``--geogranno`` copies a model's
 GEOGRANNO Top-1/5/10 (an ``evaluate`` metrics JSON) beside the GLUE dev average, as ULR-BERT
 Table 8 prints them.
 
 Output (the ``tables`` stage reads it): ``task`` (glue / clue), ``model`` {name, path, kind,
-pooling}, ``tasks`` {task: {metric, batch_size, seeds, dev, dev_mm?, test?, batch_search}},
+pooling}, ``tasks`` {task: {metric, setting, batch_size, seeds, dev, dev_mm?, test?, search}}
+(``setting``: the chosen grid point; ``search``: every setting's label -> its dev mean),
 ``avg`` {mean, columns}, ``geogranno``, ``provenance``, and ``notes`` where a run used a
 substitute for a benchmark's own release (``classify --allow-substitutes``), which the tables
 print under the model's row.
@@ -25,6 +27,7 @@ from pathlib import Path
 from pipeline import provenance
 from pipeline.atomic import write_json
 from pipeline.classify import tasks
+from pipeline.classify.hyperparameters import GRID_KEYS, setting_label
 from pipeline.classify.metrics import spread
 from pipeline.errors import InputError, reading
 
@@ -58,15 +61,14 @@ def _load(directory: Path) -> dict:
 
 
 def pooled(runs: list[dict]) -> dict:
-    """Per-seed metrics of runs that share task and batch size, merged by seed, with their spread."""
+    """Per-seed metrics of runs that share task and setting, merged by seed, with their spread."""
     per_seed: dict[str, dict] = {}
     for run in runs:
         for seed, result in run["per_seed"].items():
             if seed in per_seed:
                 raise InputError(
                     run["_path"],
-                    f"seed {seed} of {run['task']} at batch size "
-                    f"{run['settings']['batch_size']} is already in another run",
+                    f"seed {seed} of {run['task']} at {setting_label(**setting_of(run))} is already in another run",
                 )
             per_seed[seed] = result
     summary = {"seeds": sorted(int(s) for s in per_seed)}
@@ -77,19 +79,40 @@ def pooled(runs: list[dict]) -> dict:
     return summary
 
 
+def setting_of(run: dict) -> dict:
+    """The grid point a run was trained at (its metrics' ``settings``), typed for comparison."""
+    try:
+        settings = run["settings"]
+        return {
+            "batch_size": int(settings["batch_size"]),
+            "lr": float(settings["lr"]),
+            "epochs": float(settings["epochs"]),
+            "max_length": int(settings["max_length"]),
+        }
+    except (KeyError, TypeError, ValueError):
+        raise InputError(run["_path"], f"settings need numbers for {', '.join(GRID_KEYS)}") from None
+
+
 def summarise_task(runs: list[dict]) -> dict:
     metric = runs[0]["metric"]
-    by_batch: dict[int, list[dict]] = {}
+    by_setting: dict[str, list[dict]] = {}
+    settings: dict[str, dict] = {}
     for run in runs:
-        by_batch.setdefault(int(run["settings"]["batch_size"]), []).append(run)
-    candidates = {batch: pooled(group) for batch, group in sorted(by_batch.items())}
-    best = max(candidates, key=lambda batch: (candidates[batch]["dev"][metric]["mean"], -batch))
+        setting = setting_of(run)
+        label = setting_label(**setting)
+        settings[label] = setting
+        by_setting.setdefault(label, []).append(run)
+    order = sorted(by_setting, key=lambda label: tuple(settings[label].values()))
+    candidates = {label: pooled(by_setting[label]) for label in order}
+    # the best dev mean; a tie goes to the first setting in grid order (smallest batch, lr, ...)
+    best = max(order, key=lambda label: (candidates[label]["dev"][metric]["mean"], -order.index(label)))
     return {
         "metric": metric,
-        "batch_size": best,
+        "setting": settings[best],
+        "batch_size": settings[best]["batch_size"],
         **candidates[best],
-        "batch_search": {str(batch): c["dev"][metric]["mean"] for batch, c in candidates.items()},
-        "runs": [run["_path"] for run in by_batch[best]],
+        "search": {label: candidates[label]["dev"][metric]["mean"] for label in order},
+        "runs": [run["_path"] for run in by_setting[best]],
     }
 
 
@@ -137,7 +160,7 @@ def run(args: argparse.Namespace) -> None:
     order = [name for name in tasks.TASKS if name in by_task]
     summary = {name: summarise_task(by_task[name]) for name in order}
     columns = table_columns(summary)
-    kept = {path for result in summary.values() for path in result["runs"]}  # the chosen batch size's runs
+    kept = {path for result in summary.values() for path in result["runs"]}  # the chosen settings' runs
     substitutes = {
         (tasks.get(run["task"]).title, split, file)
         for run in runs

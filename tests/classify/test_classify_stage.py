@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.classify import submission, tasks
+from pipeline.classify.hyperparameters import setting_label
 from pipeline.report.assemble import format_number
 
 FAST = ("--max-steps", "4", "--batch-size", "8", "--eval-batch-size", "32")
@@ -183,8 +184,11 @@ def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, 
     data = json.loads(summary.read_text())
     for task in ("sst2", "rte"):
         chosen = data["tasks"][task]
-        means = {int(b): m for b, m in chosen["batch_search"].items()}
-        assert chosen["batch_size"] == max(means, key=lambda b: (means[b], -b))
+        means = {label: mean for label, mean in chosen["search"].items()}
+        assert list(means) == [setting_label(batch, 3e-5, 3, 128) for batch in (4, 8)]
+        best = max(means, key=lambda label: (means[label], -list(means).index(label)))
+        assert setting_label(**chosen["setting"]) == best
+        assert chosen["batch_size"] == chosen["setting"]["batch_size"]
         assert chosen["seeds"] == [0, 1]
     assert data["avg"]["mean"] == pytest.approx(
         (data["tasks"]["sst2"]["dev"]["acc"]["mean"] + data["tasks"]["rte"]["dev"]["acc"]["mean"]) / 2
@@ -234,7 +238,7 @@ def _summary(path: Path, name: str, scores: dict[str, float]) -> Path:
             "metric": "acc",
             "batch_size": 16,
             "seeds": [0, 1],
-            "batch_search": {"16": mean},
+            "search": {"batch16-lr3e-05-epochs3-len128": mean},
             "dev": {"acc": {"mean": mean, "std": 1.0, "max": mean + 1, "min": mean - 1}},
         }
         for task, mean in scores.items()

@@ -1,5 +1,6 @@
-# GLUE / CLUE fine-tuning (docs/method.md §4): one classify job per model x task x batch size x seed
-# (classify), then per model and benchmark the batch size with the best dev mean and its seed spread
+# GLUE / CLUE fine-tuning (docs/method.md §4): one classify job per model x task x setting x seed
+# (classify; a setting is one point of the grid of batch size, lr, epochs and length searched on
+# dev), then per model and benchmark the setting with the best dev mean and its seed spread
 # (classify_summary: metrics/{glue,clue}/<model>.json, read by the tables rule). Models are named as
 # elsewhere: a backbone, a backbone+objective (pretrain output) or an evaluate.models entry.
 
@@ -12,16 +13,16 @@ rule classify:
         model=lambda wc: classify_model(wc.label)[1],
         data=lambda wc: classify_data(wc.task),
     output:
-        metrics=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/metrics.json",
-        dev=f"{RESULTS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}/dev_predictions.seed{{seed}}.tsv",
+        metrics=f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}/metrics.json",
+        dev=f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}/dev_predictions.seed{{seed}}.tsv",
     log:
-        f"{LOGS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.log",
+        f"{LOGS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}.log",
     benchmark:
-        f"{BENCHMARKS}/classify/{{label}}/{{task}}/batch{{batch}}/seed{{seed}}.tsv"
+        f"{BENCHMARKS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}.tsv"
     wildcard_constraints:
         label=r"[A-Za-z0-9_.+-]+",
         task="|".join(CLASSIFY_BENCHMARK) or "(?!)",
-        batch=r"\d+",
+        setting=r"batch\d+-lr[0-9.e+-]+-epochs[0-9.e+-]+-len\d+",
         seed=r"\d+",
     conda:
         "../../envs/models.yaml"
@@ -36,7 +37,7 @@ rule classify:
         flags=classify_flags,
     shell:
         "python -m pipeline classify --model {params.model:q} --task {wildcards.task:q} --data {params.data:q}"
-        " --seeds 1 --first-seed {wildcards.seed:q} --batch-size {wildcards.batch:q} {params.flags:q}"
+        " --seeds 1 --first-seed {wildcards.seed:q} {params.flags:q}"
         " --name {wildcards.label:q} --out $(dirname {output.metrics:q}) > {log:q} 2>&1"
 
 

@@ -31,10 +31,22 @@ def classify_setting(key, task):
     return values.get(task, values[CLASSIFY_BENCHMARK[task]])
 
 
+def classify_grid(task):
+    """Setting label -> {batch_size, lr, epochs, max_length}: the grid searched on dev for one task
+    (pipeline/classify/hyperparameters.py), from the config's lists (a single value: no search)."""
+    from pipeline.classify.hyperparameters import grid
+
+    return grid(
+        batch_size=CLASSIFY["batch_sizes"][CLASSIFY_BENCHMARK[task]],
+        **{key: classify_setting(key, task) for key in ("lr", "epochs", "max_length")},
+    )
+
+
 def classify_flags(wildcards):
     task = wildcards.task
-    settings = {**CLASSIFY, **{key: classify_setting(key, task) for key in ("lr", "epochs", "max_length")}}
-    flags = options(settings, "max_steps", "lr", "epochs", "max_length", "eval_batch_size")
+    setting = classify_grid(task)[wildcards.setting]
+    flags = options(setting, "batch_size", "lr", "epochs", "max_length")
+    flags += options(CLASSIFY, "max_steps", "eval_batch_size")
     if task in CLASSIFY["train_from_dev"]:
         flags += ["--train-from-dev", str(CLASSIFY["train_from_dev"][task])]
     if CLASSIFY["max_train_examples"]:
@@ -50,9 +62,9 @@ def classify_flags(wildcards):
 
 def classify_runs(label, benchmark):
     return [
-        f"{RESULTS}/classify/{label}/{task}/batch{batch}/seed{seed}/metrics.json"
+        f"{RESULTS}/classify/{label}/{task}/{setting}/seed{seed}/metrics.json"
         for task in CLASSIFY_TASKS[benchmark]
-        for batch in CLASSIFY["batch_sizes"][benchmark]
+        for setting in classify_grid(task)
         for seed in range(CLASSIFY["seeds"])
     ]
 
