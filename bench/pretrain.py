@@ -49,6 +49,7 @@ from pipeline import contracts
 from pipeline.cli import main as cli
 from pipeline.models import runtime
 from pipeline.models.loading import load_masked_lm, load_tokenizer
+from pipeline.plan.cost import ARCHITECTURES, GPUS
 from pipeline.pretrain.objectives import PretrainingModel, make_data
 from pipeline.pretrain.pretrain import epoch_batches, forward_backward, optimizer_for, optimizer_step, prepare
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
@@ -67,7 +68,6 @@ RUNS = [
     ("nsp", "random", 0),
     ("sop", "random", 0),
 ]
-PEAK_BF16_TFLOPS = {"H100": 989.4, "H200": 989.4, "A100": 312.0}  # dense tensor-core bf16
 
 
 def marked_sentences(data_root: Path, out: Path) -> Path:
@@ -230,12 +230,11 @@ def gpu_mfu(batch_size: int, length: int = 128, steps: int = 10) -> dict | None:
         optimizer_step(module, optimizer, scheduler, 1.0)
     torch.cuda.synchronize()
     seconds = (time.perf_counter() - started) / steps
-    params = sum(p.numel() for n, p in module.named_parameters() if "embeddings" not in n)
-    # training FLOPs per token: 6 per weight (forward + backward) + attention scores and values
-    flops_per_token = 6 * params + 12 * config.num_hidden_layers * config.hidden_size * length
+    # training FLOPs per token, 6N + 12·L·H·T: the cost model's (pipeline/plan/cost.py)
+    flops_per_token = ARCHITECTURES["bert-base-uncased"].training_flops_per_token(length)
     tokens_per_s = batch_size * length / seconds
     name = torch.cuda.get_device_name()
-    peak = next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
+    peak = next((gpu.peak_tflops for key, gpu in GPUS.items() if key in name.lower()), None)
     return {
         "gpu": name,
         "tokens_per_s": tokens_per_s,

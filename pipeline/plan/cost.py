@@ -1,0 +1,131 @@
+"""GPU cost model: the training FLOPs of a workload and the GPU-hours they take at a stated utilisation.
+
+FLOPs per processed token (docs/design.md "GPU budget"): a training step costs ``6N + 12·L·H·T``
+per token, the forward and backward passes through every weight (6 per weight: Kaplan et al.
+2020, §2.1) plus the attention scores and values over the ``T`` positions of the sequence
+(PaLM, Chowdhery et al. 2022, App. B); a gradient-free forward pass (MiSAD's scoring of
+candidate n-grams, ULR-BERT §3.3) costs a third, ``2N + 4·L·H·T``. ``N`` is the parameters a
+token passes through: every Transformer layer as applied (ALBERT's shared layer counts once per
+layer), the input embedding projection where it is factorised (ALBERT's E × H) and the output
+vocabulary projection (V × E, tied to the input embeddings in these models). For BERT-base this
+is 108.4M, the "110M" the papers quote, and at 40% of an H100's dense bf16 peak it gives the
+0.59M tokens/s that BERT-base pre-training reaches there.
+
+Processed tokens include padding: ``tokens / (1 - padding_share)``, with the share measured by
+``bench/loader.py`` for each input format. GPU-hours are ``FLOPs / (peak × MFU) / 3600`` on one of
+:data:`GPUS`, the MFU stated by the caller (:data:`DEFAULT_MFU` unless given).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MFU = 0.40  # BERT pre-training on an H100 with fused attention; Hugging Face run_mlm is near 0.24
+
+
+@dataclass(frozen=True)
+class GPU:
+    name: str
+    peak_tflops: float  # dense bf16 tensor-core peak, TFLOP/s
+
+
+# The vendors' datasheets: dense (not 2:4-sparse) bf16 tensor-core throughput of the SXM parts.
+GPUS = {
+    "h100": GPU("NVIDIA H100 SXM", 989.4),
+    "h200": GPU("NVIDIA H200 SXM", 989.4),
+    "a100": GPU("NVIDIA A100 SXM", 312.0),
+}
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The shape of a Transformer encoder, as its ``config.json`` gives it."""
+
+    layers: int
+    hidden: int
+    intermediate: int
+    vocab: int
+    embedding: int | None = None  # ALBERT's factorised embedding size E; None: E = hidden
+
+    @property
+    def parameters(self) -> int:
+        """``N``: the weights a token passes through (see the module docstring)."""
+        embedding = self.embedding or self.hidden
+        per_layer = 4 * self.hidden**2 + 2 * self.hidden * self.intermediate  # Q, K, V, O and the FFN
+        projection = embedding * self.hidden if embedding != self.hidden else 0
+        return self.layers * per_layer + projection + self.vocab * embedding
+
+    def training_flops_per_token(self, length: int) -> int:
+        """``6N + 12·L·H·T``: forward and backward of one token in a sequence of ``length`` positions."""
+        return 6 * self.parameters + 12 * self.layers * self.hidden * length
+
+    def forward_flops_per_token(self, length: int) -> int:
+        """``2N + 4·L·H·T``: a gradient-free forward pass."""
+        return 2 * self.parameters + 4 * self.layers * self.hidden * length
+
+
+# The released checkpoints the configs name, from their config.json on the Hugging Face hub.
+ARCHITECTURES = {
+    "bert-base-uncased": Architecture(12, 768, 3072, 30522),
+    "bert-large-uncased": Architecture(24, 1024, 4096, 30522),
+    "bert-base-chinese": Architecture(12, 768, 3072, 21128),
+    "chinese-bert-wwm-ext": Architecture(12, 768, 3072, 21128),
+    "albert-base-v2": Architecture(12, 768, 3072, 30000, embedding=128),
+    "albert-xxlarge-v2": Architecture(12, 4096, 16384, 30000, embedding=128),
+    "electra-base-discriminator": Architecture(12, 768, 3072, 30522),
+    "electra-base-generator": Architecture(12, 256, 1024, 30522, embedding=768),
+    "electra-large-discriminator": Architecture(24, 1024, 4096, 30522),
+    "electra-large-generator": Architecture(24, 256, 1024, 30522, embedding=1024),
+    "all-MiniLM-L6-v2": Architecture(6, 384, 1536, 30522),
+}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What one job computes: ``tokens`` real tokens trained on (forward and backward) in sequences of
+    ``length`` positions, and ``forward_tokens`` passed forward without gradients, each padded by
+    ``padding_share`` of the processed tokens."""
+
+    architecture: Architecture
+    tokens: float
+    length: int
+    padding_share: float = 0.0
+    forward_tokens: float = 0.0
+
+    def __post_init__(self):
+        if not 0 <= self.padding_share < 1:
+            raise ValueError(f"padding_share must be in [0, 1), got {self.padding_share}")
+
+    @property
+    def processed_tokens(self) -> float:
+        """Tokens through the model with gradients, padding included."""
+        return self.tokens / (1 - self.padding_share)
+
+    @property
+    def flops(self) -> float:
+        padded = 1 / (1 - self.padding_share)
+        train = self.tokens * padded * self.architecture.training_flops_per_token(self.length)
+        forward = self.forward_tokens * padded * self.architecture.forward_flops_per_token(self.length)
+        return train + forward
+
+
+def gpu_hours(flops: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> float:
+    """Hours of one GPU that ``flops`` take at model FLOPs utilisation ``mfu`` of its dense bf16 peak."""
+    if gpu not in GPUS:
+        raise ValueError(f"unknown GPU {gpu!r}; choose from {', '.join(GPUS)}")
+    if not 0 < mfu <= 1:
+        raise ValueError(f"mfu must be in (0, 1], got {mfu}")
+    return flops / (GPUS[gpu].peak_tflops * 1e12 * mfu) / 3600
+
+
+def tokens_per_second(architecture: Architecture, length: int, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> float:
+    """Training tokens per second one GPU processes at ``mfu`` (padding included)."""
+    return GPUS[gpu].peak_tflops * 1e12 * mfu / architecture.training_flops_per_token(length)
+
+
+def assumptions(gpu: str = "h100", mfu: float = DEFAULT_MFU) -> str:
+    """The line every estimate prints with it."""
+    return (
+        f"FLOPs per token 6N + 12·L·H·T (training), 2N + 4·L·H·T (forward only); {GPUS[gpu].name} at "
+        f"{GPUS[gpu].peak_tflops:g} TFLOP/s dense bf16, {100 * mfu:g}% MFU; padding counted as processed"
+    )
