@@ -83,7 +83,7 @@ def write_config(args, dump: Path, index: Path) -> Path:
 
 
 def run_workflow(args, config: Path) -> float:
-    targets = [f"results/{args.run}/sample/en/rehearsal/shard-{k:03d}.parquet" for k in range(args.shards)]
+    targets = [f"results/{args.run}/sample/ulr/en/rehearsal/shard-{k:03d}.parquet" for k in range(args.shards)]
     targets.append(f"results/{args.run}/corpus/en/docs/rehearsal/extract-stats.json")
     cmd = [
         sys.executable,
@@ -109,7 +109,7 @@ def run_workflow(args, config: Path) -> float:
 
 def job_commands(args, config: Path) -> dict[str, str]:
     """The shell command of the first job of each stage, as the workflow runs it."""
-    targets = [f"results/{args.run}/sample/en/rehearsal/shard-{k:03d}.parquet" for k in range(args.shards)]
+    targets = [f"results/{args.run}/sample/ulr/en/rehearsal/shard-{k:03d}.parquet" for k in range(args.shards)]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     plan = subprocess.run(
         [
@@ -238,7 +238,7 @@ def main(argv=None) -> int:
     build_seconds = time.perf_counter() - build_started
     config = write_config(args, dump, index)
     record = args.work / f"{args.run}-workflow.json"  # the wall time of the run that did the work
-    done = (REPO / "results" / args.run / "sample/en/rehearsal/shard-000.parquet").exists() and record.exists()
+    done = (REPO / "results" / args.run / "sample/ulr/en/rehearsal/shard-000.parquet").exists() and record.exists()
     wall = run_workflow(args, config)
     if done:
         wall = json.loads(record.read_text())["wall"]

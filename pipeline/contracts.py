@@ -115,7 +115,7 @@ NGRAMS = _contract(
             pa.field("source", pa.string(), nullable=False),
         ]
     ),
-    written_by="`ngrams`",
+    written_by="`ngrams` (one vocabulary per `--preset`: `ulr`, `burt`)",
     row="kept n-gram of a document",
     columns={
         "count": "in the document",
@@ -137,7 +137,7 @@ MARKED = _contract(
             pa.field("spans", pa.list_(SPAN), nullable=False),
         ]
     ),
-    written_by="`ngrams`; `sample` (the pre-training sample)",
+    written_by="`ngrams`; `sample` (the pre-training sample; per preset, the same sentences)",
     row="sentence",
     columns={"spans": "word offsets in English, character offsets in Chinese"},
     notes="""Sentences with their matched n-gram spans (greedy longest match, docs/method.md §2).
@@ -158,7 +158,7 @@ TOKENS = _contract(
             pa.field("entity_spans", pa.list_(TOKEN_SPAN), nullable=False),
         ]
     ),
-    written_by="`tokenize` (one dataset per backbone)",
+    written_by="`tokenize` (one dataset per n-gram preset and backbone)",
     row="marked sentence of the sample",
     columns={
         "input_ids": "with the tokenizer's special tokens",

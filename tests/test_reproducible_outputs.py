@@ -140,8 +140,8 @@ def test_demo_workflow_in_two_folders_gives_the_same_bytes(tmp_path):
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     targets = [
-        "results/repro/sample/en/demo/shard-000.parquet",
-        "results/repro/sample/zh/demo/shard-001.parquet",
+        "results/repro/sample/ulr/en/demo/shard-000.parquet",
+        "results/repro/sample/burt/zh/demo/shard-001.parquet",
         "results/repro/word2vec/en/vectors.bin",
         "results/repro/models/tiny",
     ]

@@ -68,8 +68,9 @@ def test_demo_dag_runs_end_to_end(run_name):
         assert [f.name for f in files] == ["shard-000.parquet", "shard-001.parquet"]
         assert sum(pq.read_metadata(f).num_rows for f in files) > 50
         for shard in ("shard-000", "shard-001"):
-            marked = pq.read_table(results / "ngrams" / lang / "demo" / shard / "marked.parquet").to_pylist()
-            assert sum(len(row["spans"]) for row in marked) > 0
+            for preset in ("ulr", "burt"):  # the demo's objectives read both (ngrams.presets)
+                marked = pq.read_table(results / "ngrams" / preset / lang / "demo" / shard / "marked.parquet")
+                assert sum(len(spans) for spans in marked["spans"].to_pylist()) > 0, preset
             sources = pq.read_table(results / "ngrams-corpus" / lang / "demo" / shard / "ngrams.parquet")["source"]
             assert "corpus" in sources.to_pylist()
         assert (results / "kenlm" / lang / "lm.binary").stat().st_size > 0

@@ -25,6 +25,8 @@ OBJECTIVES = {
     "spanbert": "random span masking (SpanBERT), span length ~ Geometric(0.2), 1..6 words",
     "entity": "named-entity (Wikipedia link) masking",
     "misad": "MiSAD + MLM (ULR-BERT §3.2): MSE(E_w + E_R, E_S) on L2-normalised pooled embeddings",
+    "misad-span": "MiSAD + MLM with w a random span, Geometric(0.2), 1..6 words (ULR-BERT §7.2, Random Spans)",
+    "misad-entity": "MiSAD + MLM with w a named entity (ULR-BERT §7.2, Named Entities)",
     "nsp": "next-sentence prediction + MLM",
     "sop": "sentence-order prediction + MLM",
 }

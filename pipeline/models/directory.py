@@ -191,11 +191,15 @@ def write_sentence_transformers_files(directory: Path, hidden_size: int, max_len
     import transformers
 
     directory = Path(directory)
+    modules = [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    ]
+    if pooling == "pooler":  # MiSAD's pooler (ULR-BERT §3.2): [CLS], then its dense + tanh (pretrain saves it)
+        pooling = "cls"
+        modules.append({"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"})
     files = {
-        "modules.json": [
-            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        ],
+        "modules.json": modules,
         "sentence_bert_config.json": {"max_seq_length": max_length, "do_lower_case": False},
         "1_Pooling/config.json": {
             "word_embedding_dimension": hidden_size,

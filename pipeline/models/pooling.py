@@ -7,7 +7,8 @@ included), ``cls`` takes the first position, ``max`` the masked element-wise max
 function pools MiSAD's S, w and R while pre-training and the evaluated encoders' outputs.
 
 :data:`POOLING_FLAGS` are the keys of a sentence-transformers ``1_Pooling/config.json``;
-:func:`pooling_of` reads them back. The BiLSTM encoders' poolings (max, BF-*, inner attention) are
+:func:`pooling_of` reads them back (``pooler`` for a MiSAD model trained with BERT's pooler,
+:mod:`pipeline.pretrain.pooler`: ``[CLS]`` pooling followed by its dense + tanh module). The BiLSTM encoders' poolings (max, BF-*, inner attention) are
 another set: :data:`pipeline.models.bilstm.encoder.BILSTM_POOLINGS`.
 """
 
@@ -47,6 +48,8 @@ def pooling_of(directory: Path) -> str:
     config = Path(directory) / "1_Pooling" / "config.json"
     if config.exists():
         flags = json.loads(config.read_text())
+        if flags.get(POOLING_FLAGS["cls"]) and (Path(directory) / "2_Dense").is_dir():
+            return "pooler"  # MiSAD's pooler (pipeline.pretrain.pooler): [CLS], then dense + tanh
         for pooling, flag in POOLING_FLAGS.items():
             if flags.get(flag):
                 return pooling

@@ -11,6 +11,10 @@ greedily left to right, longest n-gram first. Modes:
   corpus     the paper's formula with corpus-level probabilities from a KenLM model (--lm):
              the document- vs corpus-level ablation
 
+--preset names the vocabulary of one paper (pipeline/ngrams/presets.py): ``ulr`` (the default,
+ULR-BERT §4) or ``burt`` (BURT §5.1); it sets N, K, the mode, the minimum count and the threshold
+wherever the command line leaves them unset.
+
 Entity spans (links) from extraction join the candidates with source "entity" (not in
 reference mode, which reproduces code that has none). Outputs, in --out: ngrams.parquet and
 marked.parquet (schemas in pipeline.contracts) and stats.json.
@@ -33,13 +37,12 @@ from pipeline import contracts, languages, provenance
 from pipeline.arguments import POSITIVE, integer, number
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
-from pipeline.ngrams import document_batches, entities, marking, pmi, token_batch
+from pipeline.ngrams import document_batches, entities, marking, pmi, presets, token_batch
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.ngrams")
 
 MODES = ("paper", "reference", "corpus")
-MIN_COUNT = 3  # an n-gram seen once or twice in a document carries no evidence of association
 TOP_LENGTHS = 2000  # the length distribution in the stats is also given for each document's top 2000
 
 
@@ -53,20 +56,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--lang", default="en", help="en (words) or zh (characters)")
-    parser.add_argument("--mode", choices=MODES, default="paper")
-    parser.add_argument("--max-n", type=integer(2, 127), default=6, help="longest n-gram (N)")
-    parser.add_argument("--top-k", type=POSITIVE, default=3000, help="n-grams kept per document (K)")
+    parser.add_argument(
+        "--preset",
+        choices=presets.NAMES,
+        default=presets.DEFAULT,
+        help="the n-gram vocabulary of one paper: ulr (ULR-BERT §4: N 6, min count 3) or burt (BURT §5.1: "
+        "N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold where they are not "
+        "given (docs/method.md §2)",
+    )
+    parser.add_argument("--mode", choices=MODES, default=None, help="default: the preset's (paper)")
+    parser.add_argument("--max-n", type=integer(2, 127), default=None, help="longest n-gram (N; default: the preset's)")
+    parser.add_argument(
+        "--top-k", type=POSITIVE, default=None, help="n-grams kept per document (K; default: the preset's, 3000)"
+    )
     parser.add_argument("--normalise", action="store_true", help="reference mode: divide the score by n")
     parser.add_argument("--lowercase", action="store_true", help="fold case (for an uncased model's tokenizer)")
     parser.add_argument(
         "--min-count",
         type=POSITIVE,
         default=None,
-        help=f"keep n-grams seen at least this often in their document (default {MIN_COUNT}, which "
-        "gives the n-gram lengths ULR-BERT §4 describes, see docs/method.md §2; 1 in reference mode, "
-        "as the released code; 1 = every n-gram, the former default)",
+        help="keep n-grams seen at least this often in their document (default: the preset's, 3 for ulr, which "
+        "gives the n-gram lengths ULR-BERT §4 describes, 1 for burt, see docs/method.md §2; 1 in reference "
+        "mode, as the released code; 1 = every n-gram)",
     )
-    parser.add_argument("--threshold", type=number(), help="keep n-grams scoring at least this")
+    parser.add_argument("--threshold", type=number(), help="keep n-grams scoring at least this (default: none)")
     parser.add_argument("--lm", type=Path, help="KenLM model for --mode corpus")
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
     parser.add_argument(
@@ -79,8 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_arguments(args) -> None:
     languages.check(args.lang)
-    if args.min_count is None:
-        args.min_count = 1 if args.mode == "reference" else MIN_COUNT
+    presets.resolve(args)  # the preset's values where no option was given; provenance records both
     if not 2 <= args.max_n <= entities.MAX_N:
         raise InputError(args.out, f"--max-n must be between 2 and {entities.MAX_N}, got {args.max_n}")
     if args.top_k < 1:

@@ -15,7 +15,8 @@ writes the run's totals. :meth:`summary` gives the measures the masking is judge
 - ``masked_unit_words`` / ``pool_unit_words``: length histograms, in words, of the masked units
   and of the units the strategy samples from (n-gram strategies: kept n-grams + uncovered
   tokens; whole-word: the words);
-- ``misad_fallbacks``: MiSAD sentences without a marked n-gram, whose w is a random word;
+- ``misad_fallbacks``: MiSAD sentences without a marked n-gram (``misad-entity``: without an
+  entity), whose w is a random word;
   ``misad_none``: sentences with no w at all (a single word, nothing left for R);
 - ``nsp_relabelled``: NSP negatives not found in 10 draws, relabelled as the true next sentence.
 """
@@ -86,6 +87,25 @@ class MaskingStats:
         if masked and c["covered_tokens"]:
             out["coverage_ratio"] = (c["masked_in_ngrams"] / masked) / (c["covered_tokens"] / eligible)
         return out
+
+    def line(self) -> str:
+        """The run's masking in one log line."""
+        s = self.summary()
+        parts = [
+            f"mask rate {100 * s['mask_rate']:.2f}%" if s["mask_rate"] is not None else "nothing masked",
+            "masked by source " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["masked_share"].items()),
+        ]
+        if s["coverage_ratio"] is not None:
+            parts.append(f"coverage ratio {s['coverage_ratio']:.3f}")
+        parts.append(
+            "masked unit words " + ", ".join(f"{k}: {100 * v:.1f}%" for k, v in s["masked_unit_share"].items())
+        )
+        c = s["counts"]
+        if c["misad_rows"]:
+            parts.append(f"MiSAD fallbacks {c['misad_fallbacks']:,} of {c['misad_rows']:,} (no w: {c['misad_none']:,})")
+        if c["pairs"]:
+            parts.append(f"NSP relabelled {c['nsp_relabelled']:,} of {c['pairs']:,}")
+        return "; ".join(parts)
 
 
 def shares(histogram: Counter) -> dict:

@@ -14,6 +14,20 @@ that leave R non-empty; a sentence without one falls back to a random whole word
 and is counted (``misad_fallbacks`` in the batch's :class:`MaskingStats`), as is a sentence of
 one word, which has no w at all (``misad_none``; its MiSAD term is left out).
 ``max_candidates`` (0: all) caps how many are scored, chosen at random.
+
+Where w comes from (``w_source``; ULR-BERT §7.2, Table 7, "Effect of Sampling Strategies": "we
+train the following two baseline models under the same model settings except for the sampling
+strategy"): ``ngram`` (the PMI n-grams, objective ``misad``); ``span`` (objective
+``misad-span``; "Random Spans: We replace our n-gram module with the masking strategy as proposed
+by Joshi et al. (2020) ... p is set to 0.2 and maximum span length l_max = 6"): one span of whole
+words drawn as SpanBERT masking draws them (:func:`~pipeline.pretrain.span_sampling.one_span`),
+leaving R non-empty; ``entity`` (objective ``misad-entity``; "Named Entities: We only retain named
+entities that are annotated in the Wikipedia Corpus"): the sentence's entity spans, kept as the
+``entity`` masking keeps them (longest where they overlap), with the random-word fallback above.
+The paper names no score for either variant (§3.3's score is part of the n-gram module it
+replaces), so both draw w uniformly, as the authors' ``run_mse_span.py`` and
+``run_mse_entity.py`` do: ``choice`` must be ``random`` (:func:`choice_for`). Every draw comes
+from :meth:`MisadCollator.choice_rng`, a function of ``(seed, epoch, example)``.
 """
 
 from __future__ import annotations
@@ -24,9 +38,16 @@ import torch
 from pipeline.pretrain.encoder_heads import encode, mlm_head
 from pipeline.pretrain.masking import MaskingCollator, pad_rows
 from pipeline.pretrain.masking_stats import MaskingStats
-from pipeline.pretrain.span_sampling import word_units
+from pipeline.pretrain.span_sampling import longest_non_overlapping, one_span, word_units
 
 CHOICES = ("mlm-score", "random")
+W_SOURCES = ("ngram", "span", "entity")
+
+
+def choice_for(w_source: str, choice: str) -> str:
+    """The choice of w a run makes: ``choice`` for the PMI n-grams; uniform (``random``) for the §7.2
+    variants, which the paper gives no score (module docstring)."""
+    return choice if w_source == "ngram" else "random"
 
 
 class MisadCollator:
@@ -39,11 +60,17 @@ class MisadCollator:
         seed: int = 0,
         mlm_probability: float = 0.15,
         max_candidates: int = 0,
+        w_source: str = "ngram",
         **masking_options,
     ):
         if choice not in CHOICES:
             raise ValueError(f"unknown MiSAD choice {choice!r}; choose from {CHOICES}")
+        if w_source not in W_SOURCES or choice_for(w_source, choice) != choice:
+            raise ValueError(
+                f"MiSAD w from {w_source!r} with choice {choice!r}: sources {W_SOURCES}, the last two random"
+            )
         self.choice = choice
+        self.w_source = w_source
         self.seed = seed
         self.max_candidates = max_candidates
         self.masking = MaskingCollator(tokenizer, "token", mlm_probability, seed=seed, **masking_options)
@@ -62,14 +89,21 @@ class MisadCollator:
         word_ids = np.asarray(example["word_ids"])
         content = np.flatnonzero(word_ids >= 0)
         first, last = int(content[0]), int(content[-1]) + 1
-        spans = {
-            (int(s), int(e))
-            for s, e in np.asarray(example["ngram_spans"]).reshape(-1, 2)
-            if first <= s < e <= last and (s, e) != (first, last)
-        }
         rng = self.choice_rng(example)
-        if not spans:  # no marked n-gram: a single word, if it leaves anything for R
-            words = word_units(word_ids, word_ids >= 0)
+        words = word_units(word_ids, word_ids >= 0)
+        if self.w_source == "span":  # one random span, never the whole sentence (None: under two words)
+            spans = {one_span(words, rng)} - {None}
+        else:
+            column = "entity_spans" if self.w_source == "entity" else "ngram_spans"
+            marked = [
+                (int(s), int(e))
+                for s, e in np.asarray(example[column]).reshape(-1, 2)
+                if first <= s < e <= last and (s, e) != (first, last)
+            ]
+            if self.w_source == "entity":  # the spans the entity masking keeps: the longest where they overlap
+                marked = longest_non_overlapping(np.array(marked).reshape(-1, 2), word_ids >= 0)
+            spans = set(marked)
+        if not spans:  # no marked span: a single word, if it leaves anything for R (a span run has none then)
             spans = {words[int(rng.integers(len(words)))]} if len(words) > 1 else set()
             if stats is not None:
                 stats.counts["misad_fallbacks" if spans else "misad_none"] += 1

@@ -11,19 +11,22 @@ happen inside a single DDP forward. Each loss term is returned separately for th
 | ``burt`` | sentences | PMI n-grams (BURT) | |
 | ``spanbert`` | sentences | random spans, Geometric(0.2), 1..6 words | |
 | ``entity`` | sentences | named-entity spans | |
-| ``misad`` | sentences | token, never inside w | ``MSE(E_w + E_R, E_S)`` |
+| ``misad`` | sentences | token, never inside w | ``MSE(E_w + E_R, E_S)``, w a PMI n-gram |
+| ``misad-span`` | sentences | token, never inside w | the same, w a random span (ULR-BERT §7.2) |
+| ``misad-entity`` | sentences | token, never inside w | the same, w a named entity (ULR-BERT §7.2) |
 | ``nsp`` / ``sop`` | consecutive sentence pairs | token | pair classification (cross-entropy) |
 
 With an ELECTRA pair (``discriminator`` given), the masked-LM term is ELECTRA's: the generator's
 MLM loss (``mlm``) plus λ = 50 times the discriminator's replaced-token detection loss (``rtd``,
 logged unweighted) on the same masked input (:mod:`pipeline.pretrain.electra`); MiSAD and the
-pair head then work on the discriminator's outputs.
+pair head then work on the discriminator's outputs. MiSAD's sentence vector is a pooling of the
+token states (mean by default) or, with ``pooling="pooler"``, BERT's pooler as ULR-BERT §3.2 has it
+(:mod:`pipeline.pretrain.pooler`).
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -33,13 +36,16 @@ from pipeline.models.pooling import pool
 from pipeline.pretrain import electra
 from pipeline.pretrain.encoder_heads import encode, mlm_loss
 from pipeline.pretrain.masking import collator_for
-from pipeline.pretrain.misad import MisadCollator
+from pipeline.pretrain.misad import MisadCollator, choice_for
+from pipeline.pretrain.pooler import Pooler, checkpoint_tensors
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
 from pipeline.pretrain.span_sampling import POOLS
 
 log = logging.getLogger("pipeline.pretrain")
 
-OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity", "misad", "nsp", "sop")
+OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity", "misad", "misad-span", "misad-entity", "nsp", "sop")
+# the MiSAD objectives and where their w comes from (pipeline.pretrain.misad; ULR-BERT §3.2, §7.2)
+MISAD_SOURCES = {"misad": "ngram", "misad-span": "span", "misad-entity": "entity"}
 
 
 # Where a pre-trained checkpoint keeps its sentence-pair head, as (our key -> the checkpoint's key
@@ -64,21 +70,7 @@ PRETRAINED_PAIR_HEADS = (
 def pretrained_pair_head(folder) -> dict | None:
     """The NSP / SOP head a local checkpoint was pre-trained with, as :class:`PairHead` weights; None
     where it has none (a masked-LM-only checkpoint, a hub id not on disk)."""
-    from safetensors import safe_open
-
-    files = sorted(Path(folder).glob("*.safetensors")) if Path(folder).is_dir() else []
-    for naming in PRETRAINED_PAIR_HEADS:
-        found = {}
-        for path in files:
-            with safe_open(path, framework="pt") as weights:
-                keys = list(weights.keys())
-                for ours, suffix in naming.items():
-                    key = next((k for k in keys if k == suffix or k.endswith("." + suffix)), None)
-                    if key is not None:
-                        found[ours] = weights.get_tensor(key)
-        if len(found) == len(naming):
-            return found
-    return None
+    return checkpoint_tensors(folder, PRETRAINED_PAIR_HEADS)
 
 
 class PairHead(nn.Module):
@@ -121,6 +113,20 @@ class PretrainingModel(nn.Module):
         self.pooling = pooling
         if objective in ("nsp", "sop"):
             self.pair_head = PairHead(self.encoder.config.hidden_size, dropout)
+        if pooling == "pooler":  # only MiSAD pools while training: elsewhere a pooler would get no gradient
+            if objective not in MISAD_SOURCES:
+                raise ValueError(f"pooling 'pooler' is MiSAD's (ULR-BERT §3.2), not {objective!r}'s")
+            self.pooler = Pooler(self.encoder.config.hidden_size)
+
+    def start_pooler(self, checkpoint) -> bool | None:
+        """MiSAD with ``pooler``: start the pooler from ``checkpoint``'s pre-trained one; returns whether it is
+        new (started at random, with a warning), or None where the run has no pooler."""
+        if not hasattr(self, "pooler"):
+            return None
+        new = not self.pooler.load_pretrained(checkpoint)
+        if new:
+            log.warning("%s: no pre-trained pooler in the checkpoint; MiSAD's pooler starts at random", checkpoint)
+        return new
 
     def start_pair_head(self, checkpoint) -> bool | None:
         """NSP / SOP: start the pair head from ``checkpoint``'s pre-trained one; returns whether the head is
@@ -161,7 +167,7 @@ class PretrainingModel(nn.Module):
                 "mlm": generated,
                 "rtd": electra.rtd_loss(self.discriminator, hidden, replaced, input_ids, labels, attention_mask),
             }
-        if self.objective == "misad":
+        if self.objective in MISAD_SOURCES:  # every MiSAD variant logs its term as "misad"
             losses["misad"] = self.misad_loss(
                 hidden, attention_mask, w_input_ids, w_attention_mask, r_input_ids, r_attention_mask, misad_valid
             )
@@ -173,13 +179,17 @@ class PretrainingModel(nn.Module):
 
     def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid) -> torch.Tensor:
         """ULR-BERT eq. 3: MSE between the sum of the unit-length embeddings of w and R and that of S."""
-        e_s = pool(s_hidden, s_mask, self.pooling)
-        e_w = pool(encode(self.encoder, w_ids, w_mask), w_mask, self.pooling)
-        e_r = pool(encode(self.encoder, r_ids, r_mask), r_mask, self.pooling)
+        e_s = self.sentence_vector(s_hidden, s_mask)
+        e_w = self.sentence_vector(encode(self.encoder, w_ids, w_mask), w_mask)
+        e_r = self.sentence_vector(encode(self.encoder, r_ids, r_mask), r_mask)
         if not valid.any():
             return (e_s.sum() + e_w.sum() + e_r.sum()) * 0.0
         unit = [F.normalize(e.float()[valid], dim=-1) for e in (e_w, e_r, e_s)]
         return F.mse_loss(unit[0] + unit[1], unit[2])
+
+    def sentence_vector(self, hidden, mask) -> torch.Tensor:
+        """MiSAD's E: the pooler's output on [CLS] (ULR-BERT §3.2) or a pooling of the token states."""
+        return self.pooler(hidden) if self.pooling == "pooler" else pool(hidden, mask, self.pooling)
 
 
 def make_data(
@@ -196,8 +206,10 @@ def make_data(
     """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
     if objective in ("nsp", "sop"):
         return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)
-    if objective == "misad":
-        return dataset, MisadCollator(tokenizer, misad_choice, seed, mlm_probability, misad_max_candidates)
+    if objective in MISAD_SOURCES:
+        source = MISAD_SOURCES[objective]
+        choice = choice_for(source, misad_choice)
+        return dataset, MisadCollator(tokenizer, choice, seed, mlm_probability, misad_max_candidates, source)
     return dataset, collator_for(
         objective, tokenizer, seed=seed, mlm_probability=mlm_probability, ngram_pool=ngram_pool
     )

@@ -3,7 +3,10 @@
 Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n-gram masking,
 BURT §3.2), ``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD +
 MLM, ULR-BERT §3.2; ``--misad-choice mlm-score`` as the paper, ``random`` as the released
-code), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1).
+code), ``misad-span`` / ``misad-entity`` (MiSAD with w a random span / a named entity, drawn
+uniformly: ULR-BERT §7.2), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1).
+MiSAD's ``--pooling``: mean (default), cls, max, or ``pooler`` (BERT's pooler on [CLS], ULR-BERT
+§3.2; saved with the model: :mod:`pipeline.pretrain.pooler`).
 
 Optimisation as in both papers: AdamW, lr 5e-5, linear warm-up over the first 10% of the
 steps then linear decay, dropout 0.1, gradient clipping at 1.0, one epoch by default
@@ -62,11 +65,11 @@ from pipeline.models.loading import (
     load_masked_lm,
     load_tokenizer,
 )
-from pipeline.models.pooling import POOLINGS
 from pipeline.pretrain import checkpoint
 from pipeline.pretrain.masking_stats import MaskingStats, gather
-from pipeline.pretrain.misad import CHOICES, choose_by_mlm_score
-from pipeline.pretrain.objectives import OBJECTIVES, PretrainingModel, make_data
+from pipeline.pretrain.misad import CHOICES, choice_for, choose_by_mlm_score
+from pipeline.pretrain.objectives import MISAD_SOURCES, OBJECTIVES, PretrainingModel, make_data
+from pipeline.pretrain.pooler import MISAD_POOLINGS, export_pooler
 from pipeline.pretrain.span_sampling import POOLS
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_token_rows
 from pipeline.progress import Progress
@@ -121,10 +124,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--misad-choice",
         choices=CHOICES,
         default="mlm-score",
-        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code)",
+        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code); misad-span and "
+        "misad-entity always draw at random (ULR-BERT §7.2 gives them no score)",
     )
     parser.add_argument("--misad-max-candidates", type=COUNT, default=0, help="n-grams scored per sentence (0: all)")
-    parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="MiSAD / exported pooling")
+    parser.add_argument(
+        "--pooling",
+        choices=MISAD_POOLINGS,
+        default="mean",
+        help="MiSAD / exported pooling; pooler (MiSAD only): BERT's pooler on [CLS], as ULR-BERT §3.2",
+    )
     parser.add_argument(
         "--ngram-pool",
         choices=POOLS,
@@ -212,23 +221,6 @@ def to_device(batch: dict, device) -> dict:
     return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
 
 
-def masking_line(stats: MaskingStats) -> str:
-    s = stats.summary()
-    parts = [
-        f"mask rate {100 * s['mask_rate']:.2f}%" if s["mask_rate"] is not None else "nothing masked",
-        "masked by source " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in s["masked_share"].items()),
-    ]
-    if s["coverage_ratio"] is not None:
-        parts.append(f"coverage ratio {s['coverage_ratio']:.3f}")
-    parts.append("masked unit words " + ", ".join(f"{k}: {100 * v:.1f}%" for k, v in s["masked_unit_share"].items()))
-    c = s["counts"]
-    if c["misad_rows"]:
-        parts.append(f"MiSAD fallbacks {c['misad_fallbacks']:,} of {c['misad_rows']:,} (no w: {c['misad_none']:,})")
-    if c["pairs"]:
-        parts.append(f"NSP relabelled {c['nsp_relabelled']:,} of {c['pairs']:,}")
-    return "; ".join(parts)
-
-
 def tokens_in(batch: dict) -> int:
     return int(sum(batch[k].sum() for k in ("attention_mask", "w_attention_mask", "r_attention_mask") if k in batch))
 
@@ -284,6 +276,9 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     data_files = input_files(args.data, unique_names=False)
     data_record = check_data(data_files, tokenizer)
     data_prints, data_sha = data_fingerprint(data_files)
+    if args.pooling == "pooler" and args.objective not in MISAD_SOURCES:
+        raise InputError(args.model, f"--pooling pooler is MiSAD's (ULR-BERT §3.2); {args.objective} trains no pooler")
+    args.misad_choice = choice_for(MISAD_SOURCES.get(args.objective, "ngram"), args.misad_choice)  # as it runs
     settings = {key: getattr(args, key) for key in RESUME_KEYS}
     settings.update(data_sha256=data_sha, world_size=world.size)
     resumable = args.resume and not args.restart and checkpoint.exists(work / "checkpoint")
@@ -331,6 +326,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         )
     module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
     new_pair_head = module.start_pair_head(args.model)  # NSP / SOP: from BERT's pre-trained head where there is one
+    new_pooler = module.start_pooler(args.model)  # MiSAD's pooler: from the checkpoint's where it has one
     model = (
         DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None)
         if world.size > 1
@@ -387,6 +383,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         "max_length": max_length,
         "new_mlm_head": new_head,
         "new_pair_head": new_pair_head,
+        "new_pooler": new_pooler,
         "vocab_sha256": vocab_sha256(tokenizer),
     }
     record = provenance.make("pretrain", config, inputs=data_prints, seed=args.seed)
@@ -469,7 +466,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             if step < total_steps:
                 epoch, done = epoch + 1, 0
     meter.done()
-    log.info("masking: %s", masking_line(run_stats))
+    log.info("masking: %s", run_stats.line())
     if args.keep_checkpoint:
         checkpoint.save(
             work / "checkpoint",
@@ -483,6 +480,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     if world.is_main:
         with AtomicDir(out) as tmp:
             save_model(tmp, module.encoder, tokenizer, max_length, args.pooling)
+            if hasattr(module, "pooler"):  # AutoModel's pooler_output and sentence-transformers' 2_Dense
+                export_pooler(tmp, module.pooler, module.encoder.config)
             if module.discriminator is not None:  # the pair, so that it can be continued
                 module.mlm.save_pretrained(tmp / "generator")
                 tokenizer.save_pretrained(tmp / "generator")

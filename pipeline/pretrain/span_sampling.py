@@ -42,7 +42,8 @@ Strategies:
   truncated to 1..6 whole words, placed uniformly without overlap. To keep the masked lengths
   on that law (an overshoot rule would prefer short spans), the number of spans is drawn
   first, with mean ``b / (expected tokens of a span in this sequence)``, and every span is
-  taken whole: the budget again holds in expectation.
+  taken whole: the budget again holds in expectation. :func:`one_span` draws a single span
+  by the same law (MiSAD's w in ULR-BERT §7.2's "Random Spans").
 """
 
 from __future__ import annotations
@@ -226,3 +227,22 @@ def span_units(
                 chosen.append((words[first][0], words[first + length - 1][1]))
                 break
     return sorted(chosen)
+
+
+def one_span(
+    words: list[tuple[int, int]], rng: np.random.Generator, p: float = 0.2, max_words: int = 6
+) -> tuple[int, int] | None:
+    """One SpanBERT span of whole ``words`` that leaves at least one word out (MiSAD's w for ULR-BERT §7.2
+    "Random Spans"): length ~ Geometric(p) truncated to the feasible lengths of 1..``max_words``, then a
+    start drawn uniformly among the windows of that length; None where there are fewer than two words."""
+    if len(words) < 2:
+        return None
+    windows = _windows(words, min(max_words, len(words) - 1))
+    law = truncated_geometric(p, 1, max_words)[: len(windows)]
+    law = np.where([(w >= 0).any() for w in windows], law, 0.0)
+    if law.sum() == 0:
+        return None
+    length = int(rng.choice(len(law), p=law / law.sum())) + 1
+    starts = np.flatnonzero(windows[length - 1] >= 0)
+    first = int(starts[int(rng.integers(len(starts)))])
+    return words[first][0], words[first + length - 1][1]

@@ -8,6 +8,9 @@ the token dataset), and the length distribution of the kept n-grams (read from t
 
 Each stats JSON says which stage wrote it (``provenance.stage``); the language is the
 ``lang`` parameter where the stage records one, else the path component naming a language.
+The ngrams outputs of each n-gram preset (``--preset``, recorded in their provenance) are
+counted apart, as stage ``ngrams (burt)`` and lengths ``en burt pmi``: the presets count the
+same documents, so their figures are never summed.
 Writes ``corpus_stats.html`` (a self-contained page for ``snakemake --report``),
 ``corpus_stats.json`` (the same numbers) and ``ngram_lengths.png`` into ``--out``.
 """
@@ -22,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from pipeline.atomic import AtomicFiles, json_text
+from pipeline.contracts import read_provenance
 from pipeline.errors import InputError
 from pipeline.languages import SUPPORTED
 
@@ -66,7 +70,9 @@ def read_stats(paths: list[Path]) -> dict[str, dict[str, dict[str, float]]]:
         record = stats.get("provenance") if isinstance(stats, dict) else None
         if not isinstance(record, dict) or "stage" not in record:
             raise InputError(path, "no provenance.stage: not a stats file of this pipeline")
-        counts = totals[record["stage"]][_language(Path(path), record)]
+        preset = record.get("params", {}).get("preset")  # the ngrams stage's vocabulary
+        stage = f"{record['stage']} ({preset})" if preset else record["stage"]
+        counts = totals[stage][_language(Path(path), record)]
         for key, value in stats.items():
             if isinstance(value, int | float) and not isinstance(value, bool) and key not in NOT_COUNTS:
                 counts[key] = max(counts.get(key, 0), value) if key in WHOLE_CORPUS else counts.get(key, 0) + value
@@ -84,8 +90,9 @@ def ngram_lengths(paths: list[Path]) -> dict[str, dict[int, int]]:
         except (OSError, pl.exceptions.PolarsError) as exc:
             raise InputError(path, f"not an ngrams Parquet file ({exc})") from None
         lang = next((part for part in Path(path).parts if part in SUPPORTED), "all")
+        preset = read_provenance(path).get("params", {}).get("preset")
         for source, n, count in counts.iter_rows():
-            lengths[f"{lang} {source}"][int(n)] += int(count)
+            lengths[f"{lang} {preset} {source}" if preset else f"{lang} {source}"][int(n)] += int(count)
     return {key: dict(sorted(by_n.items())) for key, by_n in sorted(lengths.items())}
 
 
@@ -95,7 +102,7 @@ def _number(value: float) -> str:
 
 def _stage_table(stage: str, langs: dict[str, dict[str, float]]) -> str:
     languages = sorted(langs)
-    keys = list(HEADLINE.get(stage, ()))
+    keys = list(HEADLINE.get(stage.split(" ")[0], ()))  # "ngrams (burt)": the ngrams headline
     keys = [k for k in keys if any(k in langs[lang] for lang in languages)]
     keys += sorted({k for lang in languages for k in langs[lang]} - set(keys))
     head = "".join(f"<th>{html.escape(lang)}</th>" for lang in languages)
@@ -109,7 +116,11 @@ def _stage_table(stage: str, langs: dict[str, dict[str, float]]) -> str:
 
 
 def render_html(stats: dict, lengths: dict[str, dict[int, int]]) -> str:
-    stages = sorted(stats, key=lambda s: (STAGE_ORDER.index(s) if s in STAGE_ORDER else len(STAGE_ORDER), s))
+    def place(stage: str) -> tuple[int, str]:
+        base = stage.split(" ")[0]
+        return (STAGE_ORDER.index(base) if base in STAGE_ORDER else len(STAGE_ORDER), stage)
+
+    stages = sorted(stats, key=place)
     parts = [
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Corpus statistics</title>',
         (

@@ -180,7 +180,15 @@ GLUE_TABLES: tuple[TableSpec, ...] = (
         "glue",
         GLUE_COLUMNS,
         ("ulr_t7",),
-        (RUNS_NOTE, "Random Spans = the spanbert objective, Named Entities = entity, PMI n-grams = burt / misad."),
+        (
+            RUNS_NOTE,
+            (
+                "ULR-BERT §7.2 replaces MiSAD's n-gram w: Random Spans = the misad-span objective (w a SpanBERT "
+                "span, Geometric(0.2), 1..6 words), Named Entities = misad-entity (w a named entity), PMI "
+                "n-grams = misad. The two variants draw w uniformly (the paper gives them no score); misad as "
+                "pretrain.misad_choice says."
+            ),
+        ),
     ),
     TableSpec(
         name="glue_backbones",

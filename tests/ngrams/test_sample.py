@@ -106,3 +106,21 @@ def test_bad_only_is_an_error(cli, tmp_path, shards, capsys):
     assert cli("sample", "--marked", *shards, "--size", 5, "--only", stray, "--out", tmp_path / "x.parquet") == 2
     assert str(stray) in capsys.readouterr().err
     assert not (tmp_path / "x.parquet").exists()
+
+
+def test_both_presets_sample_the_same_sentences(cli, data_root, tmp_path):
+    """BURT masking reads the burt vocabulary and MiSAD the ulr one (workflow/rules/ngrams.smk); both
+    pre-train on the same sentences, since the sample depends on (doc_id, sent_id) and the seed only."""
+    samples = {}
+    for preset in ("ulr", "burt"):
+        out = tmp_path / preset
+        sentences = data_root / "reference_pmi" / "sentences.parquet"
+        assert (
+            cli("ngrams", "--sentences", sentences, "--lang", "en", "--lowercase", "--preset", preset, "--out", out)
+            == 0
+        )
+        samples[preset] = draw(cli, [out / "marked.parquet"], tmp_path / f"{preset}-sample.parquet", 500, seed=3)
+    ulr, burt = samples["ulr"], samples["burt"]
+    assert ulr.height == 500
+    assert ulr.select("doc_id", "sent_id", "text").equals(burt.select("doc_id", "sent_id", "text"))
+    assert not ulr["spans"].equals(burt["spans"])  # the same sentences, marked with different vocabularies

@@ -69,8 +69,9 @@ def test_counts_per_stage_and_ngram_lengths(demo_stages, tmp_path):
     kept = pl.read_parquet(parquet)
     for source in ("pmi", "entity"):
         by_n = kept.filter(pl.col("source") == source).group_by("n").len().sort("n")
-        assert summary["ngram_lengths"][f"en {source}"] == [{"n": n, "count": c} for n, c in by_n.iter_rows()]
-    assert min(row["n"] for row in summary["ngram_lengths"]["en pmi"]) >= 2  # PMI scores orders 2..N only
+        assert summary["ngram_lengths"][f"en ulr {source}"] == [{"n": n, "count": c} for n, c in by_n.iter_rows()]
+    assert min(row["n"] for row in summary["ngram_lengths"]["en ulr pmi"]) >= 2  # PMI scores orders 2..N only
+    assert summary["stages"]["ngrams (ulr)"]["en"]["documents"] > 0  # each preset counted apart (default: ulr)
     assert isinstance(summary["stages"]["extract"]["en"]["pages_seen"], int)
     page = (tmp_path / "corpus_stats.html").read_text()
     assert "<h2>extract</h2>" in page and "<h2>Kept n-grams by length</h2>" in page and "articles_kept" in page

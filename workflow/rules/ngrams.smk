@@ -1,6 +1,9 @@
 # N-gram stage (docs/method.md §2): clean sentences -> per-document PMI n-grams + marked sentences
 # (ngrams), the corpus-level KenLM model (kenlm) and its PMI ablation (ngrams_corpus), and the
 # pre-training sample of marked sentences (sample). Contracts: pipeline/contracts.py.
+# ngrams and sample run once per n-gram preset ({preset}: ulr, ULR-BERT §4's vocabulary; burt,
+# BURT §5.1's) that some pre-training objective reads (ngrams.presets; functions/ngrams.smk). The
+# sample depends on the sentence ids and the seed only, so every preset samples the same sentences.
 
 
 include: "functions/ngrams.smk"
@@ -10,20 +13,22 @@ rule ngrams:
     input:
         f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet",
     output:
-        ngrams=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/ngrams.parquet",
-        marked=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet",
-        stats=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/stats.json",
+        ngrams=f"{RESULTS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}/ngrams.parquet",
+        marked=f"{RESULTS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}/marked.parquet",
+        stats=f"{RESULTS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}/stats.json",
     log:
-        f"{LOGS}/ngrams/{{lang}}/{{part}}/{{shard}}.log",
+        f"{LOGS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}/ngrams/{{lang}}/{{part}}/{{shard}}.tsv"
+        f"{BENCHMARKS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}.tsv"
+    wildcard_constraints:
+        preset="|".join(PRESET_NAMES),
     conda:
         "../../envs/ngrams.yaml"
     resources:
         mem_mb=3000,
         runtime=2 * 60,
     params:
-        flags=ngram_flags(),
+        flags=lambda wc: ngram_flags(wc.preset),
     shell:
         "python -m pipeline ngrams --sentences {input:q} --lang {wildcards.lang:q} --out $(dirname {output.stats:q})"
         " {params.flags:q} > {log:q} 2>&1"
@@ -69,7 +74,7 @@ rule ngrams_corpus:
         mem_mb=3000,
         runtime=4 * 60,
     params:
-        flags=ngram_flags(mode="corpus"),
+        flags=ngram_flags(DEFAULT_PRESET, mode="corpus"),  # the ablation of the default vocabulary
     shell:
         "python -m pipeline ngrams --sentences {input.sentences:q} --lang {wildcards.lang:q} --lm {input.lm:q}"
         " --out $(dirname {output.stats:q}) {params.flags:q} > {log:q} 2>&1"
@@ -77,15 +82,17 @@ rule ngrams_corpus:
 
 rule sample:
     input:
-        shard=f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet",
-        every=lambda wc: per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/marked.parquet", wc.lang),
+        shard=f"{RESULTS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}/marked.parquet",
+        every=lambda wc: per_shard(f"{RESULTS}/ngrams/{wc.preset}/{{lang}}/{{part}}/{{shard}}/marked.parquet", wc.lang),
     output:
-        sample=f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet",
-        stats=f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.stats.json",
+        sample=f"{RESULTS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.parquet",
+        stats=f"{RESULTS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.stats.json",
     log:
-        f"{LOGS}/sample/{{lang}}/{{part}}/{{shard}}.log",
+        f"{LOGS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}/sample/{{lang}}/{{part}}/{{shard}}.tsv"
+        f"{BENCHMARKS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.tsv"
+    wildcard_constraints:
+        preset="|".join(PRESET_NAMES),
     conda:
         "../../envs/ngrams.yaml"
     resources:

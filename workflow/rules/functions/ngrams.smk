@@ -1,12 +1,32 @@
 # The n-gram stage's helpers (its rules: workflow/rules/ngrams.smk, which includes this file first):
-# the options of the ngrams and kenlm jobs and the run's n-gram outputs.
+# the presets the run needs, the options of the ngrams and kenlm jobs and the run's n-gram outputs.
+from pipeline.ngrams.presets import DEFAULT as DEFAULT_PRESET
+from pipeline.ngrams.presets import NAMES as PRESET_NAMES
 
 
-def ngram_flags(mode=None):
-    """Options of `python -m pipeline ngrams` from the config's ngrams section."""
+def objective_preset(objective):
+    """The n-gram preset whose sample an objective reads (ngrams.presets; docs/method.md §2): BURT
+    masking reads BURT's vocabulary and MiSAD ULR-BERT's. An objective not listed reads the default
+    (ulr): those without n-gram spans (mlm, wwm, spanbert, entity, nsp, sop) all share one preset."""
+    return config["ngrams"]["presets"].get(objective, DEFAULT_PRESET)
+
+
+def ngram_presets():
+    """The presets some configured objective reads (the default alone where none pre-trains)."""
+    pretrain = config["pretrain"]
+    objectives = pretrain["objectives"] if pretrain["backbones"] else []
+    return sorted({objective_preset(objective) for objective in objectives}) or [DEFAULT_PRESET]
+
+
+NGRAM_PRESETS = ngram_presets()
+
+
+def ngram_flags(preset, mode=None):
+    """Options of `python -m pipeline ngrams`: the preset, and the config's ngrams knobs that are set
+    (they override the preset's values, as an explicit option does)."""
     settings = config["ngrams"]
-    flags = ["--mode", mode or settings["mode"], *options(settings, "max_n", "top_k", "batch_chars")]
-    for key in ("min_count", "threshold"):  # null: the stage's default for the mode
+    flags = ["--preset", preset, "--mode", mode or settings["mode"], *options(settings, "batch_chars")]
+    for key in ("max_n", "top_k", "min_count", "threshold"):  # null: the preset's value
         if settings[key] is not None:
             flags += options(settings, key)
     if settings["lowercase"]:
@@ -30,7 +50,8 @@ def kenlm_flags(mem_mb):
 def ngram_outputs():
     outputs = []
     for lang in LANGUAGES:
-        outputs += per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.parquet", lang)
+        for preset in NGRAM_PRESETS:
+            outputs += per_shard(f"{RESULTS}/sample/{preset}/{{lang}}/{{part}}/{{shard}}.parquet", lang)
         if config["ngrams"]["corpus_ablation"]:
             outputs += per_shard(f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
     return outputs

@@ -34,8 +34,10 @@ def electra_generator(backbone):
 
 
 def token_shards(wc):
-    """Every token shard of a backbone: one per sample shard."""
-    return per_shard(f"{RESULTS}/tokens/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])
+    """Every token shard of a backbone, from the sample of the n-gram preset the objective reads: one per
+    sample shard."""
+    preset = objective_preset(wc.objective)
+    return per_shard(f"{RESULTS}/tokens/{preset}/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])
 
 
 def launcher(gpus):
@@ -43,10 +45,17 @@ def launcher(gpus):
     return ["python"] if gpus == 1 else ["torchrun", "--standalone", "--nproc_per_node", str(gpus)]
 
 
-def pretrain_flags():
+# the objectives that train MiSAD, whose sentence vector pretrain.misad_pooling sets (--pooling)
+MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
+
+
+def pretrain_flags(objective):
     keys = ("max_steps", "epochs", "batch_size", "grad_accum", "lr", "warmup", "seed")
     keys += ("misad_choice", "ngram_pool", "save_every")
-    return options(PRETRAIN, *keys) + ["--resume"]  # resume: a rerun continues
+    flags = options(PRETRAIN, *keys) + ["--resume"]  # resume: a rerun continues
+    if objective in MISAD_OBJECTIVES:  # elsewhere --pooling is only the exported one: mean, as before
+        flags += ["--pooling", PRETRAIN["misad_pooling"]]
+    return flags
 
 
 def trained_models():

@@ -8,9 +8,13 @@ def corpus_stats_inputs():
         if lang_config(lang)["convert"]:
             stats += per_shard(f"{RESULTS}/corpus/{{lang}}/simplified/{{part}}/{{shard}}.stats.json", lang)
         stats += per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.stats.json", lang)
-        stats += per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/stats.json", lang)
-        stats += per_shard(f"{RESULTS}/sample/{{lang}}/{{part}}/{{shard}}.stats.json", lang)
-        ngrams += per_shard(f"{RESULTS}/ngrams/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
+        for preset in NGRAM_PRESETS:  # the n-gram stage per preset (corpus-stats labels each)
+            stats += per_shard(f"{RESULTS}/ngrams/{preset}/{{lang}}/{{part}}/{{shard}}/stats.json", lang)
+            ngrams += per_shard(f"{RESULTS}/ngrams/{preset}/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
+        # every preset samples the same sentences: one preset's sample and tokens count them
+        stats += per_shard(f"{RESULTS}/sample/{NGRAM_PRESETS[0]}/{{lang}}/{{part}}/{{shard}}.stats.json", lang)
     for name in PRETRAIN["backbones"] if PRETRAIN["objectives"] else []:  # one token shard per sample shard
-        stats += per_shard(f"{RESULTS}/tokens/{name}/{{part}}/{{shard}}.stats.json", PRETRAIN["language"])
+        stats += per_shard(
+            f"{RESULTS}/tokens/{NGRAM_PRESETS[0]}/{name}/{{part}}/{{shard}}.stats.json", PRETRAIN["language"]
+        )
     return {"stats": stats, "ngrams": ngrams}

@@ -1,10 +1,10 @@
-"""The cost model on hand-computed cases (pipeline/plan/cost.py)."""
+"""The cost model on hand-computed cases (pipeline.report.cost.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.plan.cost import ARCHITECTURES, Architecture, Workload, gpu_hours, tokens_per_second
+from pipeline.report.cost import ARCHITECTURES, Architecture, Workload, gpu_hours, tokens_per_second
 
 
 def test_bert_base_by_hand():
