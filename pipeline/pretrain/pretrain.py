@@ -20,6 +20,12 @@ the rate the step used, and its ``tokens`` are summed over the processes.
 ``--data`` takes the token dataset as one file or several (one per sample shard, in any order:
 they are read in path order, so the result is the same).
 
+Input: ``--input sentences`` (default; one sentence per example, as tokenize cut it: ULR-BERT §4) or
+``packed`` (the sentences concatenated and cut into ``--max-length`` blocks, default 512: BURT §5.2,
+:mod:`pipeline.pretrain.packing`; masking objectives only). ``--batching length-grouped`` (the default
+for sentences) puts sentences of similar length in a batch, ``random`` does not
+(:mod:`pipeline.pretrain.batching`); the log and ``stats.json`` give the share of padding.
+
 Outputs. ``OUT/`` appears only when training completes: ``save_pretrained`` model (encoder +
 MLM head) and tokenizer, sentence-transformers module files, ``pretrain_config.json``
 (resolved settings + provenance) and ``train_log.jsonl`` (one line per optimizer step: every
@@ -38,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import logging
 import math
@@ -52,8 +57,8 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 from transformers import get_linear_schedule_with_warmup
 
-from pipeline import contracts, provenance
-from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RATE, SEED
+from pipeline import provenance
+from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RATE, SEED, integer
 from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
 from pipeline.models import runtime
@@ -65,13 +70,23 @@ from pipeline.models.loading import (
     load_masked_lm,
     load_tokenizer,
 )
+from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
 from pipeline.pretrain import checkpoint
+from pipeline.pretrain.batching import BATCHINGS, PaddingMeter, epoch_batches, example_lengths, padding_counts
 from pipeline.pretrain.masking_stats import MaskingStats, gather
 from pipeline.pretrain.misad import CHOICES, choice_for, choose_by_mlm_score
 from pipeline.pretrain.objectives import MISAD_SOURCES, OBJECTIVES, PretrainingModel, make_data
+from pipeline.pretrain.packing import (
+    INPUTS,
+    PACKED_LENGTH,
+    PackedDataset,
+    check_input,
+    check_positions,
+    sentence_length,
+)
 from pipeline.pretrain.pooler import MISAD_POOLINGS, export_pooler
 from pipeline.pretrain.span_sampling import POOLS
-from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_token_rows
+from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_data, data_fingerprint
 from pipeline.progress import Progress
 from pipeline.shards import input_files
 
@@ -86,6 +101,9 @@ RESUME_KEYS = (
     "misad_max_candidates",
     "pooling",
     "ngram_pool",
+    "input",
+    "max_length",
+    "batching",
     "max_steps",
     "epochs",
     "batch_size",
@@ -142,6 +160,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "until the 15%% budget, tokens only where n-grams run out), uniform over kept n-grams and uncovered "
         "tokens, or ngrams-only (the released run_ngram.py: n-grams until the budget is passed)",
     )
+    parser.add_argument(
+        "--input",
+        choices=INPUTS,
+        default=INPUTS[0],
+        help="sentences: one sentence per input (ULR-BERT §4); packed: the sentences concatenated and cut into "
+        "--max-length blocks (BURT §5.2; mlm, wwm, burt, spanbert, entity only)",
+    )
+    parser.add_argument(
+        "--max-length",
+        type=integer(MIN_MAX_LENGTH),
+        help=f"tokens per input: packed, the block length (default {PACKED_LENGTH}); sentences, the token "
+        "data's (tokenize --max-length; another is refused)",
+    )
+    parser.add_argument(
+        "--batching",
+        choices=BATCHINGS,
+        help="which examples share a batch: length-grouped (default for sentences: less padding) or random "
+        "(default for packed)",
+    )
     parser.add_argument("--max-steps", type=COUNT, default=0, help="optimizer steps (0: --epochs over the data)")
     parser.add_argument("--epochs", type=RATE, default=1.0)
     parser.add_argument("--batch-size", type=POSITIVE, default=64, help="sentences per process and micro-batch")
@@ -169,42 +206,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
 
 
-def check_data(paths: list[Path], tokenizer) -> dict:
-    """The first file's tokenize record, after checking every file's schema, vocabulary and length."""
-    records = []
-    for path in paths:
-        contracts.check_schema(path, contracts.TOKENS)
-        record = contracts.read_provenance(path)
-        made_with = record.get("params", {}).get("vocab_sha256")
-        if made_with and made_with != vocab_sha256(tokenizer):
-            raise InputError(
-                path,
-                f"tokenized with another vocabulary ({record['params'].get('model')}); rerun tokenize with this model",
-            )
-        if records and record.get("params", {}).get("max_length") != records[0].get("params", {}).get("max_length"):
-            raise InputError(path, "tokenized with another --max-length than the other shards")
-        check_token_rows(path, len(tokenizer))
-        records.append(record)
-    return records[0]
-
-
-def data_fingerprint(paths: list[Path]) -> tuple[list[dict], str]:
-    """Each file's fingerprint (path order) and one SHA-256 over them: the data a checkpoint belongs to."""
-    prints = [provenance.file_fingerprint(p) for p in sorted(paths, key=str)]
-    return prints, hashlib.sha256("".join(p["sha256"] for p in prints).encode()).hexdigest()
-
-
 def dropout_seed(seed: int, rank: int) -> int:
     """The seed of a process's own stream for dropout (and any other global-RNG draw)."""
     return int(np.random.SeedSequence([seed, rank, 4]).generate_state(1)[0])
-
-
-def epoch_batches(size: int, epoch: int, seed: int, batch_size: int, world: runtime.World) -> list[list[int]]:
-    """This process's batches of an epoch: a seeded permutation, split evenly over the processes."""
-    order = np.random.default_rng([seed, epoch, 3]).permutation(size)
-    if world.size > 1:
-        order = order[: size // world.size * world.size][world.rank :: world.size]
-    return [order[i : i + batch_size].tolist() for i in range(0, len(order), batch_size)]
 
 
 def optimizer_for(model, lr: float, weight_decay: float) -> torch.optim.AdamW:
@@ -219,10 +223,6 @@ def optimizer_for(model, lr: float, weight_decay: float) -> torch.optim.AdamW:
 
 def to_device(batch: dict, device) -> dict:
     return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
-
-
-def tokens_in(batch: dict) -> int:
-    return int(sum(batch[k].sum() for k in ("attention_mask", "w_attention_mask", "r_attention_mask") if k in batch))
 
 
 def prepare(batch: dict, module: PretrainingModel, collator, tokenizer, device) -> dict:
@@ -268,6 +268,7 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
 
 def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     device = runtime.pick_device(world.local_rank)
+    check_input(args)  # before any work: packed input only for the masking objectives
     if not world.is_main:
         log.setLevel(logging.WARNING)  # one progress log per run, not per process
     out = Path(args.out)
@@ -276,6 +277,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     data_files = input_files(args.data, unique_names=False)
     data_record = check_data(data_files, tokenizer)
     data_prints, data_sha = data_fingerprint(data_files)
+    if args.input == "sentences":
+        args.max_length = sentence_length(args.max_length, data_record)
     if args.pooling == "pooler" and args.objective not in MISAD_SOURCES:
         raise InputError(args.model, f"--pooling pooler is MiSAD's (ULR-BERT §3.2); {args.objective} trains no pooler")
     args.misad_choice = choice_for(MISAD_SOURCES.get(args.objective, "ngram"), args.misad_choice)  # as it runs
@@ -300,7 +303,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     dataset = TokenDataset(work / "tokens.arrow")
     if len(dataset) == 0:
         raise InputError(data_files[0], "the token dataset is empty")
-    max_length = int(data_record.get("params", {}).get("max_length", int(dataset.lengths().max())))
+    max_length = int(args.max_length or dataset.lengths().max())
 
     runtime.seed_everything(args.seed)
     discriminator = None
@@ -318,12 +321,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             args.model, f"the tokenizer has {len(tokenizer)} tokens but the model only {embeddings} embeddings"
         )
     positions = getattr(mlm_model.config, "max_position_embeddings", None)
-    if positions and int(dataset.lengths().max()) > positions:
-        raise InputError(
-            data_files[0],
-            f"inputs of up to {int(dataset.lengths().max())} tokens, but the model has "
-            f"{positions} positions; rerun tokenize with --max-length {positions}",
-        )
+    check_positions(args.input, max_length if args.input == "packed" else int(dataset.lengths().max()), positions)
     module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
     new_pair_head = module.start_pair_head(args.model)  # NSP / SOP: from BERT's pre-trained head where there is one
     new_pooler = module.start_pooler(args.model)  # MiSAD's pooler: from the checkpoint's where it has one
@@ -333,9 +331,10 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         else module
     )  # DDP starts every replica from rank 0's weights
     runtime.seed_everything(dropout_seed(args.seed, world.rank))
+    packed = PackedDataset(dataset, tokenizer, max_length) if args.input == "packed" else None
     examples, collator = make_data(
         args.objective,
-        dataset,
+        packed or dataset,
         tokenizer,
         args.seed,
         max_length,
@@ -344,7 +343,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         args.ngram_pool,
         args.mlm_probability,
     )
-    per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world))
+    lengths = example_lengths(examples, dataset) if args.batching == "length-grouped" else None
+    per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world, lengths))
     if per_epoch < args.grad_accum:
         raise InputError(
             data_files[0],
@@ -386,8 +386,18 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         "new_pooler": new_pooler,
         "vocab_sha256": vocab_sha256(tokenizer),
     }
+    if packed is not None:  # BURT §5.2's blocks: how many, and the marked spans their boundaries cut
+        config["packing"] = {"blocks": len(packed), "rows": len(dataset), "content_tokens": packed.content_tokens}
+        config["packing"]["cut_spans"] = packed.cut_spans()
     record = provenance.make("pretrain", config, inputs=data_prints, seed=args.seed)
     run_stats = MaskingStats.from_dict(position["masking"]) if "masking" in position else MaskingStats()
+    run_padding = PaddingMeter.from_dict(position.get("padding", {}))
+
+    def save_checkpoint(epoch: int, done: int, step: int) -> None:
+        """The data position and the run's totals so far beside the model, optimizer and RNG states."""
+        totals = {"masking": run_stats.as_dict(), "padding": run_padding.as_dict()}
+        at = {"epoch": epoch, "batches_done": done, "step": step, **totals}
+        checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler, at, settings)
 
     step, epoch, done = position["step"], position["epoch"], position["batches_done"]
     meter = Progress(log, "steps", total=total_steps)
@@ -399,7 +409,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             collator.set_epoch(epoch)
             if hasattr(examples, "set_epoch"):
                 examples.set_epoch(epoch)
-            batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world)
+            batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world, lengths)
             # an epoch ends on an optimizer step: drop the tail that cannot fill a whole accumulation
             batches = batches[: len(batches) // args.grad_accum * args.grad_accum] or batches
             loader = DataLoader(
@@ -409,7 +419,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 num_workers=args.num_workers,
                 generator=loader_rng,
             )
-            sums, tokens, started, micro, step_stats = {}, 0, time.monotonic(), 0, MaskingStats()
+            sums, started, micro, step_stats, padding = {}, time.monotonic(), 0, MaskingStats(), PaddingMeter()
             for batch in loader:
                 stats = batch.pop("masking_stats", None)
                 batch = prepare(batch, module, collator, tokenizer, device)
@@ -420,7 +430,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 losses = forward_backward(model, batch, args.grad_accum, device, world.size > 1 and not sync)
                 for key, value in losses.items():
                     sums[key] = sums.get(key, 0.0) + value / args.grad_accum
-                tokens += tokens_in(batch)
+                padding.add(padding_counts(batch))
                 if not sync:
                     continue
                 lr = scheduler.get_last_lr()[0]  # the rate this step uses (the scheduler moves on after it)
@@ -428,7 +438,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 step += 1
                 seconds = time.monotonic() - started
                 step_stats = gather(step_stats, world)
-                all_tokens = int(runtime.all_sum(tokens, world, device))
+                padding = padding.summed(world, device)  # the step's pad and all tokens, over the processes
+                all_tokens = sum(total - pad for pad, total in padding.sums.values())
                 losses = {k: runtime.all_mean(v, world, device) for k, v in sorted(sums.items())}
                 counts = step_stats.counts
                 entry = {
@@ -439,26 +450,20 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                     "tokens": all_tokens,
                     "tokens_per_s": round(all_tokens / seconds, 1),
                     "mask_rate": round(counts["masked_tokens"] / max(counts["eligible_tokens"], 1), 5),
+                    **padding.shares(),
                 }
                 for key in ("misad_fallbacks", "nsp_relabelled"):
                     if counts[key]:
                         entry[key] = counts[key]
                 run_stats.add(step_stats)
+                run_padding.add(padding.sums)
                 if world.is_main:
                     log_file.write(json.dumps(entry) + "\n")
                     log_file.flush()
                 meter.update(1, position=step, info={"loss": float(losses["loss"])})
-                sums, tokens, started, step_stats = {}, 0, time.monotonic(), MaskingStats()
+                sums, started, step_stats, padding = {}, time.monotonic(), MaskingStats(), PaddingMeter()
                 if args.save_every and step % args.save_every == 0 and step < total_steps:
-                    checkpoint.save(
-                        work / "checkpoint",
-                        world,
-                        module,
-                        optimizer,
-                        scheduler,
-                        {"epoch": epoch, "batches_done": done, "step": step, "masking": run_stats.as_dict()},
-                        settings,
-                    )
+                    save_checkpoint(epoch, done, step)
                 if halt_after is not None and step >= halt_after:
                     raise TrainingHalted(f"halted after step {step}")
                 if step >= total_steps:
@@ -468,15 +473,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     meter.done()
     log.info("masking: %s", run_stats.line())
     if args.keep_checkpoint:
-        checkpoint.save(
-            work / "checkpoint",
-            world,
-            module,
-            optimizer,
-            scheduler,
-            {"epoch": epoch, "batches_done": done, "step": step},
-            settings,
-        )
+        save_checkpoint(epoch, done, step)
     if world.is_main:
         with AtomicDir(out) as tmp:
             save_model(tmp, module.encoder, tokenizer, max_length, args.pooling)
@@ -487,7 +484,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 tokenizer.save_pretrained(tmp / "generator")
             (tmp / "pretrain_config.json").write_text(json_text({**config, "provenance": record}))
             (tmp / "stats.json").write_text(
-                json_text({"steps": step, "masking": run_stats.summary(), "provenance": record})
+                json_text({"steps": step, **run_padding.shares(), "masking": run_stats.summary(), "provenance": record})
             )
             shutil.copy(log_path, tmp / "train_log.jsonl")
             if args.keep_checkpoint:

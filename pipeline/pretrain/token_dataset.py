@@ -6,10 +6,14 @@ group at a time and in the order of their paths (so the order they are named in 
 matter), into one uncompressed Arrow IPC file, which :class:`TokenDataset` memory-maps: each row is a pair of
 slices into the mapped column buffers, and the operating system pages in what is read. The
 dataset itself is never modified; masking happens in the collators, anew each epoch.
+
+Before a run, :func:`check_data` checks every file ``pretrain`` is given (schema, vocabulary, length,
+rows) and :func:`data_fingerprint` names the data a checkpoint belongs to.
 """
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_right
 from pathlib import Path
 
@@ -18,9 +22,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline import contracts
+from pipeline import contracts, provenance
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
+from pipeline.models.directory import vocab_sha256
 
 LIST_COLUMNS = ("input_ids", "word_ids")
 SPAN_COLUMNS = ("ngram_spans", "entity_spans")
@@ -78,6 +83,31 @@ def check_token_rows(path, vocab_size: int, batch_rows: int = 65536) -> None:
                     path, f"{what}; rerun tokenize", where=f"row {seen + first}, doc {doc} sentence {sent}"
                 )
         seen += batch.num_rows
+
+
+def check_data(paths: list[Path], tokenizer) -> dict:
+    """The first file's tokenize record, after checking every file's schema, vocabulary and length."""
+    records = []
+    for path in paths:
+        contracts.check_schema(path, contracts.TOKENS)
+        record = contracts.read_provenance(path)
+        made_with = record.get("params", {}).get("vocab_sha256")
+        if made_with and made_with != vocab_sha256(tokenizer):
+            raise InputError(
+                path,
+                f"tokenized with another vocabulary ({record['params'].get('model')}); rerun tokenize with this model",
+            )
+        if records and record.get("params", {}).get("max_length") != records[0].get("params", {}).get("max_length"):
+            raise InputError(path, "tokenized with another --max-length than the other shards")
+        check_token_rows(path, len(tokenizer))
+        records.append(record)
+    return records[0]
+
+
+def data_fingerprint(paths: list[Path]) -> tuple[list[dict], str]:
+    """Each file's fingerprint (path order) and one SHA-256 over them: the data a checkpoint belongs to."""
+    prints = [provenance.file_fingerprint(p) for p in sorted(paths, key=str)]
+    return prints, hashlib.sha256("".join(p["sha256"] for p in prints).encode()).hexdigest()
 
 
 def _rows_of(lists: pa.Array, value_mask: pa.Array, rows: int) -> pa.Array:

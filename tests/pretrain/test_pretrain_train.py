@@ -242,7 +242,7 @@ def test_torchrun_with_two_processes(tokens_en, tiny_en, dataset_en, tmp_path):
     assert len(log) == 3
     # tokens: the sum over both processes' batches of each step
     lengths = dataset_en.lengths()
-    batches = [epoch_batches(len(lengths), 0, 0, 4, World(rank, 2)) for rank in (0, 1)]
+    batches = [epoch_batches(len(lengths), 0, 0, 4, World(rank, 2), lengths) for rank in (0, 1)]  # grouped
     assert [e["tokens"] for e in log] == [
         int(lengths[batches[0][s]].sum() + lengths[batches[1][s]].sum()) for s in range(3)
     ]
