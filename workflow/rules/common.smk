@@ -24,6 +24,13 @@ for _lang in LANGUAGES:
     if _lang not in config["corpus"]:
         raise ValueError(f"config: corpus.languages lists {_lang!r} but there is no corpus.{_lang} section")
 
+# Every pre-training run, label -> backbone, objective and its experiment's settings
+# (pipeline/experiments.py): the n-gram stage reads it for the presets the runs need, the
+# later stages for the models they name.
+from pipeline.experiments import runs as pretrain_runs
+
+PRETRAIN_RUNS = pretrain_runs(config["pretrain"])
+
 # Rules run `python -m pipeline ...` from the repository root; the package is importable
 # from there in any environment (a venv, or a rule's conda env that holds the dependencies).
 # Each job also gets a watchdog that stops it when Snakemake itself is killed (pipeline/job_watchdog.py).

@@ -68,14 +68,16 @@ rule tokenize:
 rule pretrain:
     input:
         tokens=token_shards,
-        backbone=lambda wc: BACKBONE_MODELS[wc.backbone][1],
-        generator=lambda wc: electra_generator(wc.backbone)[1],
+        backbone=lambda wc: BACKBONE_MODELS[PRETRAIN_RUNS[wc.label].backbone][1],
+        generator=lambda wc: electra_generator(PRETRAIN_RUNS[wc.label].backbone)[1],
     output:
-        directory(f"{RESULTS}/models/{{backbone}}+{{objective}}"),
+        directory(f"{RESULTS}/models/{{label}}"),
     log:
-        f"{LOGS}/pretrain/{{backbone}}+{{objective}}.log",
+        f"{LOGS}/pretrain/{{label}}.log",
     benchmark:
-        f"{BENCHMARKS}/pretrain/{{backbone}}+{{objective}}.tsv"
+        f"{BENCHMARKS}/pretrain/{{label}}.tsv"
+    wildcard_constraints:
+        label="|".join(re.escape(label) for label in PRETRAIN_RUNS) or "(?!)",
     conda:
         "../../envs/models.yaml"
     threads: PRETRAIN_CPUS_PER_GPU * PRETRAIN["gpus"]
@@ -85,12 +87,13 @@ rule pretrain:
         runtime=48 * 60,
     params:
         launcher=launcher(PRETRAIN["gpus"]),
-        model=lambda wc: BACKBONE_MODELS[wc.backbone][0],
-        generator=lambda wc: electra_generator(wc.backbone)[0],
-        flags=lambda wc: pretrain_flags(wc.objective),
+        model=lambda wc: BACKBONE_MODELS[PRETRAIN_RUNS[wc.label].backbone][0],
+        generator=lambda wc: electra_generator(PRETRAIN_RUNS[wc.label].backbone)[0],
+        objective=lambda wc: PRETRAIN_RUNS[wc.label].objective,
+        flags=lambda wc: pretrain_flags(wc.label),
     shell:
         "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q}"
-        " --objective {wildcards.objective:q} --generator={params.generator:q} {params.flags:q} --out {output:q}"
+        " --objective {params.objective:q} --generator={params.generator:q} {params.flags:q} --out {output:q}"
         " > {log:q} 2>&1"
 
 

@@ -111,7 +111,7 @@ rule training_curves:
     benchmark:
         f"{BENCHMARKS}/training_curves/{{model}}.tsv"
     wildcard_constraints:
-        model=r"[A-Za-z0-9_.-]+\+[A-Za-z0-9_-]+",
+        model="|".join(re.escape(label) for label in PRETRAIN_RUNS) or "(?!)",
     conda:
         "../../envs/models.yaml"
     resources:

@@ -9,12 +9,11 @@ def finetune_start(name):
     """(--model value, input files) of a starting model: a backbone or a pretrain output."""
     if name in BACKBONES:
         return BACKBONE_MODELS[name]
-    backbone, _, objective = name.partition("+")
-    if backbone in PRETRAIN["backbones"] and objective in PRETRAIN["objectives"]:
+    if name in PRETRAIN_RUNS:
         return f"{RESULTS}/models/{name}", [f"{RESULTS}/models/{name}"]
     raise ValueError(
         f"config: finetune start {name!r} is neither in models.backbones nor a pretrain output"
-        " (<backbone>+<objective> of pretrain.backbones x pretrain.objectives)"
+        " (<backbone>+<objective><suffix> of pretrain.backbones x each experiment's objectives)"
     )
 
 

@@ -13,9 +13,7 @@ def objective_preset(objective):
 
 def ngram_presets():
     """The presets some configured objective reads (the default alone where none pre-trains)."""
-    pretrain = config["pretrain"]
-    objectives = pretrain["objectives"] if pretrain["backbones"] else []
-    return sorted({objective_preset(objective) for objective in objectives}) or [DEFAULT_PRESET]
+    return sorted({objective_preset(run.objective) for run in PRETRAIN_RUNS.values()}) or [DEFAULT_PRESET]
 
 
 NGRAM_PRESETS = ngram_presets()

@@ -34,10 +34,11 @@ def electra_generator(backbone):
 
 
 def token_shards(wc):
-    """Every token shard of a backbone, from the sample of the n-gram preset the objective reads: one per
-    sample shard."""
-    preset = objective_preset(wc.objective)
-    return per_shard(f"{RESULTS}/tokens/{preset}/{wc.backbone}/{{part}}/{{shard}}.parquet", PRETRAIN["language"])
+    """Every token shard of a run's backbone, from the sample of the n-gram preset its objective reads:
+    one per sample shard."""
+    run = PRETRAIN_RUNS[wc.label]
+    path = f"{RESULTS}/tokens/{objective_preset(run.objective)}/{run.backbone}/{{part}}/{{shard}}.parquet"
+    return per_shard(path, PRETRAIN["language"])
 
 
 def launcher(gpus):
@@ -49,14 +50,17 @@ def launcher(gpus):
 MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
 
 
-def pretrain_flags(objective):
-    keys = ("max_steps", "epochs", "batch_size", "grad_accum", "lr", "warmup", "seed")
-    keys += ("misad_choice", "ngram_pool", "save_every")
-    flags = options(PRETRAIN, *keys) + ["--resume"]  # resume: a rerun continues
-    if objective in MISAD_OBJECTIVES:  # elsewhere --pooling is only the exported one: mean, as before
+def pretrain_flags(label):
+    """A run's options: its experiment's settings, then the section's own."""
+    run = PRETRAIN_RUNS[label]
+    flags = options(run.settings, "max_steps", "epochs", "batch_size", "grad_accum", "lr", "warmup")
+    if run.settings["input"] == "packed":  # sentences: the length is tokenize's (pretrain.max_length)
+        flags += ["--input", "packed", *options(run.settings, "max_length")]
+    flags += options(PRETRAIN, "seed", "misad_choice", "ngram_pool", "save_every") + ["--resume"]  # a rerun continues
+    if run.objective in MISAD_OBJECTIVES:  # elsewhere --pooling is only the exported one: mean, as before
         flags += ["--pooling", PRETRAIN["misad_pooling"]]
     return flags
 
 
 def trained_models():
-    return [f"{name}+{objective}" for name in PRETRAIN["backbones"] for objective in PRETRAIN["objectives"]]
+    return list(PRETRAIN_RUNS)

@@ -13,7 +13,7 @@ def corpus_stats_inputs():
             ngrams += per_shard(f"{RESULTS}/ngrams/{preset}/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
         # every preset samples the same sentences: one preset's sample and tokens count them
         stats += per_shard(f"{RESULTS}/sample/{NGRAM_PRESETS[0]}/{{lang}}/{{part}}/{{shard}}.stats.json", lang)
-    for name in PRETRAIN["backbones"] if PRETRAIN["objectives"] else []:  # one token shard per sample shard
+    for name in dict.fromkeys(run.backbone for run in PRETRAIN_RUNS.values()):  # a token shard per sample shard
         stats += per_shard(
             f"{RESULTS}/tokens/{NGRAM_PRESETS[0]}/{name}/{{part}}/{{shard}}.stats.json", PRETRAIN["language"]
         )

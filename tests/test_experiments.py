@@ -1,0 +1,94 @@
+"""Pre-training experiments: each paper's rows with that paper's settings (pipeline/experiments.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.experiments import runs
+
+REPO = Path(__file__).resolve().parents[1]
+SECTION = {"backbones": ["bert"], "max_length": 128, "batch_size": 64, "lr": 5e-5, "epochs": 1, "input": "sentences"}
+
+
+def test_without_experiments_the_section_is_the_one_experiment():
+    found = runs({**SECTION, "objectives": ["mlm", "burt"]})
+    assert list(found) == ["bert+mlm", "bert+burt"]
+    assert found["bert+burt"].settings["batch_size"] == 64 and found["bert+burt"].experiment == ""
+
+
+def test_experiments_override_the_section_and_label_their_runs():
+    experiments = {
+        "ulr": {"objectives": ["mlm", "misad"]},
+        "burt": {
+            "objectives": ["mlm", "burt"],
+            "suffix": ".packed",
+            "input": "packed",
+            "max_length": 512,
+            "batch_size": 16,
+        },
+    }
+    found = runs({**SECTION, "objectives": [], "experiments": experiments})
+    assert list(found) == ["bert+mlm", "bert+misad", "bert+mlm.packed", "bert+burt.packed"]
+    packed = found["bert+mlm.packed"]
+    assert (packed.objective, packed.experiment) == ("mlm", "burt")
+    assert {k: packed.settings[k] for k in ("input", "max_length", "batch_size", "lr")} == {
+        "input": "packed",
+        "max_length": 512,
+        "batch_size": 16,
+        "lr": 5e-5,  # from the section
+    }
+    assert found["bert+mlm"].settings["batch_size"] == 64
+
+
+@pytest.mark.parametrize(
+    "experiments, message",
+    [
+        ({"a": {"objectives": ["mlm"]}, "b": {"objectives": ["mlm"]}}, "both make bert+mlm"),
+        ({"a": {"objectives": ["misad"], "input": "packed", "max_length": 512}}, "packed input is for"),
+        ({"a": {"objectives": ["mlm"], "max_length": 256}}, "cut at pretrain.max_length"),
+    ],
+)
+def test_configs_that_cannot_run_are_refused(experiments, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        runs({**SECTION, "objectives": [], "experiments": experiments})
+
+
+def test_objectives_and_experiments_together_are_refused():
+    with pytest.raises(ValueError, match="both list objectives"):
+        runs({**SECTION, "objectives": ["mlm"], "experiments": {"a": {"objectives": ["burt"]}}})
+
+
+def test_paper_en_trains_each_papers_rows_with_its_settings():
+    """ULR-BERT §4 (single sentences, 128, batch 64) and BURT §5.2 (packed, 512, batch 16)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1024", "--forceall", "--configfile"]
+        + ["workflow/config/paper-en.yaml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    commands = {
+        re.search(r"--out (\S+)", line).group(1).rsplit("/", 1)[1]: line
+        for line in result.stdout.splitlines()
+        if "-m pipeline pretrain " in line
+    }
+    ulr = ["mlm", "misad", "misad-span", "misad-entity", "nsp", "sop"]
+    burt = ["mlm.packed", "spanbert.packed", "burt.packed"]
+    assert sorted(commands) == sorted(f"bert-base-uncased+{name}" for name in ulr + burt)
+    for name in ulr:
+        line = commands[f"bert-base-uncased+{name}"]
+        assert "--batch-size 64" in line and "--input" not in line and "/tokens/ulr/" in line
+    for name in burt:
+        line = commands[f"bert-base-uncased+{name}"]
+        assert "--batch-size 16" in line and "--input packed --max-length 512" in line
+        assert ("/tokens/burt/" in line) == (name == "burt.packed")
