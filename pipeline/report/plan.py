@@ -255,11 +255,40 @@ class Planner:
         return {
             "targets": [f"{self.results}/metrics/{benchmark}/{label}.json"],
             "downstream": {
+                "benchmark": benchmark,
+                "gpu_hours": self.classify_hours(benchmark, label),
                 "settings": ours,
                 "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
                 "deviations": self.deviations(ours, paper["settings"], f"{benchmark}."),
             },
         }
+
+    def repo_of(self, label: str) -> str:
+        """The hub repository a model label starts from (a backbone, or a pre-training run's backbone)."""
+        name = self.runs[label].backbone if label in self.runs else label
+        return hub_repo(self.config["models"]["backbones"].get(name, name))
+
+    def classify_hours(self, benchmark: str, label: str) -> float | None:
+        """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
+        lr x epochs x lengths per task, each example padded to the length (an upper bound: classify pads
+        each batch to its longest example)."""
+        arch = architecture(self.repo_of(label))
+        if arch is None:
+            return None
+        section, sizes = self.config["classify"], self.work["train_examples"][benchmark]
+
+        def listed(key, task):
+            value = section[key].get(task, section[key][benchmark])
+            return value if isinstance(value, list) else [value]
+
+        flops = 0.0
+        for task in section[benchmark]["tasks"]:
+            runs = section["seeds"] * len(section["batch_sizes"][benchmark]) * len(listed("lr", task))
+            for epochs in listed("epochs", task):
+                for length in listed("max_length", task):
+                    tokens = sizes[task] * epochs * length
+                    flops += runs * tokens * arch.training_flops_per_token(length)
+        return cost.gpu_hours(flops, self.gpu, self.mfu)
 
     def finetune_record(self, made_by: dict, experiment: str) -> dict:
         section = self.config["finetune"]
@@ -320,6 +349,28 @@ class Planner:
         }
 
 
+def budget(records: list[dict]) -> dict:
+    """GPU-hours by rule over the planned jobs, each job counted once however many rows it serves."""
+    jobs: dict[tuple[str, str], float] = {}
+    for r in records:
+        if r["status"] != "planned":
+            continue
+        if r.get("gpu_hours") and "settings" in r and ("objective" in r["settings"] or "recipe" in r["settings"]):
+            jobs[("pretrain" if "objective" in r["settings"] else "finetune", r["label"])] = r["gpu_hours"]
+        down = r.get("downstream", {})
+        if down.get("gpu_hours"):
+            jobs[(f"classify {down['benchmark']}", r["label"])] = down["gpu_hours"]
+    by_rule: dict[str, float] = {}
+    for (rule, _), hours in jobs.items():
+        by_rule[rule] = by_rule.get(rule, 0.0) + hours
+    largest = sorted(jobs.items(), key=lambda item: -item[1])[:5]
+    return {
+        "total": sum(jobs.values()),
+        "by_rule": by_rule,
+        "largest": [{"rule": rule, "label": label, "gpu_hours": hours} for (rule, label), hours in largest],
+    }
+
+
 def markdown(records: list[dict], assumption: str) -> str:
     lines = [
         f"GPU-hours: {assumption}",
@@ -334,6 +385,10 @@ def markdown(records: list[dict], assumption: str) -> str:
             f"| {r['paper']} | {r['table']} | {r['row']} | {r['status']} | {r.get('label', r.get('reason', ''))} | "
             f"{deviations} | {'' if hours is None else f'{hours:,.2f}'} |"
         )
+    total = budget(records)
+    lines += ["", f"GPU budget of the planned rows: {total['total']:,.1f} GPU-hours"]
+    lines += [f"- {rule}: {hours:,.1f}" for rule, hours in sorted(total["by_rule"].items())]
+    lines += [f"- largest: {j['rule']} {j['label']} {j['gpu_hours']:,.1f}" for j in total["largest"]]
     return "\n".join(lines) + "\n"
 
 
@@ -343,7 +398,13 @@ def run(args: argparse.Namespace) -> None:
     records = planner.records()
     assumption = cost.assumptions(args.gpu, args.mfu)
     if args.format == "json":
-        text = json.dumps({"config": str(args.configfile), "assumption": assumption, "rows": records}, indent=2) + "\n"
+        document = {
+            "config": str(args.configfile),
+            "assumption": assumption,
+            "rows": records,
+            "budget": budget(records),
+        }
+        text = json.dumps(document, indent=2) + "\n"
     else:
         text = markdown(records, assumption)
     if args.out:

@@ -121,3 +121,23 @@ def test_a_bad_config_is_one_line(cli, tmp_path, capsys):
     assert cli("plan", "--configfile", bad) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(bad) in err and "Traceback" not in err
+
+
+def test_glue_grid_hours_by_hand():
+    """paper-en's GLUE for one model: 8 tasks x 4 batch sizes x 5 seeds x 3 epochs, every example at 128."""
+    record = next(r for r in plan("paper-en") if r["source"] == "ulr_t5" and r["row"] == "BERT")
+    examples = 8551 + 67349 + 3668 + 5749 + 363846 + 392702 + 104743 + 2490
+    hours = 5 * 4 * examples * 3 * 128 * 664_409_088 / (989.4e12 * 0.4) / 3600
+    assert record["downstream"]["gpu_hours"] == pytest.approx(hours)
+
+
+def test_budget_counts_each_job_once():
+    from pipeline.report.plan import budget
+
+    records = list(plan("paper-en"))
+    total = budget(records)
+    glue_models = {r["label"] for r in records if r.get("downstream", {}).get("gpu_hours")}
+    one = next(r for r in records if r["row"] == "BERT" and r["source"] == "ulr_t5")["downstream"]["gpu_hours"]
+    assert len(glue_models) == 10  # the ten classify.glue.models of paper-en, however many tables print each
+    assert total["by_rule"]["classify glue"] == pytest.approx(10 * one)
+    assert total["total"] == pytest.approx(sum(total["by_rule"].values()))
