@@ -95,3 +95,16 @@ def write_section(name: str, section: str) -> None:
     else:
         text = text.rstrip("\n") + "\n\n" + section
     BENCHMARKS_MD.write_text(text)
+
+
+def add_data_root(parser) -> None:
+    """``--data``: the public data root, ``$ULR_DATA_ROOT`` by default (required where that is unset)."""
+    import os
+
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=os.environ.get("ULR_DATA_ROOT"),
+        required="ULR_DATA_ROOT" not in os.environ,
+        help="the public data root ($ULR_DATA_ROOT)",
+    )

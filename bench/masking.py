@@ -44,7 +44,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
 
 import testdata
-from harness import machine, markdown_table, write_section
+from harness import add_data_root, machine, markdown_table, write_section
 
 from pipeline.cli import main as cli
 from pipeline.models.loading import load_tokenizer
@@ -242,13 +242,7 @@ def ngram_lengths(data_root: Path, work: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=os.environ.get("ULR_DATA_ROOT"),
-        required="ULR_DATA_ROOT" not in os.environ,
-        help="the public data root ($ULR_DATA_ROOT)",
-    )
+    add_data_root(parser)
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--write-md", action="store_true", help="replace the masking section of BENCHMARKS.md")

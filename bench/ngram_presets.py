@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -41,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from harness import machine, markdown_table, write_section
+from harness import add_data_root, machine, markdown_table, write_section
 
 from pipeline.cli import main as cli
 
@@ -158,13 +157,7 @@ def table(results: dict[str, dict], target_mean: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=os.environ.get("ULR_DATA_ROOT"),
-        required="ULR_DATA_ROOT" not in os.environ,
-        help="the public data root ($ULR_DATA_ROOT)",
-    )
+    add_data_root(parser)
     parser.add_argument("--write-md", action="store_true", help="replace the N-gram presets section of BENCHMARKS.md")
     args = parser.parse_args()
     data_root = args.data if args.data.is_absolute() else REPO / args.data

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testdata import dry_run_jobs
 
 from pipeline.experiments import runs
 
@@ -64,18 +62,9 @@ def test_objectives_and_experiments_together_are_refused():
         runs({**SECTION, "objectives": ["mlm"], "experiments": {"a": {"objectives": ["burt"]}}})
 
 
-def test_paper_en_trains_each_papers_rows_with_its_settings():
+def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
     """ULR-BERT §4 (single sentences, 128, batch 64) and BURT §5.2 (packed, 512, batch 16)."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1024", "--forceall", "--configfile"]
-        + ["workflow/config/paper-en.yaml"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    result, _ = dry_run_jobs(REPO / "workflow/config/paper-en.yaml", tmp_path / "data", print_commands=True)
     assert result.returncode == 0, result.stdout + result.stderr
     commands = {
         re.search(r"--out (\S+)", line).group(1).rsplit("/", 1)[1]: line
@@ -87,7 +76,9 @@ def test_paper_en_trains_each_papers_rows_with_its_settings():
     assert sorted(commands) == sorted(f"bert-base-uncased+{name}" for name in ulr + burt)
     for name in ulr:
         line = commands[f"bert-base-uncased+{name}"]
-        assert "--batch-size 64" in line and "--input" not in line and "/tokens/ulr/" in line
+        assert "--batch-size 64" in line and "--input" not in line
+        # NSP / SOP read the pair sample (each sampled sentence with its next one, ULR-BERT §7.1)
+        assert f"/tokens/ulr{'-pairs' if name in ('nsp', 'sop') else ''}/" in line
     for name in burt:
         line = commands[f"bert-base-uncased+{name}"]
         assert "--batch-size 16" in line and "--input packed --max-length 512" in line

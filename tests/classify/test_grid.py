@@ -4,12 +4,10 @@ the best dev mean kept (pipeline/classify/hyperparameters.py, classify_summary.p
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testdata import dry_run_jobs
 
 from pipeline.classify.hyperparameters import grid, setting_label
 
@@ -63,19 +61,10 @@ def test_summary_keeps_the_setting_with_the_best_dev_mean(cli, tmp_path):
     }
 
 
-def test_paper_zh_runs_burts_clue_grid():
+def test_paper_zh_runs_burts_clue_grid(tmp_path):
     """paper-zh.yaml: 2 batch sizes x 3 lr x 3 epochs x 2 lengths on the classification tasks, 50 epochs
     on CLUEWSC, length 256 on the reading-comprehension tasks, 5 seeds each, per model."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "1024", "--forceall"]
-        + ["--configfile", "workflow/config/paper-zh.yaml"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    result, _ = dry_run_jobs(REPO / "workflow/config/paper-zh.yaml", tmp_path / "data")
     assert result.returncode == 0, result.stdout + result.stderr
     jobs = [
         dict(field.split("=", 1) for field in line.strip().removeprefix("wildcards: ").split(", "))
