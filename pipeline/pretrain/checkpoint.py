@@ -37,6 +37,33 @@ from pipeline.models.runtime import World, barrier
 STATE = "state.pt"
 
 
+# The settings a resumed run must share with its checkpoint (``differences`` compares them).
+RESUME_KEYS = (
+    "model",
+    "generator",
+    "objective",
+    "misad_choice",
+    "misad_max_candidates",
+    "pooling",
+    "ngram_pool",
+    "input",
+    "max_length",
+    "batching",
+    "max_steps",
+    "epochs",
+    "batch_size",
+    "grad_accum",
+    "lr",
+    "warmup",
+    "weight_decay",
+    "dropout",
+    "max_grad_norm",
+    "mlm_probability",
+    "seed",
+    "heldout",
+)
+
+
 def rng_state() -> dict:
     """Every generator's state as tensors and plain Python values (loadable with ``weights_only=True``)."""
     version, internal, gauss = random.getstate()

@@ -71,8 +71,9 @@ from pipeline.models.loading import (
     load_tokenizer,
 )
 from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
-from pipeline.pretrain import checkpoint
+from pipeline.pretrain import checkpoint, heldout
 from pipeline.pretrain.batching import BATCHINGS, PaddingMeter, epoch_batches, example_lengths, padding_counts
+from pipeline.pretrain.checkpoint import RESUME_KEYS
 from pipeline.pretrain.masking_stats import MaskingStats, gather
 from pipeline.pretrain.misad import CHOICES, choice_for, choose_by_mlm_score
 from pipeline.pretrain.objectives import MISAD_SOURCES, OBJECTIVES, PretrainingModel, make_data
@@ -91,31 +92,6 @@ from pipeline.progress import Progress
 from pipeline.shards import input_files
 
 log = logging.getLogger("pipeline.pretrain")
-
-# settings a resumed run must share with its checkpoint
-RESUME_KEYS = (
-    "model",
-    "generator",
-    "objective",
-    "misad_choice",
-    "misad_max_candidates",
-    "pooling",
-    "ngram_pool",
-    "input",
-    "max_length",
-    "batching",
-    "max_steps",
-    "epochs",
-    "batch_size",
-    "grad_accum",
-    "lr",
-    "warmup",
-    "weight_decay",
-    "dropout",
-    "max_grad_norm",
-    "mlm_probability",
-    "seed",
-)
 
 
 class TrainingHalted(Exception):
@@ -204,6 +180,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
     parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
     parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
+    parser.add_argument("--heldout", type=COUNT, default=0, help="sentences set aside for held-out evaluation")
+    parser.add_argument("--eval-every", type=POSITIVE, default=100, help="held-out evaluation every N steps")
 
 
 def dropout_seed(seed: int, rank: int) -> int:
@@ -303,6 +281,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     dataset = TokenDataset(work / "tokens.arrow")
     if len(dataset) == 0:
         raise InputError(data_files[0], "the token dataset is empty")
+    dataset, held = heldout.set_aside(args, dataset, tokenizer)  # --heldout: never trained on
     max_length = int(args.max_length or dataset.lengths().max())
 
     runtime.seed_everything(args.seed)
@@ -452,6 +431,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                     "mask_rate": round(counts["masked_tokens"] / max(counts["eligible_tokens"], 1), 5),
                     **padding.shares(),
                 }
+                if held is not None and held.due(step, total_steps) and world.is_main:
+                    entry.update(held.evaluate(module.mlm, device))
                 for key in ("misad_fallbacks", "nsp_relabelled"):
                     if counts[key]:
                         entry[key] = counts[key]

@@ -4,8 +4,9 @@ The log has one line per optimizer step (docs/method.md §3): every loss term (`
 parts, e.g. ``mlm`` + ``misad``, or ``mlm`` + ``nsp``), the learning rate, tokens and tokens/s,
 and whatever else the training stage records (masking statistics, for instance). The figure
 has one panel per kind: the loss terms (each on its own axis scale, since MiSAD's MSE is orders
-of magnitude below the MLM loss), the learning rate, the throughput, and every other numeric
-series.
+of magnitude below the MLM loss), the learning rate, the throughput, the held-out accuracies in one
+panel (``pretrain --heldout``: masked-token and whole-n-gram accuracy on sentences never trained
+on, pipeline/pretrain/heldout.py), and every other numeric series.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
 
 log = logging.getLogger("pipeline.training_curves")
-NOT_SERIES = ("step", "epoch", "tokens")
+NOT_SERIES = ("step", "epoch", "tokens", "heldout_ngrams")
+HELDOUT_ACCURACIES = ("heldout_token_acc", "heldout_ngram_acc", "heldout_ngram_token_acc")
 LOSS_TERMS = ("loss", "mlm", "misad", "nsp", "sop")
 
 
@@ -60,13 +62,15 @@ def series(entries: list[dict]) -> dict[str, list[tuple[int, float]]]:
 
 def panels(found: dict[str, list]) -> list[tuple[str, list[str]]]:
     losses = [k for k in found if k in LOSS_TERMS or k.endswith("loss")]
-    rest = [k for k in found if k not in losses and k not in ("lr", "tokens_per_s")]
+    held = [k for k in HELDOUT_ACCURACIES if k in found]
+    rest = [k for k in found if k not in losses and k not in ("lr", "tokens_per_s", *held)]
     terms = [k for k in losses if k != "loss"]
     if len(terms) == 1 and "loss" in losses:  # the total is that one term: plot it once
         losses = terms
     chosen = [("total loss" if term == "loss" else f"{term} loss", [term]) for term in losses]
     chosen += [("learning rate", ["lr"])] if "lr" in found else []
     chosen += [("tokens/s", ["tokens_per_s"])] if "tokens_per_s" in found else []
+    chosen += [("held-out accuracy", held)] if held else []
     chosen += [(name, [name]) for name in rest]
     return chosen
 
@@ -85,7 +89,9 @@ def plot(entries: list[dict], title: str, path: Path) -> None:
     for axis, (name, keys) in zip(axes.flat, layout):
         for key in keys:
             steps, values = zip(*found[key])
-            axis.plot(steps, values, marker="." if len(steps) < 30 else None, label=key)
+            axis.plot(steps, values, marker="." if len(steps) < 30 else None, label=key.removeprefix("heldout_"))
+        if len(keys) > 1:
+            axis.legend(fontsize="small")
         axis.set_title(name)
         axis.set_xlabel("step")
         axis.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
