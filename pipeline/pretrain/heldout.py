@@ -1,8 +1,9 @@
 """Held-out evaluation while pre-training: what the masked LM learns, on sentences it never trains on.
 
 ``pretrain --heldout N`` sets N sentences of the token data aside (a seeded draw: the same sentences
-for every objective trained on the same data) and trains on the others; every ``--eval-every K``
-steps, and after the last, the MLM head predicts the masked tokens of those sentences under two
+for every objective trained on the same data) and trains on the others; before the first step (a
+``train_log.jsonl`` line of its own, step 0), every ``--eval-every K`` steps and after the last, the
+MLM head predicts the masked tokens of those sentences under two
 fixed maskings, the same for every objective so that runs compare:
 
 - BERT's token masking (15%): ``heldout_token_acc`` (share of masked tokens predicted right) and

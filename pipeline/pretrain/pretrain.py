@@ -384,6 +384,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     loader_rng = torch.Generator().manual_seed(args.seed)  # keeps worker seeding off the global (dropout) RNG
     model.train()
     with log_path.open("a") as log_file:
+        if held is not None and step == 0 and world.is_main:  # where the held-out accuracy starts from
+            log_file.write(json.dumps({"step": 0, **held.evaluate(module.mlm, device)}) + "\n")
         while step < total_steps:
             collator.set_epoch(epoch)
             if hasattr(examples, "set_epoch"):
