@@ -144,6 +144,20 @@ MARKED = _contract(
     Span offsets count words (whitespace tokens) in English and characters in Chinese.""",
 )
 
+SAMPLED = pa.field("sampled", pa.bool_(), nullable=False)
+
+MARKED_PAIRS = _contract(
+    "marked pairs",
+    pa.schema([*MARKED, SAMPLED]),
+    written_by="`sample --with-next` (the NSP / SOP sample)",
+    row="sentence",
+    columns={"sampled": "false: present only as a sampled sentence's next sentence"},
+    notes="""The `marked` columns, plus `sampled`: true for the M sampled sentences (the same set as
+    without `--with-next`), false for a sentence written only because it follows a sampled one
+    (same `doc_id`, `sent_id` + 1). NSP and SOP (ULR-BERT §7.1) pair every sampled sentence with
+    its next sentence, so they see as many examples as the single-sentence objectives.""",
+)
+
 TOKEN_SPAN = pa.struct([("start", pa.int32()), ("end", pa.int32())])
 
 TOKENS = _contract(
@@ -172,6 +186,17 @@ TOKENS = _contract(
     `ngram_spans` hold the marked n-grams (by default every source: pmi, corpus and entity),
     `entity_spans` the entity spans only. The metadata's provenance names the tokenizer and the
     SHA-256 of its vocabulary.""",
+)
+
+
+TOKENS_PAIRS = _contract(
+    "tokens pairs",
+    pa.schema([*TOKENS, SAMPLED]),
+    written_by="`tokenize` of a `marked pairs` sample",
+    row="marked sentence of the NSP / SOP sample",
+    columns={"sampled": "as in `marked pairs`"},
+    notes="""The `tokens` columns, plus `marked pairs`' `sampled`, carried through: NSP and SOP take
+    the sampled rows as first sentences and the others only as their next sentences.""",
 )
 
 BEGIN_MARKER = "<!-- contracts:begin"

@@ -29,7 +29,15 @@ def test_no_other_page_copies_the_table():
 
 def test_every_contract_is_rendered_with_every_column_and_its_arrow_type():
     table = contracts.markdown()
-    assert set(contracts.CONTRACTS) == {"docs", "sentences", "ngrams", "marked", "tokens"}
+    assert set(contracts.CONTRACTS) == {
+        "docs",
+        "sentences",
+        "ngrams",
+        "marked",
+        "marked pairs",
+        "tokens",
+        "tokens pairs",
+    }
     for name, contract in contracts.CONTRACTS.items():
         row = next(line for line in table.splitlines() if line.startswith(f"| {name} |"))
         for field in contract.schema:
@@ -46,7 +54,9 @@ def test_the_registered_schemas_are_the_module_constants():
         "sentences": contracts.SENTENCES,
         "ngrams": contracts.NGRAMS,
         "marked": contracts.MARKED,
+        "marked pairs": contracts.MARKED_PAIRS,
         "tokens": contracts.TOKENS,
+        "tokens pairs": contracts.TOKENS_PAIRS,
     }
     assert all(isinstance(schema, pa.Schema) for schema in registered.values())
 

@@ -11,6 +11,17 @@ smallest hashes in a buffer that is cut back to M whenever it doubles (memory ab
 per sampled sentence), and so knows the threshold, the M-th smallest hash; it then streams
 its own rows and keeps those hashed at or below it. Hash ties at the threshold (probability
 about M / 2^64) would keep both sentences.
+
+``--with-next`` (the NSP / SOP sample, ULR-BERT §7.1, docs/method.md §3) also writes, for each
+sampled sentence, the next sentence of its document (same ``doc_id``, ``sent_id`` + 1) where the
+input holds it, and marks the rows (contract ``marked pairs``, column ``sampled``: false for a
+row present only as a next sentence). NSP and SOP then get one pair per sampled sentence that
+is not the last of its document, about as many examples as the single-sentence objectives get
+from the same sample, instead of only the pairs whose both sentences were drawn (M² / N of
+them, 10x fewer at the papers' 10M of about 100M sentences); ULR-BERT compares them "with the
+same additional updates". A document lies in one shard (``doc_id mod shards``), so each shard
+job finds the next sentences in its own shard: a first pass collects the keys of its sampled
+sentences (12 bytes each), the second writes the sampled rows and their successors.
 """
 
 from __future__ import annotations
@@ -39,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", required=True, type=POSITIVE, help="sentences in the whole sample (M)")
     parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--only", type=Path, help="draw only this input's share (one job per shard)")
+    parser.add_argument(
+        "--with-next",
+        action="store_true",
+        help="also write each sampled sentence's next sentence, flagged (marked pairs contract; for NSP / SOP)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="output Parquet file (marked contract)")
 
 
@@ -90,6 +106,41 @@ def _check(paths: list[Path]) -> list[int]:
     return sizes
 
 
+_KEY = np.dtype([("doc_id", "<i8"), ("sent_id", "<i4")])
+
+
+def _keys(doc_ids, sent_ids) -> np.ndarray:
+    keys = np.empty(len(doc_ids), dtype=_KEY)
+    keys["doc_id"], keys["sent_id"] = doc_ids, sent_ids
+    return keys
+
+
+def _sampled_rows(batch: pa.RecordBatch, cut: int | None, seed: int) -> np.ndarray:
+    """Positions in ``batch`` of the sampled sentences (every one where ``cut`` is None)."""
+    if cut is None:
+        return np.arange(len(batch))
+    hashes = sentence_hash(batch.column(0).to_numpy(), batch.column(1).to_numpy(), seed)
+    return np.flatnonzero(hashes <= np.uint64(cut))
+
+
+def sampled_keys(paths: list[Path], cut: int | None, seed: int) -> np.ndarray:
+    """The sorted ``(doc_id, sent_id)`` keys of the sampled sentences of ``paths``."""
+    found = [np.zeros(0, dtype=_KEY)]
+    for path in paths:
+        for batch in contracts.iter_batches(path, ["doc_id", "sent_id"]):
+            keep = _sampled_rows(batch, cut, seed)
+            found.append(_keys(batch.column(0).to_numpy()[keep], batch.column(1).to_numpy()[keep]))
+    return np.sort(np.concatenate(found))
+
+
+def follows_sampled(batch: pa.RecordBatch, keys: np.ndarray) -> np.ndarray:
+    """Per row of ``batch``: is the previous sentence of its document (``sent_id`` - 1) in ``keys``."""
+    doc_ids, sent_ids = batch.column(0).to_numpy(), batch.column(1).to_numpy()
+    previous = _keys(doc_ids, sent_ids.astype(np.int64) - 1)
+    at = np.minimum(np.searchsorted(keys, previous), max(len(keys) - 1, 0))
+    return (sent_ids > 0) & (keys[at] == previous) if len(keys) else np.zeros(len(batch), dtype=bool)
+
+
 def run(args: argparse.Namespace) -> None:
     if args.size < 1:
         raise InputError(args.out, f"--size must be at least 1, got {args.size}")
@@ -103,27 +154,34 @@ def run(args: argparse.Namespace) -> None:
         "seed": args.seed,
         "shards": [provenance.portable_path(p) for p in paths],
         "only": provenance.portable_path(args.only) if args.only else None,
+        "with_next": args.with_next,
     }
     record = provenance.make("sample", params, inputs=[provenance.file_fingerprint(p) for p in chosen], seed=args.seed)
     started = time.monotonic()
     cut = threshold(paths, args.size, args.seed)
     if cut is None:
         log.warning("the corpus has only %s sentences, at most --size %s: taking them all", sum(sizes), args.size)
+    keys = sampled_keys(chosen, cut, args.seed) if args.with_next else None
+    schema = contracts.MARKED_PAIRS if args.with_next else contracts.MARKED
     meter = Progress(log, "sentences", total=sum(sizes[paths.index(p)] for p in chosen))
-    kept_total = 0
-    seen = 0
-    with AtomicFiles() as outputs, contracts.open_writer(outputs.temp(args.out), contracts.MARKED, record) as writer:
+    kept_total = seen = next_only = with_next = 0
+    with AtomicFiles() as outputs, contracts.open_writer(outputs.temp(args.out), schema, record) as writer:
         for path in chosen:
             for batch in contracts.iter_batches(path, contracts.MARKED.names):
-                if cut is None:
-                    keep = np.arange(len(batch))
-                else:
-                    hashes = sentence_hash(batch.column(0).to_numpy(), batch.column(1).to_numpy(), args.seed)
-                    keep = np.flatnonzero(hashes <= np.uint64(cut))
-                if len(keep):
-                    table = pa.Table.from_batches([batch]).take(pa.array(keep))
-                    writer.write_table(table.cast(writer.schema))
+                keep = _sampled_rows(batch, cut, args.seed)
                 kept_total += len(keep)
+                columns = {name: batch.column(name) for name in contracts.MARKED.names}
+                if keys is not None:  # the sampled rows and the rows that follow one, flagged
+                    sampled = np.zeros(len(batch), dtype=bool)
+                    sampled[keep] = True
+                    follows = follows_sampled(batch, keys)
+                    with_next += int(follows.sum())
+                    next_only += int((follows & ~sampled).sum())
+                    keep = np.flatnonzero(sampled | follows)
+                    columns["sampled"] = pa.array(sampled)
+                if len(keep):
+                    table = pa.Table.from_pydict(columns).take(pa.array(keep))
+                    writer.write_table(table.cast(writer.schema))
                 seen += len(batch)
                 meter.update(len(batch), position=seen)
         stats = {
@@ -134,6 +192,19 @@ def run(args: argparse.Namespace) -> None:
             "seconds": round(time.monotonic() - started, 3),
             "provenance": record,
         }
+        if keys is not None:
+            # sentences_out counts the sampled rows only; a sampled sentence whose next one is not
+            # in the input (the last of its document) gets no NSP / SOP pair
+            stats.update(
+                next_only_rows=next_only, sampled_with_next=with_next, sampled_without_next=kept_total - with_next
+            )
         outputs.temp(args.out.with_suffix(".stats.json")).write_text(json_text(stats))
     meter.done()
     log.info("%s: %s of %s sentences", args.out, kept_total, seen)
+    if keys is not None:
+        log.info(
+            "%s: %s next sentences not sampled themselves; %s sampled sentences have none",
+            args.out,
+            next_only,
+            kept_total - with_next,
+        )

@@ -32,6 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from pipeline.errors import InputError
 from pipeline.models.pooling import pool
 from pipeline.pretrain import electra
 from pipeline.pretrain.encoder_heads import encode, mlm_loss
@@ -204,6 +205,10 @@ def make_data(
     mlm_probability: float = 0.15,
 ):
     """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
+    rows = getattr(dataset, "dataset", dataset)  # a PackedDataset's token rows
+    if getattr(rows, "has_sampled", False) and objective not in ("nsp", "sop"):
+        # a pair sample's rows that are only next sentences would train as sampled sentences
+        raise InputError(rows.path, f"a sample --with-next (column 'sampled') is NSP / SOP's, not {objective}'s")
     if objective in ("nsp", "sop"):
         return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)
     if objective in MISAD_SOURCES:

@@ -1,10 +1,17 @@
 """NSP and SOP: the sentence-pair baselines of ULR-BERT §7.1 (docs/method.md §3), each trained with MLM.
 
 Pairs are consecutive sentences of a document (``doc_id``, ``sent_id`` and ``sent_id + 1`` in
-the token dataset), one per first sentence that has a successor:
+the token dataset), one per first sentence that has a successor. On the NSP / SOP sample
+(``sample --with-next``: the token dataset has a ``sampled`` column) the first sentences are the
+sampled rows and the rows present only as next sentences are never firsts, so the pairs are as
+many as the sampled sentences less those that are the last of their document (those have no
+pair; ``without_next`` counts them), about the examples of the single-sentence objectives over
+the same sample: ULR-BERT §7.1 compares the objectives "with the same additional updates". On a
+plain sample (no ``sampled`` column) every row with its successor in the sample is a first:
+
 
 - NSP (BERT): the next sentence half of the time (label 0), otherwise a random sentence of
-  another document (label 1). When 10 draws find no other document's sentence (a sample of
+  another document (label 1), drawn from the sampled rows. When 10 draws find no other document's sentence (a sample of
   one document or nearly), the pair is relabelled as the true next sentence (label 0) and
   counted (``nsp_relabelled`` in the batch's :class:`MaskingStats`).
 - SOP (ALBERT): the two sentences in order (label 0) or swapped (label 1), half of the time each.
@@ -17,12 +24,16 @@ seeded by ``(seed, epoch, pair index)`` like the masks.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import torch
 
 from pipeline.pretrain.masking import MaskingCollator, pad_rows
 from pipeline.pretrain.masking_stats import MaskingStats
 from pipeline.pretrain.token_dataset import TokenDataset
+
+log = logging.getLogger("pipeline.pretrain")
 
 TASKS = ("nsp", "sop")
 
@@ -79,8 +90,19 @@ class SentencePairs:
         self.dataset, self.task, self.seed = dataset, task, seed
         self.doc_ids = dataset.column("doc_id")
         self.next = successor_index(self.doc_ids, dataset.column("sent_id"))
-        self.firsts = np.flatnonzero(self.next >= 0)
+        # the rows a pair may start from and the pool of NSP's negatives: the sampled ones
+        sampled = dataset.column("sampled") if getattr(dataset, "has_sampled", False) else np.ones(len(dataset), bool)
+        self.pool = np.flatnonzero(sampled)
+        self.firsts = np.flatnonzero(sampled & (self.next >= 0))
+        self.without_next = len(self.pool) - len(self.firsts)  # sampled, but the last of its document here
         self.epoch = 0
+        log.info(
+            "%s: %s pairs from %s sampled sentences (%s without a next sentence in the data)",
+            task,
+            len(self.firsts),
+            len(self.pool),
+            self.without_next,
+        )
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -95,7 +117,7 @@ class SentencePairs:
         relabelled = False
         if self.task == "nsp" and label:
             for _ in range(10):  # another document's sentence (BERT's negative)
-                b = int(rng.integers(len(self.dataset)))
+                b = int(self.pool[rng.integers(len(self.pool))])
                 if self.doc_ids[b] != self.doc_ids[a]:
                     break
             else:

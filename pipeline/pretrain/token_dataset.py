@@ -9,6 +9,9 @@ dataset itself is never modified; masking happens in the collators, anew each ep
 
 Before a run, :func:`check_data` checks every file ``pretrain`` is given (schema, vocabulary, length,
 rows) and :func:`data_fingerprint` names the data a checkpoint belongs to.
+
+A ``tokens pairs`` dataset (the NSP / SOP sample, ULR-BERT §7.1) keeps its ``sampled`` column in the
+cache; :meth:`TokenDataset.column` gives it, and :attr:`TokenDataset.has_sampled` says it is there.
 """
 
 from __future__ import annotations
@@ -35,18 +38,32 @@ def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Pat
     """Copy the token dataset (one file or several, taken in path order) to an uncompressed Arrow
     IPC file (atomically), batch by batch; the metadata (tokenizer, provenance) is the first file's."""
     paths = sorted(map(Path, [parquet_paths] if isinstance(parquet_paths, (str, Path)) else parquet_paths), key=str)
-    for path in paths:
-        contracts.check_schema(path, contracts.TOKENS)
-    schema = contracts.TOKENS.with_metadata(pq.ParquetFile(paths[0]).schema_arrow.metadata)
+    contract = token_contract(paths)
+    schema = contract.with_metadata(pq.ParquetFile(paths[0]).schema_arrow.metadata)
     with (
         AtomicFiles() as files,
         pa.OSFile(str(files.temp(cache_path)), "wb") as sink,
         pa.ipc.new_file(sink, schema) as writer,
     ):
         for path in paths:
-            for batch in contracts.iter_batches(path, contracts.TOKENS.names, batch_rows):
+            for batch in contracts.iter_batches(path, contract.names, batch_rows):
                 writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
     return Path(cache_path)
+
+
+def token_contract(paths: list[Path]):
+    """``tokens pairs`` where every file carries ``sampled`` (the NSP / SOP sample), ``tokens`` where
+    none does; each file checked against it. A mix is refused: its pairs would be neither."""
+    for path in paths:
+        contracts.check_schema(path, contracts.TOKENS)
+    pairs = ["sampled" in pq.read_schema(path).names for path in paths]
+    if any(pairs) and not all(pairs):
+        raise InputError(paths[pairs.index(False)], "a plain token shard among --with-next ones (no column 'sampled')")
+    if not any(pairs):
+        return contracts.TOKENS
+    for path in paths:
+        contracts.check_schema(path, contracts.TOKENS_PAIRS)
+    return contracts.TOKENS_PAIRS
 
 
 def check_token_rows(path, vocab_size: int, batch_rows: int = 65536) -> None:
@@ -125,6 +142,8 @@ class _Chunk:
         self.rows = batch.num_rows
         self.doc_id = batch.column("doc_id").to_numpy()
         self.sent_id = batch.column("sent_id").to_numpy()
+        names = batch.schema.names
+        self.sampled = batch.column("sampled").to_numpy(zero_copy_only=False) if "sampled" in names else None
         self.lists = {}
         for name in LIST_COLUMNS:
             column = batch.column(name)
@@ -162,6 +181,7 @@ class TokenDataset:
         self.metadata = reader.schema.metadata or {}
         self._chunks = [_Chunk(reader.get_batch(i)) for i in range(reader.num_record_batches)]
         self._starts = np.cumsum([0] + [c.rows for c in self._chunks])
+        self.has_sampled = "sampled" in reader.schema.names
         self._order = np.lexsort((self._stored("sent_id"), self._stored("doc_id")))
 
     def __len__(self) -> int:
@@ -180,7 +200,10 @@ class TokenDataset:
         return np.concatenate([getattr(c, name) for c in self._chunks]) if self._chunks else np.zeros(0, np.int64)
 
     def column(self, name: str) -> np.ndarray:
-        """A per-row scalar column (``doc_id``, ``sent_id``) over the whole dataset, in index order."""
+        """A per-row scalar column (``doc_id``, ``sent_id``; ``sampled`` where :attr:`has_sampled`) over
+        the whole dataset, in index order."""
+        if name == "sampled" and not self.has_sampled:
+            raise KeyError(f"{self.path}: no 'sampled' column (not a --with-next sample)")
         return self._stored(name)[self._order]
 
     def lengths(self) -> np.ndarray:

@@ -14,6 +14,10 @@ Output (contract ``tokens``, see :data:`pipeline.contracts.TOKENS`): token offse
 character (Chinese) for whole-word and random-span masking. The tokenizer's name and the
 SHA-256 of its vocabulary are in the provenance; ``pretrain`` refuses a dataset made with
 another vocabulary. ``OUT.stats.json`` beside the output holds the counts.
+
+A ``marked pairs`` sample (``sample --with-next``, the NSP / SOP sample of ULR-BERT §7.1) keeps its
+``sampled`` column (contract ``tokens pairs``), so that the pairs take only sampled rows as first
+sentences (:class:`pipeline.pretrain.sentence_pairs.SentencePairs`).
 """
 
 from __future__ import annotations
@@ -117,7 +121,7 @@ class SpanAligner:
                 entity.append(target)
             counts["spans_kept"] += 1
         counts["tokens"] += len(ids)
-        return {
+        out = {
             "doc_id": marked["doc_id"],
             "sent_id": marked["sent_id"],
             "input_ids": ids,
@@ -125,6 +129,9 @@ class SpanAligner:
             "ngram_spans": ngram,
             "entity_spans": entity,
         }
+        if "sampled" in marked:  # a marked pairs sample: carried through for NSP / SOP
+            out["sampled"] = marked["sampled"]
+        return out
 
 
 def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length: int, counts: Counter) -> list[dict]:
@@ -146,6 +153,21 @@ def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length:
     return out
 
 
+def marked_contract(files: list[Path]) -> tuple:
+    """The input contract of ``files`` (``marked``, or ``marked pairs`` where they carry ``sampled``)
+    and the output's (``tokens``, or ``tokens pairs``), after checking every file against it."""
+    for path in files:
+        contracts.check_schema(path, contracts.MARKED)
+    pairs = ["sampled" in pq.read_schema(path).names for path in files]
+    if any(pairs) and not all(pairs):
+        raise InputError(files[pairs.index(False)], "a plain sample among --with-next samples (no column 'sampled')")
+    if not any(pairs):
+        return contracts.MARKED, contracts.TOKENS
+    for path in files:
+        contracts.check_schema(path, contracts.MARKED_PAIRS)
+    return contracts.MARKED_PAIRS, contracts.TOKENS_PAIRS
+
+
 def run(args: argparse.Namespace) -> None:
     lang = languages.check(args.lang)
     if args.max_length < MIN_MAX_LENGTH:
@@ -158,8 +180,7 @@ def run(args: argparse.Namespace) -> None:
     if not sources <= set(NGRAM_SOURCES):
         raise InputError("--ngram-sources", f"unknown source(s) {sorted(sources - set(NGRAM_SOURCES))}")
     files = input_files(args.marked, unique_names=False)
-    for path in files:
-        contracts.check_schema(path, contracts.MARKED)
+    source, target = marked_contract(files)
     tokenizer = load_tokenizer(args.model)
     params = {
         "model": args.model,
@@ -168,6 +189,7 @@ def run(args: argparse.Namespace) -> None:
         "lang": lang,
         "max_length": args.max_length,
         "ngram_sources": sorted(sources),
+        "pairs": target is contracts.TOKENS_PAIRS,
     }
     record = provenance.make("tokenize", params, inputs=[provenance.file_fingerprint(p) for p in files])
     aligner = SpanAligner(lang, sources)
@@ -175,10 +197,10 @@ def run(args: argparse.Namespace) -> None:
     started = time.monotonic()
     meter = Progress(log, "sentences", total=sum(pq.ParquetFile(p).metadata.num_rows for p in files))
     with AtomicFiles() as outputs:
-        with contracts.open_writer(outputs.temp(args.out), contracts.TOKENS, record) as writer:
+        with contracts.open_writer(outputs.temp(args.out), target, record) as writer:
             for path in files:
                 aligner.path = path
-                for rows in contracts.iter_rows(path, contracts.MARKED):
+                for rows in contracts.iter_rows(path, source):
                     counts["sentences_in"] += len(rows)
                     produced = tokenize_rows(rows, tokenizer, aligner, args.max_length, counts)
                     counts["sentences_out"] += len(produced)

@@ -115,15 +115,17 @@ class Planner:
             "examples": examples,
         }
         per_sentence = self.work["tokens_per_example"][f"wiki_sentence_{config['pretrain']['language']}"]
-        tokens = examples * per_sentence * s["epochs"]
+        # an NSP / SOP example is two sentences laid out as one pair
+        tokens = examples * per_sentence * s["epochs"] * (2 if run.objective in PAIR_OBJECTIVES else 1)
         settings["tokens"] = round(tokens)
         if s["max_steps"]:
             settings["updates"] = s["max_steps"]
         elif s["input"] == "packed":  # blocks of max_length tokens
             settings["updates"] = math.ceil(tokens / (s["max_length"] * settings["batch_size"]))
-        elif run.objective in PAIR_OBJECTIVES:
-            settings["updates"] = None  # pairs of consecutive sampled sentences: known once the corpus is built
         else:
+            # NSP / SOP too: their pair sample (sample --with-next) pairs every sampled sentence with its
+            # next one, so they get as many examples as the others (ULR-BERT §7.1, "with the same additional
+            # updates") less the sampled sentences that end their document (about 1 in its sentence count)
             settings["updates"] = math.ceil(examples * s["epochs"] / settings["batch_size"])
         if run.objective in NGRAM_OBJECTIVES:
             settings["ngram_preset"] = config["ngrams"]["presets"].get(run.objective, DEFAULT_PRESET)
@@ -140,8 +142,6 @@ class Planner:
             tokens *= 1 + self.work["misad"]["extra_train_passes"]
             if self.config["pretrain"]["misad_choice"] == "mlm-score" and run.objective == "misad":
                 forward = settings["tokens"] * self.work["misad"]["scored_candidates"]
-        elif run.objective in PAIR_OBJECTIVES:
-            return None
         padding = self.work["padding_share"][settings["input"]]
         work = cost.Workload(arch, tokens, settings["max_length"], padding_share=padding, forward_tokens=forward)
         return cost.gpu_hours(work.flops, self.gpu, self.mfu)
@@ -223,15 +223,6 @@ class Planner:
                 "deviations": self.deviations(settings, paper["settings"]),
                 "gpu_hours": self.pretrain_hours(run, settings),
             }
-            if settings["updates"] is None and run.objective in PAIR_OBJECTIVES:
-                record["deviations"].append(
-                    {
-                        "key": "updates",
-                        "ours": None,
-                        "paper": "as the other objectives (§7.1)",
-                        "why": self.paper.get("reasons", {}).get("updates.pairs"),
-                    }
-                )
             down = self.downstream(source, run.label)
             record["targets"] += down.pop("targets", [])
             return {**record, **down}

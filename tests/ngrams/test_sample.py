@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -124,3 +126,50 @@ def test_both_presets_sample_the_same_sentences(cli, data_root, tmp_path):
     assert ulr.height == 500
     assert ulr.select("doc_id", "sent_id", "text").equals(burt.select("doc_id", "sent_id", "text"))
     assert not ulr["spans"].equals(burt["spans"])  # the same sentences, marked with different vocabularies
+
+
+def draw_pairs(cli, shards, out, size, seed=0, only=None):
+    return draw(cli, [*shards, "--with-next"], out, size, seed, only)
+
+
+def next_sentences(sampled: pl.DataFrame, every: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``every`` that follow a row of ``sampled`` in its document."""
+    following = sampled.select("doc_id", (pl.col("sent_id") + 1).alias("sent_id"))
+    return every.join(following, on=["doc_id", "sent_id"], how="semi")
+
+
+@pytest.mark.parametrize("n_shards", [1, 2, 3])
+@pytest.mark.parametrize("size", [137, 1649])
+def test_with_next_adds_the_next_sentences_flagged_and_keeps_the_sample(cli, tmp_path, shards, n_shards, size):
+    """--with-next (NSP / SOP, ULR-BERT §7.1): the same sampled sentences as without it, flagged, plus
+    each one's next sentence of its document; shard jobs find them in their own shard."""
+    paths = resharded(tmp_path, shards, n_shards)
+    plain, pairs = [], []
+    for k, path in enumerate(paths):
+        plain.append(draw(cli, paths, tmp_path / f"plain-{k}.parquet", size, seed=7, only=path))
+        pairs.append(draw_pairs(cli, paths, tmp_path / f"pairs-{k}.parquet", size, seed=7, only=path))
+        assert pairs[-1].filter(pl.col("sampled")).drop("sampled").equals(plain[-1])
+    plain, pairs = pl.concat(plain).sort("doc_id", "sent_id"), pl.concat(pairs).sort("doc_id", "sent_id")
+    every = pl.concat([pl.read_parquet(p) for p in shards]).sort("doc_id", "sent_id")
+    assert pairs.select("doc_id", "sent_id").is_unique().all()
+    assert pairs.filter(pl.col("sampled")).drop("sampled").equals(plain)
+    expected = pl.concat([plain, next_sentences(plain, every)]).unique().sort("doc_id", "sent_id")
+    assert pairs.drop("sampled").equals(expected)
+    # the last sentence of a document (sent_id 9 here) has no next sentence: it adds no row
+    without_next = plain.filter(pl.col("sent_id") == 9).height
+    assert next_sentences(plain, pairs).height == size - without_next > 0
+    stats = [json.loads((tmp_path / f"pairs-{k}.stats.json").read_text()) for k in range(n_shards)]
+    assert sum(s["sentences_out"] for s in stats) == size  # the sampled rows only
+    assert sum(s["sampled_without_next"] for s in stats) == without_next
+    assert sum(s["next_only_rows"] for s in stats) == pairs.filter(~pl.col("sampled")).height
+
+
+def test_with_next_takes_only_sentences_in_the_input(cli, tmp_path, shards):
+    """A sampled sentence whose next sentence is not in the input (a gap in sent_id) gets none."""
+    whole = pl.concat([pl.read_parquet(p) for p in shards]).filter(pl.col("sent_id") % 2 == 0)
+    path = tmp_path / "gappy.parquet"
+    contracts.write_table(path, whole.to_arrow(), contracts.MARKED)
+    pairs = draw_pairs(cli, [path], tmp_path / "pairs.parquet", 10**6)
+    assert pairs["sampled"].all() and pairs.height == whole.height
+    stats = json.loads((tmp_path / "pairs.stats.json").read_text())
+    assert stats["sampled_with_next"] == 0 and stats["next_only_rows"] == 0

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from transformers import AutoTokenizer
 
 from pipeline.pretrain.sentence_pairs import PairCollator, PairTemplate, SentencePairs, content, successor_index
+from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 
 
 def test_successor_index_by_hand():
@@ -31,6 +35,9 @@ def test_nsp_and_sop_pairs(dataset_en, tiny_en):
     sop = SentencePairs(dataset_en, "sop", seed=0)
     doc = dataset_en.column("doc_id")
     assert len(nsp) == len(sop) > 300
+    # a plain sample (no sampled column): every row whose next sentence is in the data is a first
+    assert not dataset_en.has_sampled and nsp.without_next == len(dataset_en) - len(nsp)
+    assert nsp.firsts.tolist() == np.flatnonzero(successor_index(doc, dataset_en.column("sent_id")) >= 0).tolist()
     labels = []
     for i in range(len(nsp)):
         a = int(nsp.firsts[i])
@@ -111,3 +118,73 @@ def test_the_pair_head_starts_from_berts_pretrained_nsp_head(tokens_en, tiny_en,
         args = ["--data", tokens_en, "--model", model, "--objective", "nsp", "--max-steps", 1, "--batch-size", 8]
         assert cli("pretrain", *args, "--out", out) == 0
         assert json.loads((out / "pretrain_config.json").read_text())["new_pair_head"] is new
+
+
+@pytest.fixture(scope="module")
+def pair_sample(marked_en, tiny_en, tmp_path_factory):
+    """``marked_en``'s sample of 150 sentences made with --with-next, tokenized for ``tiny_en``:
+    ``(sample stats, token file, TokenDataset)``."""
+    from pipeline.cli import main
+
+    work = tmp_path_factory.mktemp("pair-sample")
+    sample, tokens = work / "sample.parquet", work / "tokens.parquet"
+    argv = ["sample", "--marked", marked_en, "--size", 150, "--seed", 3, "--with-next", "--out", sample]
+    assert main([str(a) for a in argv]) == 0
+    argv = ["tokenize", "--marked", sample, "--model", tiny_en, "--lang", "en", "--max-length", 64, "--out", tokens]
+    assert main([str(a) for a in argv]) == 0
+    stats = json.loads(sample.with_suffix(".stats.json").read_text())
+    return stats, tokens, TokenDataset(build_arrow_cache(tokens, work / "tokens.arrow"))
+
+
+def test_pairs_start_from_exactly_the_sampled_sentences_with_a_next_one(pair_sample):
+    """ULR-BERT §7.1: NSP / SOP get one pair per sampled sentence that is not the last of its document."""
+    stats, _, dataset = pair_sample
+    assert dataset.has_sampled
+    doc, sent, sampled = (dataset.column(name) for name in ("doc_id", "sent_id", "sampled"))
+    assert sampled.sum() == stats["sentences_out"] == 150 and (~sampled).sum() == stats["next_only_rows"] > 0
+    present = set(zip(doc.tolist(), sent.tolist()))
+    expected = [i for i in range(len(dataset)) if sampled[i] and (doc[i], sent[i] + 1) in present]
+    for task in ("nsp", "sop"):
+        pairs = SentencePairs(dataset, task, seed=0)
+        assert pairs.firsts.tolist() == expected
+        assert len(pairs) == 150 - pairs.without_next == stats["sampled_with_next"]
+        assert pairs.without_next == stats["sampled_without_next"]
+        for a in pairs.firsts:
+            assert (doc[pairs.next[a]], sent[pairs.next[a]]) == (doc[a], sent[a] + 1)
+
+
+def test_nsp_negatives_come_from_sampled_sentences_of_other_documents(pair_sample):
+    _, _, dataset = pair_sample
+    doc, sampled = dataset.column("doc_id"), dataset.column("sampled")
+    nsp = SentencePairs(dataset, "nsp", seed=0)
+    by_content = {}
+    for j in range(len(dataset)):
+        by_content.setdefault(tuple(content(dataset[j]).tolist()), []).append(j)
+    negatives = 0
+    for i in range(len(nsp)):
+        item = nsp[i]
+        if item["pair_label"]:
+            a = int(nsp.firsts[i])
+            rows = by_content[tuple(item["second"].tolist())]
+            assert any(sampled[j] and doc[j] != doc[a] for j in rows)
+            negatives += 1
+    assert negatives > 30
+
+
+def test_nsp_examples_per_epoch_are_the_sampled_sentences_with_a_next_one(pair_sample, tiny_en, tmp_path, cli):
+    """pretrain's examples per epoch: the sampled sentences less those without a next sentence."""
+    stats, tokens, _ = pair_sample
+    out = tmp_path / "nsp"
+    args = ["--data", tokens, "--model", tiny_en, "--objective", "nsp", "--max-steps", 1, "--batch-size", 8]
+    assert cli("pretrain", *args, "--out", out) == 0
+    config = json.loads((out / "pretrain_config.json").read_text())
+    assert config["examples"] == stats["sentences_out"] - stats["sampled_without_next"]
+    assert pq.read_schema(tokens).field("sampled").type == "bool"
+
+
+def test_other_objectives_refuse_the_pair_sample(pair_sample, tiny_en, tmp_path, cli, capsys):
+    """Its rows present only as next sentences are no sample of single sentences (MLM would train on them)."""
+    _, tokens, _ = pair_sample
+    args = ["--data", tokens, "--model", tiny_en, "--objective", "mlm", "--max-steps", 1, "--batch-size", 8]
+    assert cli("pretrain", *args, "--out", tmp_path / "mlm") == 2
+    assert "NSP / SOP's, not mlm's" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from pretrain_builders import TINY_SIZE, write_marked
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from pipeline import contracts
+from pipeline.errors import InputError
 from pipeline.models.directory import vocab_sha256
 
 
@@ -224,3 +225,30 @@ def test_shards_of_several_parts_share_file_names(marked_en, tiny_en, tmp_path, 
         == 0
     )
     assert pq.read_metadata(out).num_rows == 2 * pq.read_metadata(marked_en).num_rows
+
+
+def test_a_with_next_sample_keeps_its_sampled_column(marked_en, tiny_en, tmp_path, cli, capsys):
+    """sample --with-next (the NSP / SOP sample, ULR-BERT §7.1) → tokens pairs: the flag per row, carried
+    through tokenize and the memory-mapped dataset; a plain shard among such shards is refused."""
+    from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
+
+    sample, plain = tmp_path / "pairs" / "shard-000.parquet", tmp_path / "plain" / "shard-000.parquet"
+    for out, extra in ((sample, ["--with-next"]), (plain, [])):
+        assert cli("sample", "--marked", marked_en, "--size", 100, "--seed", 1, *extra, "--out", out) == 0
+    tokens = tmp_path / "tokens.parquet"
+    assert cli("tokenize", "--marked", sample, "--model", tiny_en, "--lang", "en", "--out", tokens) == 0
+    contracts.check_schema(tokens, contracts.TOKENS_PAIRS)
+    marked = pq.read_table(sample).sort_by([("doc_id", "ascending"), ("sent_id", "ascending")])
+    dataset = TokenDataset(build_arrow_cache(tokens, tmp_path / "tokens.arrow"))
+    assert dataset.has_sampled and dataset.column("sampled").sum() == 100
+    assert dataset.column("sampled").tolist() == marked.column("sampled").to_pylist()
+    assert json.loads(tokens.with_suffix(".stats.json").read_text())["provenance"]["params"]["pairs"] is True
+    mixed = ["--marked", sample, plain, "--model", tiny_en, "--lang", "en", "--out", tmp_path / "mixed.parquet"]
+    assert cli("tokenize", *mixed) == 2
+    assert "a plain sample among --with-next samples" in capsys.readouterr().err
+    plain_tokens = tmp_path / "plain.parquet"
+    assert cli("tokenize", "--marked", plain, "--model", tiny_en, "--lang", "en", "--out", plain_tokens) == 0
+    assert "sampled" not in pq.read_schema(plain_tokens).names
+    assert not TokenDataset(build_arrow_cache(plain_tokens, tmp_path / "plain.arrow")).has_sampled
+    with pytest.raises(InputError, match="a plain token shard"):
+        build_arrow_cache([tokens, plain_tokens], tmp_path / "mixed.arrow")

@@ -88,6 +88,10 @@ def test_paper_en_plans_each_papers_pretraining_its_way():
     assert records[("ulr_t7", "Named Entities")]["label"] == "bert-base-uncased+misad-entity"
     # 10M sentences of 28.6 tokens, an epoch at batch 64; GPU-hours at 40% of an H100
     assert ulr["settings"]["updates"] == 156_250
+    # NSP / SOP pair every sampled sentence with its next one (sample --with-next): the same updates, no deviation
+    for row in ("NSP-BERT", "SOP-BERT"):
+        pair = records[("ulr_t5", row)]
+        assert pair["settings"]["updates"] == 156_250 and not pair["deviations"], pair
     # (5.6% of the processed tokens padding under length-grouped batching)
     hours = 286e6 / (1 - 0.056) * 664_409_088 / (989.4e12 * 0.4) / 3600
     assert records[("ulr_t5", "MLM-BERT")]["gpu_hours"] == pytest.approx(hours)

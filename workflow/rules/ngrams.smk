@@ -4,6 +4,9 @@
 # ngrams and sample run once per n-gram preset ({preset}: ulr, ULR-BERT §4's vocabulary; burt,
 # BURT §5.1's) that some pre-training objective reads (ngrams.presets; functions/ngrams.smk). The
 # sample depends on the sentence ids and the seed only, so every preset samples the same sentences.
+# NSP / SOP read the preset's pair sample ({sample} <preset>-pairs: sample --with-next, each sampled
+# sentence with its next one, so they get as many pairs as the others get sentences, ULR-BERT §7.1);
+# it is made only where a configured run's objective is nsp or sop.
 
 
 include: "functions/ngrams.smk"
@@ -82,24 +85,26 @@ rule ngrams_corpus:
 
 rule sample:
     input:
-        shard=f"{RESULTS}/ngrams/{{preset}}/{{lang}}/{{part}}/{{shard}}/marked.parquet",
-        every=lambda wc: per_shard(f"{RESULTS}/ngrams/{wc.preset}/{{lang}}/{{part}}/{{shard}}/marked.parquet", wc.lang),
+        shard=lambda wc: f"{RESULTS}/ngrams/{sample_preset(wc.sample)}/{wc.lang}/{wc.part}/{wc.shard}/marked.parquet",
+        every=lambda wc: per_shard(
+            f"{RESULTS}/ngrams/{sample_preset(wc.sample)}/{{lang}}/{{part}}/{{shard}}/marked.parquet", wc.lang
+        ),
     output:
-        sample=f"{RESULTS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.parquet",
-        stats=f"{RESULTS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.stats.json",
+        sample=f"{RESULTS}/sample/{{sample}}/{{lang}}/{{part}}/{{shard}}.parquet",
+        stats=f"{RESULTS}/sample/{{sample}}/{{lang}}/{{part}}/{{shard}}.stats.json",
     log:
-        f"{LOGS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.log",
+        f"{LOGS}/sample/{{sample}}/{{lang}}/{{part}}/{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}/sample/{{preset}}/{{lang}}/{{part}}/{{shard}}.tsv"
+        f"{BENCHMARKS}/sample/{{sample}}/{{lang}}/{{part}}/{{shard}}.tsv"
     wildcard_constraints:
-        preset="|".join(PRESET_NAMES),
+        sample=SAMPLE_PATTERN,
     conda:
         "../../envs/ngrams.yaml"
     resources:
         mem_mb=2000,
         runtime=60,
     params:
-        flags=["--size", str(config["sample"]["size"]), "--seed", str(config["sample"]["seed"])],
+        flags=lambda wc: sample_flags(wc.sample),
     shell:
         "python -m pipeline sample --marked {input.every:q} --only {input.shard:q} {params.flags:q}"
         " --out {output.sample:q} > {log:q} 2>&1"

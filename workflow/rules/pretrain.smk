@@ -1,7 +1,7 @@
 # Pre-training (docs/method.md §3): a tiny random BERT where the config asks for one (tiny_model),
-# each sample shard's marked sentences tokenized per n-gram preset and backbone (tokenize, one job per
-# shard), and one model per backbone x objective (pretrain, reading every token shard of the preset
-# the objective reads: objective_preset in functions/ngrams.smk); and the word2vec
+# each sample shard's marked sentences tokenized per sample and backbone (tokenize, one job per
+# shard), and one model per backbone x objective (pretrain, reading every token shard of the sample
+# the objective reads: objective_sample in functions/ngrams.smk, <preset>-pairs for NSP / SOP); and the word2vec
 # baseline's vectors per corpus language (word2vec). GPU rules declare gpu=1; the SLURM profile
 # places them. pretrain always passes --resume, so a killed job continues from its last checkpoint
 # when rerun; if the job's settings changed meanwhile, it stops (exit 2) naming the differences
@@ -40,18 +40,18 @@ rule tiny_model:
 
 rule tokenize:
     input:
-        sample=f"{RESULTS}/sample/{{preset}}/{PRETRAIN['language']}/{{part}}/{{shard}}.parquet",
+        sample=f"{RESULTS}/sample/{{sample}}/{PRETRAIN['language']}/{{part}}/{{shard}}.parquet",
         backbone=lambda wc: BACKBONE_MODELS[wc.backbone][1],
     output:
-        tokens=f"{RESULTS}/tokens/{{preset}}/{{backbone}}/{{part}}/{{shard}}.parquet",
-        stats=f"{RESULTS}/tokens/{{preset}}/{{backbone}}/{{part}}/{{shard}}.stats.json",
+        tokens=f"{RESULTS}/tokens/{{sample}}/{{backbone}}/{{part}}/{{shard}}.parquet",
+        stats=f"{RESULTS}/tokens/{{sample}}/{{backbone}}/{{part}}/{{shard}}.stats.json",
     log:
-        f"{LOGS}/tokenize/{{preset}}/{{backbone}}/{{part}}/{{shard}}.log",
+        f"{LOGS}/tokenize/{{sample}}/{{backbone}}/{{part}}/{{shard}}.log",
     benchmark:
-        f"{BENCHMARKS}/tokenize/{{preset}}/{{backbone}}/{{part}}/{{shard}}.tsv"
+        f"{BENCHMARKS}/tokenize/{{sample}}/{{backbone}}/{{part}}/{{shard}}.tsv"
     wildcard_constraints:
         backbone=r"[^/+]+",
-        preset="|".join(PRESET_NAMES),
+        sample=SAMPLE_PATTERN,
     conda:
         "../../envs/models.yaml"
     resources:

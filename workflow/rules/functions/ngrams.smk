@@ -11,12 +11,41 @@ def objective_preset(objective):
     return config["ngrams"]["presets"].get(objective, DEFAULT_PRESET)
 
 
+# NSP / SOP read a sample made with --with-next (each sampled sentence with its next sentence, so they
+# get as many examples as the other objectives: ULR-BERT §7.1), named <preset>-pairs.
+PAIR_OBJECTIVES = ("nsp", "sop")
+PAIRS = "-pairs"
+
+
+def objective_sample(objective):
+    """The sample an objective reads: its preset's (objective_preset), <preset>-pairs for NSP / SOP."""
+    return objective_preset(objective) + (PAIRS if objective in PAIR_OBJECTIVES else "")
+
+
+def sample_preset(sample):
+    """The n-gram preset of a sample name (ulr, ulr-pairs → ulr)."""
+    return sample.removesuffix(PAIRS)
+
+
+def sample_names():
+    """The samples some configured objective reads (the default preset's alone where none pre-trains)."""
+    return sorted({objective_sample(run.objective) for run in PRETRAIN_RUNS.values()}) or [DEFAULT_PRESET]
+
+
+def sample_flags(sample):
+    """Options of `python -m pipeline sample`: the config's size and seed, --with-next for a pair sample."""
+    flags = ["--size", str(config["sample"]["size"]), "--seed", str(config["sample"]["seed"])]
+    return flags + (["--with-next"] if sample.endswith(PAIRS) else [])
+
+
 def ngram_presets():
     """The presets some configured objective reads (the default alone where none pre-trains)."""
     return sorted({objective_preset(run.objective) for run in PRETRAIN_RUNS.values()}) or [DEFAULT_PRESET]
 
 
 NGRAM_PRESETS = ngram_presets()
+# a sample's path component: a preset, or <preset>-pairs (the wildcard constraint of sample / tokenize)
+SAMPLE_PATTERN = f"({'|'.join(PRESET_NAMES)})({PAIRS})?"
 
 
 def ngram_flags(preset, mode=None):
@@ -48,8 +77,8 @@ def kenlm_flags(mem_mb):
 def ngram_outputs():
     outputs = []
     for lang in LANGUAGES:
-        for preset in NGRAM_PRESETS:
-            outputs += per_shard(f"{RESULTS}/sample/{preset}/{{lang}}/{{part}}/{{shard}}.parquet", lang)
+        for sample in sample_names():
+            outputs += per_shard(f"{RESULTS}/sample/{sample}/{{lang}}/{{part}}/{{shard}}.parquet", lang)
         if config["ngrams"]["corpus_ablation"]:
             outputs += per_shard(f"{RESULTS}/ngrams-corpus/{{lang}}/{{part}}/{{shard}}/ngrams.parquet", lang)
     return outputs

@@ -34,10 +34,10 @@ def electra_generator(backbone):
 
 
 def token_shards(wc):
-    """Every token shard of a run's backbone, from the sample of the n-gram preset its objective reads:
-    one per sample shard."""
+    """Every token shard of a run's backbone, from the sample its objective reads (the n-gram preset's;
+    the preset's pair sample for NSP / SOP): one per sample shard."""
     run = PRETRAIN_RUNS[wc.label]
-    path = f"{RESULTS}/tokens/{objective_preset(run.objective)}/{run.backbone}/{{part}}/{{shard}}.parquet"
+    path = f"{RESULTS}/tokens/{objective_sample(run.objective)}/{run.backbone}/{{part}}/{{shard}}.parquet"
     return per_shard(path, PRETRAIN["language"])
 
 
