@@ -102,7 +102,7 @@ class Planner:
     # ------------------------------------------------------------------ pre-training
     def pretrain_settings(self, run: experiments.PretrainRun) -> dict:
         s, config = run.settings, self.config
-        examples = config["sample"]["size"]
+        examples = config["sample"]["size"] - config["pretrain"]["heldout"]  # held out: never trained on
         settings = {
             "backbone": hub_repo(config["models"]["backbones"][run.backbone]),
             "objective": run.objective,

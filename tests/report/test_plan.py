@@ -86,14 +86,15 @@ def test_paper_en_plans_each_papers_pretraining_its_way():
     # Table 7's rows are MiSAD variants (ULR-BERT §7.2), not other MLM objectives
     assert records[("ulr_t7", "Random Spans")]["label"] == "bert-base-uncased+misad-span"
     assert records[("ulr_t7", "Named Entities")]["label"] == "bert-base-uncased+misad-entity"
-    # 10M sentences of 28.6 tokens, an epoch at batch 64; GPU-hours at 40% of an H100
-    assert ulr["settings"]["updates"] == 156_250
-    # NSP / SOP pair every sampled sentence with its next one (sample --with-next): the same updates, no deviation
+    # 10M sentences less the 10,000 held out, of 28.6 tokens, an epoch at batch 64; GPU-hours at 40% of an H100
+    assert ulr["settings"]["updates"] == 156_094 and ulr["settings"]["tokens"] == 285_714_000
+    assert [d["key"] for d in ulr["deviations"]] == ["examples"]
+    # NSP / SOP pair every sampled sentence with its next one (sample --with-next): the same updates
     for row in ("NSP-BERT", "SOP-BERT"):
         pair = records[("ulr_t5", row)]
-        assert pair["settings"]["updates"] == 156_250 and not pair["deviations"], pair
+        assert pair["settings"]["updates"] == 156_094 and pair["deviations"] == ulr["deviations"], pair
     # (5.6% of the processed tokens padding under length-grouped batching)
-    hours = 286e6 / (1 - 0.056) * 664_409_088 / (989.4e12 * 0.4) / 3600
+    hours = 285_714_000 / (1 - 0.056) * 664_409_088 / (989.4e12 * 0.4) / 3600
     assert records[("ulr_t5", "MLM-BERT")]["gpu_hours"] == pytest.approx(hours)
 
 

@@ -57,6 +57,8 @@ def pretrain_flags(label):
     if run.settings["input"] == "packed":  # sentences: the length is tokenize's (pretrain.max_length)
         flags += ["--input", "packed", *options(run.settings, "max_length")]
     flags += options(PRETRAIN, "seed", "misad_choice", "ngram_pool", "save_every") + ["--resume"]  # a rerun continues
+    if PRETRAIN["heldout"]:  # sentences never trained on, scored every eval_every steps
+        flags += options(PRETRAIN, "heldout", "eval_every")
     if run.objective in MISAD_OBJECTIVES:  # elsewhere --pooling is only the exported one: mean, as before
         flags += ["--pooling", PRETRAIN["misad_pooling"]]
     return flags
