@@ -308,6 +308,23 @@ def check_schema(path, schema: pa.Schema, columns: list[str] | None = None) -> N
             _check_no_nulls(path, metadata, name)
 
 
+def sampled_variant(paths, plain: pa.Schema, with_sampled: pa.Schema) -> pa.Schema:
+    """``with_sampled`` where every file carries ``sampled`` (a ``sample --with-next`` output and what is
+    made from it, the NSP / SOP data), ``plain`` where none does; every file is checked against it. A
+    mix is refused: its sentence pairs would be neither."""
+    paths = [Path(path) for path in paths]
+    for path in paths:
+        check_schema(path, plain)
+    pairs = ["sampled" in pq.read_schema(path).names for path in paths]
+    if any(pairs) and not all(pairs):
+        raise InputError(paths[pairs.index(False)], "a file without column 'sampled' among --with-next ones")
+    if not any(pairs):
+        return plain
+    for path in paths:
+        check_schema(path, with_sampled)
+    return with_sampled
+
+
 def _check_no_nulls(path: Path, metadata: pq.FileMetaData, name: str) -> None:
     index = metadata.schema.names.index(name) if name in metadata.schema.names else None
     for group in range(metadata.num_row_groups):

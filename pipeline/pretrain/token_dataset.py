@@ -38,7 +38,7 @@ def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Pat
     """Copy the token dataset (one file or several, taken in path order) to an uncompressed Arrow
     IPC file (atomically), batch by batch; the metadata (tokenizer, provenance) is the first file's."""
     paths = sorted(map(Path, [parquet_paths] if isinstance(parquet_paths, (str, Path)) else parquet_paths), key=str)
-    contract = token_contract(paths)
+    contract = contracts.sampled_variant(paths, contracts.TOKENS, contracts.TOKENS_PAIRS)
     schema = contract.with_metadata(pq.ParquetFile(paths[0]).schema_arrow.metadata)
     with (
         AtomicFiles() as files,
@@ -49,21 +49,6 @@ def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Pat
             for batch in contracts.iter_batches(path, contract.names, batch_rows):
                 writer.write_batch(pa.RecordBatch.from_arrays(batch.columns, schema=schema))
     return Path(cache_path)
-
-
-def token_contract(paths: list[Path]):
-    """``tokens pairs`` where every file carries ``sampled`` (the NSP / SOP sample), ``tokens`` where
-    none does; each file checked against it. A mix is refused: its pairs would be neither."""
-    for path in paths:
-        contracts.check_schema(path, contracts.TOKENS)
-    pairs = ["sampled" in pq.read_schema(path).names for path in paths]
-    if any(pairs) and not all(pairs):
-        raise InputError(paths[pairs.index(False)], "a plain token shard among --with-next ones (no column 'sampled')")
-    if not any(pairs):
-        return contracts.TOKENS
-    for path in paths:
-        contracts.check_schema(path, contracts.TOKENS_PAIRS)
-    return contracts.TOKENS_PAIRS
 
 
 def check_token_rows(path, vocab_size: int, batch_rows: int = 65536) -> None:

@@ -153,21 +153,6 @@ def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length:
     return out
 
 
-def marked_contract(files: list[Path]) -> tuple:
-    """The input contract of ``files`` (``marked``, or ``marked pairs`` where they carry ``sampled``)
-    and the output's (``tokens``, or ``tokens pairs``), after checking every file against it."""
-    for path in files:
-        contracts.check_schema(path, contracts.MARKED)
-    pairs = ["sampled" in pq.read_schema(path).names for path in files]
-    if any(pairs) and not all(pairs):
-        raise InputError(files[pairs.index(False)], "a plain sample among --with-next samples (no column 'sampled')")
-    if not any(pairs):
-        return contracts.MARKED, contracts.TOKENS
-    for path in files:
-        contracts.check_schema(path, contracts.MARKED_PAIRS)
-    return contracts.MARKED_PAIRS, contracts.TOKENS_PAIRS
-
-
 def run(args: argparse.Namespace) -> None:
     lang = languages.check(args.lang)
     if args.max_length < MIN_MAX_LENGTH:
@@ -180,7 +165,8 @@ def run(args: argparse.Namespace) -> None:
     if not sources <= set(NGRAM_SOURCES):
         raise InputError("--ngram-sources", f"unknown source(s) {sorted(sources - set(NGRAM_SOURCES))}")
     files = input_files(args.marked, unique_names=False)
-    source, target = marked_contract(files)
+    source = contracts.sampled_variant(files, contracts.MARKED, contracts.MARKED_PAIRS)
+    target = contracts.TOKENS_PAIRS if source is contracts.MARKED_PAIRS else contracts.TOKENS
     tokenizer = load_tokenizer(args.model)
     params = {
         "model": args.model,

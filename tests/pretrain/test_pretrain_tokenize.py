@@ -245,10 +245,10 @@ def test_a_with_next_sample_keeps_its_sampled_column(marked_en, tiny_en, tmp_pat
     assert json.loads(tokens.with_suffix(".stats.json").read_text())["provenance"]["params"]["pairs"] is True
     mixed = ["--marked", sample, plain, "--model", tiny_en, "--lang", "en", "--out", tmp_path / "mixed.parquet"]
     assert cli("tokenize", *mixed) == 2
-    assert "a plain sample among --with-next samples" in capsys.readouterr().err
+    assert "a file without column 'sampled' among --with-next ones" in capsys.readouterr().err
     plain_tokens = tmp_path / "plain.parquet"
     assert cli("tokenize", "--marked", plain, "--model", tiny_en, "--lang", "en", "--out", plain_tokens) == 0
     assert "sampled" not in pq.read_schema(plain_tokens).names
     assert not TokenDataset(build_arrow_cache(plain_tokens, tmp_path / "plain.arrow")).has_sampled
-    with pytest.raises(InputError, match="a plain token shard"):
+    with pytest.raises(InputError, match="a file without column .sampled. among --with-next ones"):
         build_arrow_cache([tokens, plain_tokens], tmp_path / "mixed.arrow")
