@@ -21,6 +21,18 @@ SETTING_KEYS = ("input", "max_length", "batch_size", "grad_accum", "lr", "warmup
 # Objectives whose input is a plain token sequence, which packing may fill (BURT §5.2). MiSAD needs
 # single sentences (ULR-BERT §4) and NSP / SOP sentence pairs.
 PACKABLE = ("mlm", "wwm", "burt", "spanbert", "entity")
+# MiSAD and its two Table 7 variants (ULR-BERT §3, §7.2); the sentence-pair baselines (§7.1).
+MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
+PAIR_OBJECTIVES = ("nsp", "sop")
+# The n-gram preset an objective reads unless ngrams.presets names another (docs/method.md §2).
+DEFAULT_PRESET = "ulr"
+
+
+def ngram_preset(ngrams: dict, objective: str) -> str:
+    """The n-gram preset whose sample ``objective`` reads: ``ngrams.presets`` of the config, else the
+    default. BURT masking reads BURT's vocabulary and MiSAD ULR-BERT's; objectives without n-gram spans
+    (mlm, wwm, spanbert, entity, nsp, sop) all share the default."""
+    return ngrams.get("presets", {}).get(objective, DEFAULT_PRESET)
 
 
 @dataclass(frozen=True)

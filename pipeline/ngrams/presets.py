@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 
-DEFAULT = "ulr"
+from pipeline.experiments import DEFAULT_PRESET
+
+DEFAULT = DEFAULT_PRESET  # what every objective not named in ngrams.presets reads
 # The knobs a preset sets: the option's attribute name -> value (None: no threshold).
 PRESETS: dict[str, dict[str, object]] = {
     "ulr": {"mode": "paper", "max_n": 6, "top_k": 3000, "min_count": 3, "threshold": None},

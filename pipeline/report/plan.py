@@ -36,15 +36,13 @@ import yaml
 from pipeline import experiments
 from pipeline.arguments import FRACTION
 from pipeline.errors import InputError
+from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.report import cost
 from pipeline.workflow_config import ConfigError, check, check_unique_keys, coerce
 
 HERE = Path(__file__).parent
 SCHEMA = HERE.parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 NGRAM_OBJECTIVES = ("burt", "misad")  # the objectives that read an n-gram vocabulary (docs/method.md §2)
-PAIR_OBJECTIVES = ("nsp", "sop")
-MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
-DEFAULT_PRESET = "ulr"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +126,7 @@ class Planner:
             # updates") less the sampled sentences that end their document (about 1 in its sentence count)
             settings["updates"] = math.ceil(examples * s["epochs"] / settings["batch_size"])
         if run.objective in NGRAM_OBJECTIVES:
-            settings["ngram_preset"] = config["ngrams"]["presets"].get(run.objective, DEFAULT_PRESET)
+            settings["ngram_preset"] = experiments.ngram_preset(config["ngrams"], run.objective)
         if run.objective == "burt":
             settings["masking"] = config["pretrain"]["ngram_pool"]
         return settings
@@ -176,7 +174,7 @@ class Planner:
 
     # ------------------------------------------------------------------ records
     def records(self) -> list[dict]:
-        published = yaml.safe_load((HERE / "published.yaml").read_text(encoding="utf-8"))
+        published = _yaml("published.yaml")
         mapped = self.paper["rows"]
         out = []
         for source_id, source in published["sources"].items():

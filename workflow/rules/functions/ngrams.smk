@@ -1,19 +1,16 @@
 # The n-gram stage's helpers (its rules: workflow/rules/ngrams.smk, which includes this file first):
 # the presets the run needs, the options of the ngrams and kenlm jobs and the run's n-gram outputs.
-from pipeline.ngrams.presets import DEFAULT as DEFAULT_PRESET
+from pipeline.experiments import DEFAULT_PRESET, PAIR_OBJECTIVES, ngram_preset
 from pipeline.ngrams.presets import NAMES as PRESET_NAMES
 
 
 def objective_preset(objective):
-    """The n-gram preset whose sample an objective reads (ngrams.presets; docs/method.md §2): BURT
-    masking reads BURT's vocabulary and MiSAD ULR-BERT's. An objective not listed reads the default
-    (ulr): those without n-gram spans (mlm, wwm, spanbert, entity, nsp, sop) all share one preset."""
-    return config["ngrams"]["presets"].get(objective, DEFAULT_PRESET)
+    """The n-gram preset whose sample an objective reads (pipeline/experiments.py)."""
+    return ngram_preset(config["ngrams"], objective)
 
 
 # NSP / SOP read a sample made with --with-next (each sampled sentence with its next sentence, so they
 # get as many examples as the other objectives: ULR-BERT §7.1), named <preset>-pairs.
-PAIR_OBJECTIVES = ("nsp", "sop")
 PAIRS = "-pairs"
 
 

@@ -47,7 +47,7 @@ def launcher(gpus):
 
 
 # the objectives that train MiSAD, whose sentence vector pretrain.misad_pooling sets (--pooling)
-MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
+from pipeline.experiments import MISAD_OBJECTIVES
 
 
 def pretrain_flags(label):
