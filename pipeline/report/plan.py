@@ -286,7 +286,7 @@ class Planner:
             name = self.backbones.get(start["checkpoint"])
             reason = f"models.backbones has no {start['checkpoint']}"
         else:
-            run, reason = self.find_pretrain(start["pretrain"], start["backbone"], "burt-pretrain")
+            run, reason = self.find_pretrain(start["pretrain"], start["backbone"], start["experiment"])
             name = run.label if run else None
         if name is None:
             return {"status": "not planned", "reason": reason}
