@@ -10,6 +10,9 @@ A run's label, which names its model folder and its rows in every table, is
 ``<backbone>+<objective><suffix>`` with the experiment's ``suffix`` ("" by default): one experiment
 may keep the plain labels and the others say what differs (``bert-base-uncased+mlm.packed``).
 Without ``experiments`` the section itself is the one experiment (``pretrain.objectives``).
+An experiment trains every backbone of ``pretrain.backbones`` unless it lists its own
+``backbones``: ULR-BERT's large and ALBERT rows (Tables 2, 3) need only MLM and MiSAD, not every
+baseline of the base model.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def runs(pretrain: dict) -> dict[str, PretrainRun]:
                 f"config: {where}.max_length: sentence input is cut at pretrain.max_length "
                 f"({pretrain.get('max_length')}) when tokenized; set it there, or use input: packed"
             )
-        for backbone in pretrain.get("backbones", []):
+        for backbone in experiment.get("backbones", pretrain.get("backbones", [])):
             for objective in experiment["objectives"]:
                 label = f"{backbone}+{objective}{experiment.get('suffix', '')}"
                 if label in found:

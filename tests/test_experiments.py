@@ -44,6 +44,17 @@ def test_experiments_override_the_section_and_label_their_runs():
     assert found["bert+mlm"].settings["batch_size"] == 64
 
 
+def test_an_experiment_may_train_its_own_backbones():
+    """ULR-BERT Table 3's large rows need MLM and MiSAD from BERT-large, not every base baseline."""
+    experiments = {
+        "ulr": {"objectives": ["mlm", "misad", "nsp"]},
+        "ulr-large": {"objectives": ["mlm", "misad"], "backbones": ["large"]},
+    }
+    found = runs({**SECTION, "objectives": [], "experiments": experiments})
+    assert list(found) == ["bert+mlm", "bert+misad", "bert+nsp", "large+mlm", "large+misad"]
+    assert (found["large+misad"].backbone, found["large+misad"].experiment) == ("large", "ulr-large")
+
+
 @pytest.mark.parametrize(
     "experiments, message",
     [
@@ -73,7 +84,13 @@ def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
     }
     ulr = ["mlm", "misad", "misad-span", "misad-entity", "nsp", "sop"]
     burt = ["mlm.packed", "spanbert.packed", "burt.packed"]
-    assert sorted(commands) == sorted(f"bert-base-uncased+{name}" for name in ulr + burt)
+    large = ["mlm", "misad", *burt]  # ULR-BERT Table 3 and BURT Tables VI / VIII's large rows
+    expected = [f"bert-base-uncased+{name}" for name in ulr + burt] + [f"bert-large-uncased+{name}" for name in large]
+    assert sorted(commands) == sorted(expected + ["albert-base-v2+misad"])  # and ULR-BERT Table 2's ALBERT row
+    assert (
+        "--batch-size 64" in commands["albert-base-v2+misad"] and "--pooling pooler" in commands["albert-base-v2+misad"]
+    )
+    assert "--input packed --max-length 512" in commands["bert-large-uncased+burt.packed"]
     for name in ulr:
         line = commands[f"bert-base-uncased+{name}"]
         assert "--batch-size 64" in line and "--input" not in line

@@ -144,10 +144,16 @@ class Planner:
         work = cost.Workload(arch, tokens, settings["max_length"], padding_share=padding, forward_tokens=forward)
         return cost.gpu_hours(work.flops, self.gpu, self.mfu)
 
+    def missing(self, repo: str) -> str:
+        """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
+        says about that checkpoint (a commit nobody could pin, for example)."""
+        why = self.paper.get("unconfigured", {}).get(repo)
+        return f"models.backbones has no {repo}" + (f": {why}" if why else "")
+
     def find_pretrain(self, objective: str, repo: str, experiment: str) -> tuple[experiments.PretrainRun | None, str]:
         name = self.backbones.get(repo)
         if name is None:
-            return None, f"models.backbones has no {repo}"
+            return None, self.missing(repo)
         candidates = [r for r in self.runs.values() if r.backbone == name and r.objective == objective]
         if not candidates:
             return None, f"pretrain has no {objective} run from {name}"
@@ -196,7 +202,7 @@ class Planner:
         if "checkpoint" in made_by:
             name = self.backbones.get(made_by["checkpoint"])
             if name is None:
-                return {"status": "not planned", "reason": f"models.backbones has no {made_by['checkpoint']}"}
+                return {"status": "not planned", "reason": self.missing(made_by["checkpoint"])}
             return {
                 "status": "planned",
                 "label": name,
@@ -284,7 +290,7 @@ class Planner:
         start = made_by["start"]
         if "checkpoint" in start:
             name = self.backbones.get(start["checkpoint"])
-            reason = f"models.backbones has no {start['checkpoint']}"
+            reason = self.missing(start["checkpoint"])
         else:
             run, reason = self.find_pretrain(start["pretrain"], start["backbone"], start["experiment"])
             name = run.label if run else None

@@ -13,7 +13,7 @@ def finetune_start(name):
         return f"{RESULTS}/models/{name}", [f"{RESULTS}/models/{name}"]
     raise ValueError(
         f"config: finetune start {name!r} is neither in models.backbones nor a pretrain output"
-        " (<backbone>+<objective><suffix> of pretrain.backbones x each experiment's objectives)"
+        " (<backbone>+<objective><suffix> of each experiment's backbones x objectives)"
     )
 
 

@@ -9,6 +9,12 @@ PRETRAIN_CPUS_PER_GPU = 8
 for _name in PRETRAIN["backbones"]:
     if _name not in BACKBONES:
         raise ValueError(f"config: pretrain.backbones lists {_name!r}, which models.backbones does not define")
+for _run in PRETRAIN_RUNS.values():
+    if _run.backbone not in BACKBONES:
+        raise ValueError(
+            f"config: pretrain.experiments.{_run.experiment}.backbones lists {_run.backbone!r},"
+            " which models.backbones does not define"
+        )
 if BACKBONES and PRETRAIN["language"] not in LANGUAGES:
     raise ValueError(f"config: pretrain.language {PRETRAIN['language']!r} is not in corpus.languages")
 TINY = [name for name, spec in BACKBONES.items() if is_tiny(spec)]
