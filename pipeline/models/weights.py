@@ -139,12 +139,25 @@ def check_weights(path_or_id: str) -> None:
         check_config_fits(folder, tensors)
 
 
+def _with_sdpa(model_class, path_or_id: str, kwargs: dict):
+    """The model with torch's fused scaled-dot-product attention (flash / memory-efficient kernels on
+    CUDA) where its architecture has an SDPA implementation, else its default attention."""
+    if "attn_implementation" in kwargs:
+        return model_class.from_pretrained(path_or_id, **kwargs)
+    try:
+        return model_class.from_pretrained(path_or_id, attn_implementation="sdpa", **kwargs)
+    except ValueError as exc:
+        if "sdpa" not in str(exc).lower():
+            raise
+        return model_class.from_pretrained(path_or_id, **kwargs)
+
+
 def load_pretrained(model_class, path_or_id: str, **kwargs):
     """``model_class.from_pretrained(path_or_id, **kwargs)`` after :func:`check_weights`; what the loader
     raises on bad weights or config becomes one :class:`InputError` naming the checkpoint."""
     check_weights(path_or_id)
     try:
-        return model_class.from_pretrained(path_or_id, **kwargs)
+        return _with_sdpa(model_class, path_or_id, kwargs)
     except InputError:
         raise
     except pickle.UnpicklingError as exc:

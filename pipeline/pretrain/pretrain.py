@@ -54,7 +54,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader
 from transformers import get_linear_schedule_with_warmup
 
 from pipeline import provenance
@@ -74,6 +73,7 @@ from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
 from pipeline.pretrain import checkpoint, heldout
 from pipeline.pretrain.batching import BATCHINGS, PaddingMeter, epoch_batches, example_lengths, padding_counts
 from pipeline.pretrain.checkpoint import RESUME_KEYS
+from pipeline.pretrain.loader import epoch_loader
 from pipeline.pretrain.masking_stats import MaskingStats, gather
 from pipeline.pretrain.misad import CHOICES, choice_for, choose_by_mlm_score
 from pipeline.pretrain.objectives import MISAD_SOURCES, OBJECTIVES, PretrainingModel, make_data
@@ -179,7 +179,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
     parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
-    parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
+    parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes (loader.py)")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model (CUDA; see docs/stages)")
     parser.add_argument("--heldout", type=COUNT, default=0, help="sentences set aside for held-out evaluation")
     parser.add_argument("--eval-every", type=POSITIVE, default=100, help="held-out evaluation every N steps")
 
@@ -309,6 +310,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         if world.size > 1
         else module
     )  # DDP starts every replica from rank 0's weights
+    if args.compile:  # kernels fused by TorchInductor; checkpoints keep saving the uncompiled module
+        model = torch.compile(model)
     runtime.seed_everything(dropout_seed(args.seed, world.rank))
     packed = PackedDataset(dataset, tokenizer, max_length) if args.input == "packed" else None
     examples, collator = make_data(
@@ -359,6 +362,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         "effective_batch_size": args.batch_size * args.grad_accum * world.size,
         "device": device.type,
         "precision": "bf16-autocast" if device.type == "cuda" else "fp32",
+        "attention": mlm_model.config._attn_implementation,  # sdpa where the architecture has it
         "max_length": max_length,
         "new_mlm_head": new_head,
         "new_pair_head": new_pair_head,
@@ -393,13 +397,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world, lengths)
             # an epoch ends on an optimizer step: drop the tail that cannot fill a whole accumulation
             batches = batches[: len(batches) // args.grad_accum * args.grad_accum] or batches
-            loader = DataLoader(
-                examples,
-                batch_sampler=batches[done:],
-                collate_fn=collator,
-                num_workers=args.num_workers,
-                generator=loader_rng,
-            )
+            loader = epoch_loader(examples, batches[done:], collator, args.num_workers, device, loader_rng)
             sums, started, micro, step_stats, padding = {}, time.monotonic(), 0, MaskingStats(), PaddingMeter()
             for batch in loader:
                 stats = batch.pop("masking_stats", None)

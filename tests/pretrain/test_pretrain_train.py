@@ -315,3 +315,17 @@ def test_token_shards_in_any_order_give_the_same_run(marked_en, tiny_en, tmp_pat
     config = json.loads((tmp_path / "ba" / "pretrain_config.json").read_text())
     assert [i["path"] for i in config["provenance"]["inputs"]] == [str(s) for s in shards]
     assert config["examples"] == marked.num_rows
+
+
+def test_compiled_model_trains_like_the_eager_one_and_saves_the_same_keys(tokens_en, tiny_en, tmp_path):
+    """--compile (TorchInductor; on CPU it generates C++ kernels) changes speed, not the model: the same
+    losses up to floating-point reordering, and an export without torch.compile's wrapper names."""
+    common = ["--data", tokens_en, "--model", tiny_en, "--objective", "mlm", "--max-steps", 4, "--batch-size", 16]
+    train(args_for(*common, "--out", tmp_path / "eager", "--dropout", 0.0))
+    train(args_for(*common, "--out", tmp_path / "compiled", "--dropout", 0.0, "--compile"))
+    eager, compiled = log_of(tmp_path / "eager"), log_of(tmp_path / "compiled")
+    assert [e["mlm"] for e in compiled] == pytest.approx([e["mlm"] for e in eager], rel=1e-3)
+    a, b = load_file(tmp_path / "eager" / "model.safetensors"), load_file(tmp_path / "compiled" / "model.safetensors")
+    assert a.keys() == b.keys() and not any("_orig_mod" in key for key in b)
+    config = json.loads((tmp_path / "compiled" / "pretrain_config.json").read_text())
+    assert config["compile"] is True and config["attention"] == "sdpa"  # the tiny BERT has SDPA attention

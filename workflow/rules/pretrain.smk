@@ -91,9 +91,11 @@ rule pretrain:
         generator=lambda wc: electra_generator(PRETRAIN_RUNS[wc.label].backbone)[0],
         objective=lambda wc: PRETRAIN_RUNS[wc.label].objective,
         flags=lambda wc: pretrain_flags(wc.label),
+        workers=lambda wc, threads: loader_workers(threads),
     shell:
         "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q}"
-        " --objective {params.objective:q} --generator={params.generator:q} {params.flags:q} --out {output:q}"
+        " --objective {params.objective:q} --generator={params.generator:q} {params.flags:q}"
+        " --num-workers {params.workers} --out {output:q}"
         " > {log:q} 2>&1"
 
 

@@ -47,6 +47,12 @@ def token_shards(wc):
     return per_shard(path, PRETRAIN["language"])
 
 
+def loader_workers(threads):
+    """Data-loader processes per training process (pipeline/pretrain/loader.py): its share of the job's
+    CPUs, less the one it trains on."""
+    return max(threads // PRETRAIN["gpus"] - 1, 0)
+
+
 def launcher(gpus):
     """One process, or one per GPU through torchrun (DDP; --batch-size is per process)."""
     return ["python"] if gpus == 1 else ["torchrun", "--standalone", "--nproc_per_node", str(gpus)]
