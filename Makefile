@@ -25,7 +25,7 @@ LOCK := requirements.lock
 TORCH := 2.13.0
 PIP := 26.3
 
-.PHONY: install demo test lint format lock clean-demo
+.PHONY: install demo test lint format lock clean-demo sample-learning
 
 $(VENV)/.installed: $(LOCK) pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,13 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# The sample's classification with a budget that shows learning (workflow/config/sample-learning.yaml:
+# SST-2 and MRPC, full passes at the papers' lr; about 90 minutes on 2 cores; needs the data root).
+sample-learning: install
+	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) \
+	    --configfile workflow/config/sample.yaml workflow/config/sample-learning.yaml \
+	    -- results/sample-learning/metrics/glue/minilm.json
 
 lint: install
 	$(BIN)/snakemake --lint

@@ -86,3 +86,24 @@ def test_paper_zh_runs_burts_clue_grid(tmp_path):
     assert settings["cmrc2018"] == set(
         grid(batch_size=[8, 16], lr=[1e-5, 2e-5, 3e-5], epochs=[2, 3, 5], max_length=256)
     )
+
+
+def test_sample_learning_overlay_trains_the_full_passes_at_the_papers_rate(data_root, tmp_path):
+    """`make sample-learning`: sample.yaml + sample-learning.yaml runs SST-2 for one epoch and MRPC for
+    three, at lr 3e-5 and batch 16, uncapped (the budget BENCHMARKS.md "Learning on real data" shows
+    learning with), and nothing of the sample's other GLUE / CLUE runs."""
+    import subprocess
+    import sys
+
+    target = f"results/dry-{tmp_path.name}/metrics/glue/minilm.json"
+    command = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1", "--configfile"]
+    command += ["workflow/config/sample.yaml", "workflow/config/sample-learning.yaml"]
+    command += ["--config", f"data_root={data_root}", f"run=dry-{tmp_path.name}", "--", target]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    jobs = [line for line in done.stdout.splitlines() if "-m pipeline classify " in line]
+    assert len(jobs) == 2
+    for task, epochs in (("sst2", "1"), ("mrpc", "3")):
+        line = next(job for job in jobs if f"--task {task} " in job)
+        assert f"--epochs {epochs} " in line and "--lr 3e-05 " in line and "--batch-size 16 " in line
+        assert "--max-steps 0 " in line
