@@ -68,14 +68,15 @@ def length_grouped(order: np.ndarray, lengths: np.ndarray, batch_size: int, rng:
 
 
 def example_lengths(examples, dataset) -> np.ndarray:
-    """Tokens per example, what length grouping sorts by: a row's length; for a sentence pair (NSP / SOP:
-    :class:`~pipeline.pretrain.sentence_pairs.SentencePairs`) the first sentence's plus its successor's,
-    exact for SOP and for NSP's positives (a negative's second sentence is drawn per epoch)."""
+    """Tokens per example in the current epoch, what length grouping sorts by: a row's length; for a
+    sentence pair (NSP / SOP: :class:`~pipeline.pretrain.sentence_pairs.SentencePairs`) both sentences'
+    of the epoch's pair (an NSP negative's second sentence is drawn per epoch, so ask after
+    ``set_epoch``)."""
     lengths = np.asarray(dataset.lengths(), dtype=np.int64)
     if examples is dataset:
         return lengths
     if hasattr(examples, "firsts"):
-        return lengths[examples.firsts] + lengths[examples.next[examples.firsts]]
+        return examples.lengths(lengths)
     return np.asarray(examples.lengths(), dtype=np.int64)
 
 

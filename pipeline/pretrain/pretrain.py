@@ -394,6 +394,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             collator.set_epoch(epoch)
             if hasattr(examples, "set_epoch"):
                 examples.set_epoch(epoch)
+            if lengths is not None:  # this epoch's: an NSP negative's second sentence is drawn per epoch
+                lengths = example_lengths(examples, dataset)
             batches = epoch_batches(len(examples), epoch, args.seed, args.batch_size, world, lengths)
             # an epoch ends on an optimizer step: drop the tail that cannot fill a whole accumulation
             batches = batches[: len(batches) // args.grad_accum * args.grad_accum] or batches

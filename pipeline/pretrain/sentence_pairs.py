@@ -95,7 +95,7 @@ class SentencePairs:
         self.pool = np.flatnonzero(sampled)
         self.firsts = np.flatnonzero(sampled & (self.next >= 0))
         self.without_next = len(self.pool) - len(self.firsts)  # sampled, but the last of its document here
-        self.epoch = 0
+        self.set_epoch(0)
         log.info(
             "%s: %s pairs from %s sampled sentences (%s without a next sentence in the data)",
             task,
@@ -105,28 +105,44 @@ class SentencePairs:
         )
 
     def set_epoch(self, epoch: int) -> None:
+        """Draw the epoch's pairs: each example's label and, for an NSP negative, its second sentence.
+
+        One generator per (seed, epoch) draws them all at once, before any loader worker starts, so
+        every worker count sees the same pairs, and length grouping can sort by the pairs' real
+        lengths (:meth:`lengths`)."""
         self.epoch = epoch
+        rng = np.random.default_rng([self.seed, epoch, 2])
+        firsts = self.firsts
+        labels = rng.random(len(firsts)) < 0.5
+        seconds = self.next[firsts].copy()
+        relabelled = np.zeros(len(firsts), bool)
+        if self.task == "nsp":
+            # another document's sampled sentence (BERT's negative): up to 10 draws, then the true next
+            # sentence, relabelled as a positive (a sample of one document has no other)
+            todo = np.flatnonzero(labels)
+            for _ in range(10):
+                if not len(todo):
+                    break
+                drawn = self.pool[rng.integers(len(self.pool), size=len(todo))]
+                other = self.doc_ids[drawn] != self.doc_ids[firsts[todo]]
+                seconds[todo[other]] = drawn[other]
+                todo = todo[~other]
+            labels[todo], relabelled[todo] = False, True
+        self.labels, self.seconds, self.relabelled = labels, seconds, relabelled
+
+    def lengths(self, row_lengths: np.ndarray) -> np.ndarray:
+        """Tokens per pair this epoch (both sentences, from the rows' lengths): what grouping sorts by."""
+        return row_lengths[self.firsts] + row_lengths[self.seconds]
 
     def __len__(self) -> int:
         return len(self.firsts)
 
     def __getitem__(self, idx: int) -> dict:
-        rng = np.random.default_rng([self.seed, self.epoch, idx, 2])
-        a = int(self.firsts[idx])
-        b, label = int(self.next[a]), int(rng.random() < 0.5)
-        relabelled = False
-        if self.task == "nsp" and label:
-            for _ in range(10):  # another document's sentence (BERT's negative)
-                b = int(self.pool[rng.integers(len(self.pool))])
-                if self.doc_ids[b] != self.doc_ids[a]:
-                    break
-            else:
-                label, relabelled = 0, True
-                b = int(self.next[a])
+        a, b, label = int(self.firsts[idx]), int(self.seconds[idx]), int(self.labels[idx])
         first, second = content(self.dataset[a]), content(self.dataset[b])
         if self.task == "sop" and label:
             first, second = second, first
-        return {"idx": idx, "first": first, "second": second, "pair_label": label, "relabelled": relabelled}
+        return {"idx": idx, "first": first, "second": second, "pair_label": label, "relabelled": self.relabelled[idx]}
 
 
 class PairCollator:

@@ -85,6 +85,7 @@ def test_nsp_relabelled_negatives_are_counted(dataset_en, tiny_en):
     normal = collator([pairs[i] for i in range(len(pairs))])
     assert normal["masking_stats"].counts["nsp_relabelled"] == 0 and normal["pair_labels"].sum() > 100
     pairs.doc_ids = np.zeros_like(pairs.doc_ids)  # one document: no negative can be found
+    pairs.set_epoch(0)  # the epoch's pairs are drawn here
     batch = collator([pairs[i] for i in range(len(pairs))])
     counts = batch["masking_stats"].counts
     assert batch["pair_labels"].sum() == 0 and counts["pairs"] == len(pairs)
@@ -188,3 +189,20 @@ def test_other_objectives_refuse_the_pair_sample(pair_sample, tiny_en, tmp_path,
     args = ["--data", tokens, "--model", tiny_en, "--objective", "mlm", "--max-steps", 1, "--batch-size", 8]
     assert cli("pretrain", *args, "--out", tmp_path / "mlm") == 2
     assert "NSP / SOP's, not mlm's" in capsys.readouterr().err
+
+
+def test_nsp_groups_by_the_epochs_drawn_pairs(dataset_en):
+    """Length grouping sorts NSP pairs by both sentences of the epoch's pair, negatives included, so a
+    batch of pairs carries little padding (BENCHMARKS.md "loader": 44.5% before)."""
+    from pipeline.pretrain.batching import example_lengths
+
+    pairs = SentencePairs(dataset_en, "nsp", seed=0)
+    rows = np.asarray(dataset_en.lengths())
+    for epoch in (0, 1):
+        pairs.set_epoch(epoch)
+        exact = [len(pairs[i]["first"]) + len(pairs[i]["second"]) for i in range(len(pairs))]
+        # the rows' lengths less the two sentences' own [CLS] ... [SEP]
+        assert (example_lengths(pairs, dataset_en) - 4).tolist() == exact
+    again = SentencePairs(dataset_en, "nsp", seed=0)
+    again.set_epoch(1)
+    assert again.seconds.tolist() == pairs.seconds.tolist()  # a function of (seed, epoch) only
