@@ -11,7 +11,10 @@ training pairs (a seeded draw) is held out as the dev set that drives the learni
 
 Writes the encoder directory ``--out`` (format in :mod:`pipeline.bilstm`) and ``--metrics``,
 the SNLI metrics JSON of paper 004 Table 2 (task ``snli``: ``dev`` and ``test`` accuracy ×100,
-``dim``, ``parameters`` of the encoder, pair counts, the model and provenance).
+``dim``, ``parameters`` of the encoder, pair counts, the model and provenance) with ``oov``: the
+out-of-vocabulary rates of the training and test sentences under ``--vectors`` (tokens and types, %;
+:func:`pipeline.models.word_vectors.coverage`), also logged: words without a vector are dropped, so
+vectors that miss many NLI words leave the encoder little to read.
 """
 
 from __future__ import annotations
@@ -80,6 +83,12 @@ def split_dev(pairs: nli_data.Pairs, fraction: float, seed: int) -> tuple[nli_da
     return pairs.subset(sorted(order[held:])), pairs.subset(sorted(order[:held]))
 
 
+def oov_rates(pairs: nli_data.Pairs, vectors: word_vectors.WordVectors) -> dict[str, float]:
+    """Out-of-vocabulary rates (%) of the premises and hypotheses: ``tokens`` and ``types``."""
+    found = word_vectors.coverage(vectors, pairs.premises + pairs.hypotheses)
+    return {"tokens": found["oov_token_rate"], "types": found["oov_type_rate"]}
+
+
 def run(args: argparse.Namespace) -> None:
     if not 0 < args.dev_fraction < 1:
         raise InputError("--dev-fraction", f"must be between 0 and 1, not {args.dev_fraction}")
@@ -99,6 +108,9 @@ def run(args: argparse.Namespace) -> None:
     if not len(train_pairs) or not len(dev_pairs):
         raise InputError(args.train[0], f"{len(train_pairs)} training and {len(dev_pairs)} dev pairs: need both")
     test_pairs = nli_data.read_all(args.test) if args.test else None
+    oov = {name: oov_rates(found, vectors) for name, found in (("train", train_pairs), ("test", test_pairs)) if found}
+    for name, rates in oov.items():
+        log.info("%s sentences: %.1f%% of tokens, %.1f%% of types without a vector", name, *rates.values())
     schedule = train.Schedule(
         lr=args.lr,
         decay=args.decay,
@@ -146,6 +158,7 @@ def run(args: argparse.Namespace) -> None:
             "parameters": model.encoder.trainable_parameters(),
             "n": counts,
             "epochs": len(lines),
+            "oov": oov,
             "model": {"name": name, "path": str(args.out), "kind": "bilstm", "pooling": model.encoder.pooling.name},
             "provenance": {**record, "checkpoint": {"path": str(args.out)}},
         },

@@ -5,6 +5,12 @@ is not above the best so far, the rate is divided by 5, and training stops once 
 below 1e-5 (or after ``max_epochs``). Batches of 64 pairs, cross-entropy over the three
 labels; gradients are clipped to norm 5 as InferSent does. The encoder state of the best dev
 epoch is kept and scored on the test pairs. Same pairs + seed → same model.
+
+The rate 0.1 goes with SNLI's 550k training pairs: about 8,600 updates an epoch. On the 29.5k pairs
+of the public SNLI + MultiNLI dev sets an epoch is 20 times fewer updates, and at 0.1 the model stays
+near chance for the first two epochs (held-out dev 42% and 46%, with vectors that cover about 99% of
+the tokens) and reaches 54.9% on SNLI test after six; ``--lr 1.0`` learns faster (62% after ten
+epochs; bench/learning_bilstm.py).
 """
 
 from __future__ import annotations

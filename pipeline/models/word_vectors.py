@@ -115,6 +115,26 @@ class WordVectors:
         return [row for row in (self.lookup(word) for word in words(text)) if row is not None]
 
 
+def coverage(vectors: WordVectors, texts) -> dict:
+    """Out-of-vocabulary rates of ``texts`` under ``vectors``, split and looked up as :meth:`WordVectors.ids`
+    does: ``tokens`` / ``oov_tokens`` count every token, ``types`` / ``oov_types`` each distinct
+    token once; the rates are percentages."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in words(text):
+            counts[word] = counts.get(word, 0) + 1
+    missing = [word for word in counts if vectors.lookup(word) is None]
+    tokens, oov_tokens = sum(counts.values()), sum(counts[word] for word in missing)
+    return {
+        "tokens": tokens,
+        "oov_tokens": oov_tokens,
+        "oov_token_rate": 100.0 * oov_tokens / max(tokens, 1),
+        "types": len(counts),
+        "oov_types": len(missing),
+        "oov_type_rate": 100.0 * len(missing) / max(len(counts), 1),
+    }
+
+
 def _load_zip(path: Path, limit: int | None) -> WordVectors:
     import shutil
     import tempfile

@@ -7,6 +7,14 @@ again for every pass and never held in memory. Tokens are those of the n-gram st
 (:func:`pipeline.words.tokens`: whitespace words in English, characters in Chinese),
 lower-cased unless ``--no-lowercase``.
 
+``--nli`` adds the premises and hypotheses of NLI files to the corpus, each distinct sentence once
+(the sources the ``finetune`` stage's ``--nli`` takes: CSV / jsonl / release ``.txt``, ``DIR:SPLIT``
+of the three-file layout, ``ARCHIVE.zip:SPLIT``; :func:`pipeline.tasks.nli.read_source`), so that
+the vectors cover the words a BiLSTM encoder reads (paper 004 §3.1 trains on SNLI with pretrained
+GloVe 300D vectors, which cover it). Their raw text still holds punctuation, so they are split with
+the BiLSTM's own tokenizer (:func:`pipeline.models.word_vectors.words`: word runs and single
+punctuation marks), which yields the words the encoder will look up. English only.
+
 Deterministic: one worker thread, a fixed seed, and a stable hash for the initial vectors
 (gensim's default is Python's ``hash``, which varies between processes unless PYTHONHASHSEED
 is fixed). Writes the vectors in word2vec's C binary format (``--out``, e.g.
@@ -28,8 +36,10 @@ from pipeline import contracts, languages, provenance
 from pipeline.arguments import POSITIVE, SEED
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
+from pipeline.models.word_vectors import words as nli_words
 from pipeline.progress import Progress
 from pipeline.shards import input_files
+from pipeline.tasks.nli import read_source
 from pipeline.words import tokens
 
 log = logging.getLogger("pipeline.word2vec")
@@ -38,6 +48,13 @@ log = logging.getLogger("pipeline.word2vec")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sentences", required=True, nargs="+", type=Path, help="sentences Parquet files or directories of them"
+    )
+    parser.add_argument(
+        "--nli",
+        nargs="+",
+        default=[],
+        metavar="SOURCE",
+        help="NLI files whose premises and hypotheses join the corpus (CSV / jsonl / DIR:SPLIT; English)",
     )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="word2vec binary file to write (e.g. vectors.bin)")
@@ -74,11 +91,27 @@ def parquet_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-class SentenceStream:
-    """Re-iterable token lists of every sentence in ``files``, read a batch at a time."""
+def nli_sentences(sources: list[str], lowercase: bool) -> tuple[list[list[str]], list[Path]]:
+    """Token lists of the distinct premises and hypotheses of ``sources`` in order of first use, and
+    the files read (``DIR:SPLIT`` → its three files)."""
+    distinct: dict[str, None] = {}
+    files: list[Path] = []
+    for source in sources:
+        pairs = read_source(str(source))
+        files += pairs.files
+        for premise, hypothesis in zip(pairs.premises, pairs.hypotheses):
+            distinct.setdefault(premise)
+            distinct.setdefault(hypothesis)
+    found = (nli_words(text.lower() if lowercase else text) for text in distinct)
+    return [sentence for sentence in found if sentence], files
 
-    def __init__(self, files: list[Path], lang: str, lowercase: bool):
+
+class SentenceStream:
+    """Re-iterable token lists of every sentence in ``files``, read a batch at a time, then ``extra``."""
+
+    def __init__(self, files: list[Path], lang: str, lowercase: bool, extra: list[list[str]] = ()):
         self.files, self.lang, self.lowercase = files, lang, lowercase
+        self.extra = list(extra)
         self.passes = 0
 
     def __iter__(self):
@@ -92,12 +125,16 @@ class SentenceStream:
                         yield words
                 progress.update(len(batch), position=done - 1)
             progress.position = done
+        yield from self.extra
 
 
 def run(args: argparse.Namespace) -> None:
     lang = languages.check(args.lang)
     files = parquet_files(args.sentences)
-    corpus = SentenceStream(files, lang, args.lowercase)
+    if args.nli and lang != "en":
+        raise InputError(args.nli[0], f"--nli is for English sentences, not --lang {lang}")
+    extra, extra_files = nli_sentences(args.nli, args.lowercase)
+    corpus = SentenceStream(files, lang, args.lowercase, extra)
     params = {
         "lang": lang,
         "dim": args.dim,
@@ -108,6 +145,9 @@ def run(args: argparse.Namespace) -> None:
         "lowercase": args.lowercase,
         "workers": args.workers,
     }
+    if args.nli:  # only then: the parameters (and outputs) of a corpus-only run stay as they were
+        params.update(nli=[str(source) for source in args.nli], nli_sentences=len(extra))
+        log.info("--nli: %d distinct NLI sentences join the corpus", len(extra))
     model = Word2Vec(
         vector_size=args.dim,
         window=args.window,
@@ -127,7 +167,7 @@ def run(args: argparse.Namespace) -> None:
         "words": model.corpus_total_words,
         "params": params,
         "provenance": provenance.make(
-            "word2vec", params, [provenance.file_fingerprint(f) for f in files], seed=args.seed
+            "word2vec", params, [provenance.file_fingerprint(f) for f in [*files, *extra_files]], seed=args.seed
         ),
     }
     with AtomicFiles() as out:

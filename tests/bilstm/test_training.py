@@ -96,6 +96,7 @@ def test_the_stage_writes_the_documented_format_and_evaluates_like_any_model(tmp
     assert len((out / "vocab.txt").read_text().splitlines()) == config["vocabulary"]
     result = json.loads(metrics.read_text())
     assert result["task"] == "snli" and result["dim"] == 8 and 0 <= result["test"] <= 100
+    assert sorted(result["oov"]) == ["test", "train"] and 0 <= result["oov"]["train"]["tokens"] <= 100
     # 4 gates x (4 x 16 input + 4 x 4 recurrent + 2 x 4 biases) x 2 directions
     assert result["parameters"] == 2 * 4 * 4 * (16 + 4 + 2)
     model = load_model(f"bilstm:{out}")
