@@ -52,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--seeds", type=POSITIVE, default=5, help="number of seeds (default 5)")
     parser.add_argument("--first-seed", type=SEED, default=0, help="seeds are FIRST .. FIRST+K-1")
+    parser.add_argument(
+        "--seed-dirs",
+        action="store_true",
+        help="write each seed's files to OUT/seed<S>/, as a one-seed job with --out OUT/seed<S> would",
+    )
     parser.add_argument("--max-steps", type=COUNT, default=0, help="cap on training steps (0: train the epochs)")
     parser.add_argument("--batch-size", type=POSITIVE, help="train batch size (default: GLUE 32, CLUE 16)")
     parser.add_argument("--lr", type=RATE, help="learning rate (default: GLUE 3e-5, CLUE 2e-5)")
@@ -187,6 +192,8 @@ def run(args: argparse.Namespace) -> None:
     train = (splits["train"], features(splits["train"]))
     evaluations = {name: (examples, features(examples)) for name, examples in splits.items() if name != "train"}
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    # where a job's time goes (bench/classify_fixed_cost.py): what it pays once, before the seeds
+    log.info("ready to fine-tune %d seed(s): data read and encoded", len(seeds))
     outcomes = []
     for seed in seeds:
         outcome = training.run_seed(task, model_path, tokenizer, train, evaluations, settings, seed)
@@ -206,54 +213,67 @@ def run(args: argparse.Namespace) -> None:
         for key, value in vars(args).items()
         if key not in ("run", "verbose", "stage")
     }
-    record = {
-        "task": task.name,
-        "title": task.title,
-        "benchmark": task.benchmark,
-        "head": task.head,
-        "metric": task.metrics[0],
-        "metrics": list(task.metrics),
-        "model": {"name": name, "path": model_path, "spec": args.model},
-        "seeds": seeds,
-        "per_seed": {
-            str(o["seed"]): {
-                **{set_name: result["metrics"] for set_name, result in o["sets"].items()},
-                "steps": o["steps"],
-                "train_loss": o["train_loss"],
-            }
-            for o in outcomes
-        },
-        "settings": vars(settings),
-        "examples": {split: len(examples) for split, examples in splits.items()},
-        "train_from_dev": args.train_from_dev if files["train"] is None else None,
-        "substitutes": task.substitutes(args.data, files),
-        "provenance": {
-            **provenance.make(
-                "classify",
-                params,
-                seed=seeds[0],
-                inputs=[provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths],
-            ),
-            "checkpoint": checkpoint_fingerprint(model_path),
-        },
-    }
-    for set_name in evaluations:
-        record[set_name] = summarise(task, outcomes, set_name)
-    with AtomicFiles() as out:
+
+    def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict) -> dict:
+        """metrics.json and the prediction files of ``outcomes`` into ``out`` (through ``atomic``)."""
+        seeds = [o["seed"] for o in outcomes]
+        record = {
+            "task": task.name,
+            "title": task.title,
+            "benchmark": task.benchmark,
+            "head": task.head,
+            "metric": task.metrics[0],
+            "metrics": list(task.metrics),
+            "model": {"name": name, "path": model_path, "spec": args.model},
+            "seeds": seeds,
+            "per_seed": {
+                str(o["seed"]): {
+                    **{set_name: result["metrics"] for set_name, result in o["sets"].items()},
+                    "steps": o["steps"],
+                    "train_loss": o["train_loss"],
+                }
+                for o in outcomes
+            },
+            "settings": vars(settings),
+            "examples": {split: len(examples) for split, examples in splits.items()},
+            "train_from_dev": args.train_from_dev if files["train"] is None else None,
+            "substitutes": task.substitutes(args.data, files),
+            "provenance": {
+                **provenance.make(
+                    "classify",
+                    params,
+                    seed=seeds[0],
+                    inputs=[provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths],
+                ),
+                "checkpoint": checkpoint_fingerprint(model_path),
+            },
+        }
+        for set_name in evaluations:
+            record[set_name] = summarise(task, outcomes, set_name)
         for outcome in outcomes:
             seed = outcome["seed"]
             for set_name, (examples, _) in evaluations.items():
                 predicted = outcome["sets"][set_name]["predictions"]
-                out.temp(args.out / f"{set_name}_predictions.seed{seed}.tsv").write_text(
+                atomic.temp(out / f"{set_name}_predictions.seed{seed}.tsv").write_text(
                     predictions_tsv(task, examples, predicted), encoding="utf-8"
                 )
                 if set_name in task.test_sets:
-                    target = args.out / "submission" / f"seed{seed}" / task.test_sets[set_name]
-                    out.temp(target).write_text(
+                    target = out / "submission" / f"seed{seed}" / task.test_sets[set_name]
+                    atomic.temp(target).write_text(
                         submission.render(task, [e.id for e in examples], predicted), encoding="utf-8"
                     )
-        out.temp(args.out / "metrics.json").write_text(json_text(record), encoding="utf-8")
-    dev = record["dev"][task.metrics[0]]
+        atomic.temp(out / "metrics.json").write_text(json_text(record), encoding="utf-8")
+        return record
+
+    with AtomicFiles() as atomic:  # every file of the job at once, or none
+        if args.seed_dirs:  # each seed's files as its own one-seed job writes them (the workflow's layout)
+            for outcome in outcomes:
+                seed, folder = outcome["seed"], args.out / f"seed{outcome['seed']}"
+                alone = {**params, "seeds": 1, "first_seed": seed, "seed_dirs": False, "out": str(folder)}
+                write(atomic, folder, [outcome], alone)
+        else:
+            write(atomic, args.out, outcomes, params)
+    dev = summarise(task, outcomes, "dev")[task.metrics[0]]
     log.info(
         "%s %s over %d seeds: mean %.2f, std %.2f, max %.2f → %s (%.1f s in all)",
         task.title,

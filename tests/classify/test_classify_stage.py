@@ -321,3 +321,24 @@ def test_the_release_is_no_substitute(cli, tiny_en, demo_root, tmp_path):
     out = tmp_path / "sst2"
     assert run(cli, tiny_en, "sst2", demo_root, out, substitutes=False) == 0
     assert metrics(out)["substitutes"] == {}
+
+
+def test_seeds_of_one_job_write_what_one_seed_jobs_write(cli, tiny_en, demo_root, tmp_path):
+    """--seed-dirs: the workflow runs a setting's seeds in one job (bench/classify_fixed_cost.py: the fixed
+    cost per job is 6-22% of a sample job and most of a paper-setting GPU job) and keeps one output per
+    seed, byte for byte what a one-seed job with --out OUT/seed<S> writes."""
+    assert run(cli, tiny_en, "rte", demo_root, tmp_path / "together", seeds=2, extra=("--seed-dirs",)) == 0
+    assert sorted(p.name for p in (tmp_path / "together").iterdir()) == ["seed0", "seed1"]
+    for seed in (0, 1):
+        alone = tmp_path / "alone" / f"seed{seed}"
+        together = tmp_path / "together" / f"seed{seed}"
+        # the same --out text as the job above gives its seed folder
+        out = tmp_path / "together" / f"seed{seed}"
+        moved = tmp_path / f"kept{seed}"
+        together.rename(moved)
+        assert run(cli, tiny_en, "rte", demo_root, out, seeds=1, extra=("--first-seed", str(seed))) == 0
+        alone.parent.mkdir(exist_ok=True)
+        out.rename(alone)
+        assert sorted(p.name for p in moved.iterdir()) == sorted(p.name for p in alone.iterdir())
+        for name in ("metrics.json", f"dev_predictions.seed{seed}.tsv"):
+            assert (moved / name).read_bytes() == (alone / name).read_bytes()

@@ -1,6 +1,7 @@
-# GLUE / CLUE fine-tuning (docs/method.md §4): one classify job per model x task x setting x seed
-# (classify; a setting is one point of the grid of batch size, lr, epochs and length searched on
-# dev), then per model and benchmark the setting with the best dev mean and its seed spread
+# GLUE / CLUE fine-tuning (docs/method.md §4): one classify job per model x task x setting, which
+# fine-tunes every seed and keeps one output folder per seed (classify --seed-dirs: a job's fixed cost,
+# start-up and data, is most of a small GLUE task's GPU time, bench/classify_fixed_cost.py; a setting is
+# one point of the grid of batch size, lr, epochs and length searched on dev), then per model and benchmark the setting with the best dev mean and its seed spread
 # (classify_summary: metrics/{glue,clue}/<model>.json, read by the tables rule). Models are named as
 # elsewhere: a backbone, a backbone+objective (pretrain output) or an evaluate.models entry.
 
@@ -13,32 +14,33 @@ rule classify:
         model=lambda wc: classify_model(wc.label)[1],
         data=lambda wc: classify_data(wc.task),
     output:
-        metrics=f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}/metrics.json",
-        dev=f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}/dev_predictions.seed{{seed}}.tsv",
+        metrics=classify_seed_files("metrics.json"),
+        dev=classify_seed_files("dev_predictions.seed{seed}.tsv"),
     log:
-        f"{LOGS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}.log",
+        f"{LOGS}/classify/{{label}}/{{task}}/{{setting}}.log",
     benchmark:
-        f"{BENCHMARKS}/classify/{{label}}/{{task}}/{{setting}}/seed{{seed}}.tsv"
+        f"{BENCHMARKS}/classify/{{label}}/{{task}}/{{setting}}.tsv"
     wildcard_constraints:
         label=r"[A-Za-z0-9_.+-]+",
         task="|".join(CLASSIFY_BENCHMARK) or "(?!)",
         setting=r"batch\d+-lr[0-9.e+-]+-epochs[0-9.e+-]+-len\d+",
-        seed=r"\d+",
     conda:
         "../../envs/models.yaml"
     threads: CLASSIFY_CPUS_PER_GPU
     resources:
         gpu=1,
         mem_mb=16000,
-        runtime=6 * 60,
+        runtime=6 * 60 * CLASSIFY["seeds"],
     params:
         model=lambda wc: classify_model(wc.label)[0],
         data=DATA_ROOT,
         flags=classify_flags,
+        seeds=CLASSIFY["seeds"],
+        out=lambda wc: f"{RESULTS}/classify/{wc.label}/{wc.task}/{wc.setting}",
     shell:
         "python -m pipeline classify --model {params.model:q} --task {wildcards.task:q} --data {params.data:q}"
-        " --seeds 1 --first-seed {wildcards.seed:q} {params.flags:q}"
-        " --name {wildcards.label:q} --out $(dirname {output.metrics:q}) > {log:q} 2>&1"
+        " --seeds {params.seeds} --seed-dirs {params.flags:q}"
+        " --name {wildcards.label:q} --out {params.out:q} > {log:q} 2>&1"
 
 
 rule classify_summary:

@@ -60,6 +60,13 @@ def classify_flags(wildcards):
     return flags
 
 
+def classify_seed_files(name):
+    """One file per seed of a classify job (a model x task x setting): seed<S>/NAME, where NAME may
+    name the seed as {seed}; the other wildcards stay for Snakemake."""
+    folder = f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}"
+    return [f"{folder}/seed{seed}/{name.format(seed=seed)}" for seed in range(CLASSIFY["seeds"])]
+
+
 def classify_runs(label, benchmark):
     return [
         f"{RESULTS}/classify/{label}/{task}/{setting}/seed{seed}/metrics.json"
