@@ -101,7 +101,8 @@ rule pretrain:
 
 rule word2vec:
     input:
-        lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
+        sentences=lambda wc: per_shard(f"{RESULTS}/corpus/{{lang}}/sentences/{{part}}/{{shard}}.parquet", wc.lang),
+        nli=lambda wc: word2vec_nli(wc.lang)[1],
     output:
         f"{RESULTS}/word2vec/{{lang}}/vectors.bin",
     log:
@@ -117,6 +118,7 @@ rule word2vec:
     params:
         flags=options(config["word2vec"], "dim", "window", "min_count", "epochs", "seed"),
         lowercase=lambda wc: ["--lowercase" if wc.lang == "en" else "--no-lowercase"],
+        nli=lambda wc: word2vec_nli(wc.lang)[0],
     shell:
-        "python -m pipeline word2vec --sentences {input:q} --lang {wildcards.lang:q} {params.flags:q}"
-        " --workers {threads} {params.lowercase:q} --out {output:q} > {log:q} 2>&1"
+        "python -m pipeline word2vec --sentences {input.sentences:q} --lang {wildcards.lang:q} {params.flags:q}"
+        " --workers {threads} {params.lowercase:q} {params.nli:q} --out {output:q} > {log:q} 2>&1"

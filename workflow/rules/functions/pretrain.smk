@@ -53,6 +53,14 @@ def loader_workers(threads):
     return max(threads // PRETRAIN["gpus"] - 1, 0)
 
 
+def word2vec_nli(lang):
+    """(--nli options, input files) of the word2vec job of ``lang``: word2vec.nli's NLI files, English
+    only (the BiLSTM's training sentences, docs/stages/bilstm.md)."""
+    specs = config["word2vec"]["nli"] if lang == "en" else []
+    flags = [arg for spec in specs for arg in ("--nli", os.path.join(DATA_ROOT, spec))]
+    return flags, [path for spec in specs for path in finetune_data_files(spec)]  # functions/finetune.smk
+
+
 def launcher(gpus):
     """One process, or one per GPU through torchrun (DDP; --batch-size is per process)."""
     return ["python"] if gpus == 1 else ["torchrun", "--standalone", "--nproc_per_node", str(gpus)]
