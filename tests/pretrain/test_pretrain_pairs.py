@@ -197,7 +197,6 @@ def test_nsp_groups_by_the_epochs_drawn_pairs(dataset_en):
     from pipeline.pretrain.batching import example_lengths
 
     pairs = SentencePairs(dataset_en, "nsp", seed=0)
-    rows = np.asarray(dataset_en.lengths())
     for epoch in (0, 1):
         pairs.set_epoch(epoch)
         exact = [len(pairs[i]["first"]) + len(pairs[i]["second"]) for i in range(len(pairs))]
