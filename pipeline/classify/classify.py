@@ -214,7 +214,11 @@ def run(args: argparse.Namespace) -> None:
         if key not in ("run", "verbose", "stage")
     }
 
-    def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict) -> dict:
+    # hashed once per job, not once per seed folder
+    inputs = [provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths]
+    checkpoint = checkpoint_fingerprint(model_path)
+
+    def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict) -> None:
         """metrics.json and the prediction files of ``outcomes`` into ``out`` (through ``atomic``)."""
         seeds = [o["seed"] for o in outcomes]
         record = {
@@ -239,13 +243,8 @@ def run(args: argparse.Namespace) -> None:
             "train_from_dev": args.train_from_dev if files["train"] is None else None,
             "substitutes": task.substitutes(args.data, files),
             "provenance": {
-                **provenance.make(
-                    "classify",
-                    params,
-                    seed=seeds[0],
-                    inputs=[provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths],
-                ),
-                "checkpoint": checkpoint_fingerprint(model_path),
+                **provenance.make("classify", params, seed=seeds[0], inputs=inputs),
+                "checkpoint": checkpoint,
             },
         }
         for set_name in evaluations:
@@ -263,7 +262,6 @@ def run(args: argparse.Namespace) -> None:
                         submission.render(task, [e.id for e in examples], predicted), encoding="utf-8"
                     )
         atomic.temp(out / "metrics.json").write_text(json_text(record), encoding="utf-8")
-        return record
 
     with AtomicFiles() as atomic:  # every file of the job at once, or none
         if args.seed_dirs:  # each seed's files as its own one-seed job writes them (the workflow's layout)
