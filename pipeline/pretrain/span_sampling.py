@@ -48,6 +48,7 @@ Strategies:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -88,16 +89,23 @@ def token_units(eligible: np.ndarray, budget: float, rng: np.random.Generator) -
     return [(int(p), int(p) + 1) for p in picked]
 
 
-def word_units(word_ids: np.ndarray, eligible: np.ndarray) -> list[tuple[int, int]]:
-    """Contiguous runs of eligible tokens with the same word id (a word's sub-words)."""
+def word_bounds(word_ids: np.ndarray, eligible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)`` of the contiguous runs of eligible tokens with the same word id (a word's
+    sub-words), as arrays."""
     positions = np.flatnonzero(eligible)
     if len(positions) == 0:
-        return []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     words = word_ids[positions]
     breaks = np.flatnonzero((np.diff(positions) != 1) | (np.diff(words) != 0)) + 1
     starts = np.concatenate([[0], breaks])
     ends = np.concatenate([breaks, [len(positions)]])
-    return [(int(positions[s]), int(positions[e - 1]) + 1) for s, e in zip(starts, ends)]
+    return positions[starts].astype(np.int64), positions[ends - 1].astype(np.int64) + 1
+
+
+def word_units(word_ids: np.ndarray, eligible: np.ndarray) -> list[tuple[int, int]]:
+    """Contiguous runs of eligible tokens with the same word id (a word's sub-words)."""
+    starts, ends = word_bounds(word_ids, eligible)
+    return list(zip(starts.tolist(), ends.tolist()))
 
 
 def whole_word_units(example: dict, eligible: np.ndarray, budget: float, rng: np.random.Generator):
@@ -167,30 +175,41 @@ def ngram_units(
     return sorted(chosen)
 
 
-def truncated_geometric(p: float, low: int, high: int) -> np.ndarray:
-    """P(l) ∝ p (1-p)^(l-low) for l in low..high (SpanBERT's clipped span-length law)."""
+@functools.lru_cache(maxsize=16)
+def _geometric(p: float, low: int, high: int) -> np.ndarray:
     lengths = np.arange(low, high + 1)
     weights = p * (1 - p) ** (lengths - low)
-    return weights / weights.sum()
+    law = weights / weights.sum()
+    law.setflags(write=False)  # shared by every call: read-only
+    return law
 
 
-def _windows(words: list[tuple[int, int]], max_words: int) -> list[np.ndarray]:
-    """For l = 1..max_words, the token length of every l-word window of contiguous words
-    (-1 where the window crosses a gap, i.e. an excluded token, or runs past the end)."""
-    starts = np.array([s for s, _ in words])
-    ends = np.array([e for _, e in words])
-    joined = np.concatenate([starts[1:] == ends[:-1], [False]])  # word k continues into word k+1
-    out = []
-    for length in range(1, max_words + 1):
-        count = len(words) - length + 1
-        if count <= 0:
-            out.append(np.zeros(0, dtype=np.int64))
-            continue
-        ok = np.ones(count, dtype=bool)
-        for k in range(length - 1):
-            ok &= joined[k : k + count]
-        out.append(np.where(ok, ends[length - 1 :] - starts[:count], -1))
-    return out
+def truncated_geometric(p: float, low: int, high: int) -> np.ndarray:
+    """P(l) ∝ p (1-p)^(l-low) for l in low..high (SpanBERT's clipped span-length law)."""
+    return _geometric(p, low, high)
+
+
+def _windows(starts: np.ndarray, ends: np.ndarray, max_words: int) -> np.ndarray:
+    """``(max_words, words)`` token lengths: row l - 1 holds, for each first word, the length of the
+    window of l contiguous words starting there (-1 where the window crosses a gap, i.e. an excluded
+    token, or runs past the end)."""
+    count = len(starts)
+    joined = np.zeros(count, dtype=np.int64)
+    joined[:-1] = starts[1:] == ends[:-1]  # word k continues into word k+1
+    chained = np.concatenate([[0], np.cumsum(joined)])
+    words = np.arange(1, max_words + 1)[:, None]
+    first = np.arange(count)[None, :]
+    last = np.minimum(first + words - 1, count - 1)
+    ok = (first + words <= count) & (chained[last] - chained[first] == words - 1)
+    return np.where(ok, ends[last] - starts[first], -1)
+
+
+def _draw(law: np.ndarray, rng: np.random.Generator) -> int:
+    """``rng.choice(len(law), p=law)`` (the same draw from the same stream: numpy's inverse-CDF rule),
+    without ``choice``'s per-call validation, which dominated the span collator's time."""
+    cdf = np.cumsum(law)
+    cdf /= cdf[-1]
+    return int(cdf.searchsorted(rng.random(), side="right"))
 
 
 def span_units(
@@ -202,29 +221,32 @@ def span_units(
     max_words: int = 6,
     max_tries: int = 20,
 ) -> list[tuple[int, int]]:
-    words = word_units(np.asarray(example["word_ids"]), eligible)
-    if not words or budget <= 0:
+    starts, ends = word_bounds(np.asarray(example["word_ids"]), eligible)
+    if not len(starts) or budget <= 0:
         return []
-    windows = _windows(words, max_words)
-    law = truncated_geometric(p, 1, max_words)
-    feasible = np.array([(w >= 0).any() for w in windows])
-    law = np.where(feasible, law, 0.0)
+    windows = _windows(starts, ends, max_words)
+    valid = windows >= 0
+    counts = valid.sum(axis=1)
+    feasible = counts > 0
+    law = np.where(feasible, truncated_geometric(p, 1, max_words), 0.0)
     law /= law.sum()
-    mean_tokens = sum(law[k] * windows[k][windows[k] >= 0].mean() for k in range(max_words) if feasible[k])
+    means = np.where(valid, windows, 0).sum(axis=1) / np.maximum(counts, 1)
+    mean_tokens = sum(law[k] * means[k] for k in range(max_words) if feasible[k])
     expected = budget / mean_tokens
     count = math.floor(expected) + int(rng.random() < expected - math.floor(expected))
-    taken = np.zeros(len(words), dtype=bool)
+    taken = np.zeros(len(starts), dtype=bool)
+    first_words = np.arange(len(starts))
     chosen = []
     for _ in range(count):
         for _ in range(max_tries):  # a length with room left; a full sentence ends the sampling
-            length = int(rng.choice(max_words, p=law)) + 1
+            length = _draw(law, rng) + 1
             busy = np.concatenate([[0], np.cumsum(taken)])
-            starts = np.arange(len(windows[length - 1]))
-            free = np.flatnonzero((windows[length - 1] >= 0) & (busy[starts + length] == busy[starts]))
+            past = np.minimum(first_words + length, len(starts))
+            free = np.flatnonzero(valid[length - 1] & (busy[past] == busy[first_words]))
             if len(free):
                 first = int(free[int(rng.integers(len(free)))])
                 taken[first : first + length] = True
-                chosen.append((words[first][0], words[first + length - 1][1]))
+                chosen.append((int(starts[first]), int(ends[first + length - 1])))
                 break
     return sorted(chosen)
 
@@ -237,12 +259,14 @@ def one_span(
     start drawn uniformly among the windows of that length; None where there are fewer than two words."""
     if len(words) < 2:
         return None
-    windows = _windows(words, min(max_words, len(words) - 1))
+    starts = np.array([s for s, _ in words], dtype=np.int64)
+    ends = np.array([e for _, e in words], dtype=np.int64)
+    windows = _windows(starts, ends, min(max_words, len(words) - 1))
     law = truncated_geometric(p, 1, max_words)[: len(windows)]
-    law = np.where([(w >= 0).any() for w in windows], law, 0.0)
+    law = np.where((windows >= 0).any(axis=1), law, 0.0)
     if law.sum() == 0:
         return None
-    length = int(rng.choice(len(law), p=law / law.sum())) + 1
-    starts = np.flatnonzero(windows[length - 1] >= 0)
-    first = int(starts[int(rng.integers(len(starts)))])
+    length = _draw(law / law.sum(), rng) + 1
+    candidates = np.flatnonzero(windows[length - 1] >= 0)
+    first = int(candidates[int(rng.integers(len(candidates)))])
     return words[first][0], words[first + length - 1][1]
