@@ -5,8 +5,9 @@ epoch's batches (length-grouped single sentences, or packed 512-token blocks for
 reads their examples and collates them, masking included (MiSAD's choice of w by MLM score runs on
 the GPU and is not counted here; its candidates are). It prints
 
-- tokens/s one worker produces, counting every position of every input (S, MiSAD's w and R, both
-  sentences of a pair), padding included, since the GPU processes those;
+- tokens/s one worker produces, counting every position of every input as the encoder gets it (S;
+  MiSAD's w and R, packed into one row per example; both sentences of a pair), padding included,
+  since the GPU processes those;
 - ``padding_share``: pad positions over all positions;
 - the workers one H100 needs to feed BERT-base at 40% MFU: the GPU's training tokens/s for the
   input's sequence length (FLOPs per token 6N + 12·L·H·T, :mod:`pipeline.report.cost`) over one

@@ -20,7 +20,7 @@ get examples of similar length and wait little for each other.
 
 Packed input (:mod:`pipeline.pretrain.packing`) needs no grouping: every block but the last is
 full. :func:`padding_counts` measures the padding of a batch (pad tokens over all tokens of
-each input: S, and MiSAD's w and R); ``pretrain`` logs its share per step and for the run.
+each input: S, and MiSAD's w and R packed into one row); ``pretrain`` logs its share per step and for the run.
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ import numpy as np
 
 from pipeline.models import runtime
 from pipeline.models.runtime import World
+from pipeline.pretrain import segment_packing
 
 BATCHINGS = ("random", "length-grouped")
 MEGA_BATCHES = 50  # batches per mega-batch, as transformers' get_length_grouped_indices (mega_batch_mult)
-# the attention masks of a batch's inputs and the prefix of their padding fields in the log
-PADDED_INPUTS = {"attention_mask": "", "w_attention_mask": "w_", "r_attention_mask": "r_"}
 
 
 def epoch_batches(
@@ -81,20 +80,21 @@ def example_lengths(examples, dataset) -> np.ndarray:
 
 
 def padding_counts(batch: dict) -> dict[str, tuple[int, int]]:
-    """``{prefix: (pad tokens, all tokens)}`` of each input in the batch (S: ``""``; MiSAD's w and R:
-    ``"w_"``, ``"r_"``), from its attention mask."""
+    """``{prefix: (pad tokens, all tokens)}`` of each input as the encoder gets it, from the attention
+    masks: S (``""``), and MiSAD's w and R (``"wr_"``), which are encoded packed into one row per example
+    (:mod:`pipeline.pretrain.segment_packing`)."""
     counts = {}
-    for key, prefix in PADDED_INPUTS.items():
-        if key in batch:
-            mask = batch[key]
-            real = int(mask.sum())
-            counts[prefix] = (mask.numel() - real, mask.numel())
+    if "attention_mask" in batch:
+        mask = batch["attention_mask"]
+        counts[""] = (mask.numel() - int(mask.sum()), mask.numel())
+    if "w_attention_mask" in batch:
+        counts["wr_"] = segment_packing.padding_counts(batch["w_attention_mask"], batch["r_attention_mask"])
     return counts
 
 
 class PaddingMeter:
     """Pad and total tokens per input, summed over batches: :meth:`shares` gives ``{"padding_share",
-    "w_padding_share", ...}``; :meth:`as_dict` / :meth:`from_dict` carry the sums through a checkpoint."""
+    "wr_padding_share"}``; :meth:`as_dict` / :meth:`from_dict` carry the sums through a checkpoint."""
 
     def __init__(self, sums: dict | None = None):
         self.sums = {prefix: [int(pad), int(total)] for prefix, (pad, total) in (sums or {}).items()}

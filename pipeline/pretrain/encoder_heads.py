@@ -28,9 +28,11 @@ def mlm_head(model):
     )
 
 
-def encode(model, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:
+def encode(model, input_ids, attention_mask, token_type_ids=None, position_ids=None) -> torch.Tensor:
     """Last hidden states ``(batch, length, hidden)`` of the encoder under the MLM head."""
     extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
+    if position_ids is not None:
+        extra["position_ids"] = position_ids
     return model.base_model(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
 
 

@@ -34,7 +34,7 @@ from torch import nn
 
 from pipeline.errors import InputError
 from pipeline.models.pooling import pool
-from pipeline.pretrain import electra
+from pipeline.pretrain import electra, segment_packing
 from pipeline.pretrain.encoder_heads import encode, mlm_loss
 from pipeline.pretrain.masking import collator_for
 from pipeline.pretrain.misad import MisadCollator, choice_for
@@ -181,16 +181,36 @@ class PretrainingModel(nn.Module):
     def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid) -> torch.Tensor:
         """ULR-BERT eq. 3: MSE between the sum of the unit-length embeddings of w and R and that of S."""
         e_s = self.sentence_vector(s_hidden, s_mask)
-        e_w = self.sentence_vector(encode(self.encoder, w_ids, w_mask), w_mask)
-        e_r = self.sentence_vector(encode(self.encoder, r_ids, r_mask), r_mask)
+        (w_hidden, w_mask), (r_hidden, r_mask) = self.encode_w_and_r(w_ids, w_mask, r_ids, r_mask)
+        e_w, e_r = self.sentence_vector(w_hidden, w_mask), self.sentence_vector(r_hidden, r_mask)
         if not valid.any():
             return (e_s.sum() + e_w.sum() + e_r.sum()) * 0.0
         unit = [F.normalize(e.float()[valid], dim=-1) for e in (e_w, e_r, e_s)]
         return F.mse_loss(unit[0] + unit[1], unit[2])
 
+    def encode_w_and_r(self, w_ids, w_mask, r_ids, r_mask):
+        """w's and R's token states, each with its mask: encoded separately, as ULR-BERT §3.2 has it, in one
+        call with the two packed into one row (:mod:`pipeline.pretrain.segment_packing`)."""
+        config = self.encoder.config
+        packed = segment_packing.pack(w_ids, w_mask, r_ids, r_mask, config.pad_token_id or 0)
+        mask = segment_packing.attention_mask(
+            packed["segments"], config._attn_implementation, next(self.encoder.parameters()).dtype
+        )
+        positions = packed["position_ids"] + position_offset(self.encoder)
+        return segment_packing.unpack(encode(self.encoder, packed["input_ids"], mask, None, positions), packed)
+
     def sentence_vector(self, hidden, mask) -> torch.Tensor:
         """MiSAD's E: the pooler's output on [CLS] (ULR-BERT §3.2) or a pooling of the token states."""
         return self.pooler(hidden) if self.pooling == "pooler" else pool(hidden, mask, self.pooling)
+
+
+def position_offset(model) -> int:
+    """The first position id of a sequence: 0, or ``padding_idx + 1`` for RoBERTa-style embeddings, which
+    count positions from after the padding index."""
+    embeddings = model.base_model.embeddings
+    if "roberta" in model.config.model_type or "camembert" in model.config.model_type:
+        return int(embeddings.padding_idx) + 1
+    return 0
 
 
 def make_data(

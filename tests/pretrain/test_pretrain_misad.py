@@ -130,7 +130,8 @@ class _Embedding(nn.Module):
 def test_misad_loss_by_hand():
     stub = nn.Module()
     stub.base_model = _Embedding([[0.0, 0.0], [2.0, 0.0], [0.0, 3.0], [1.0, 1.0]])
-    stub.config = SimpleNamespace(hidden_size=2)
+    stub.base_model.embeddings = None
+    stub.config = SimpleNamespace(hidden_size=2, pad_token_id=0, _attn_implementation="eager", model_type="bert")
     module = PretrainingModel.__new__(PretrainingModel)
     nn.Module.__init__(module)
     module.mlm, module.discriminator, module.pooling = stub, None, "mean"
