@@ -13,6 +13,10 @@ Without ``experiments`` the section itself is the one experiment (``pretrain.obj
 An experiment trains every backbone of ``pretrain.backbones`` unless it lists its own
 ``backbones``: ULR-BERT's large and ALBERT rows (Tables 2, 3) need only MLM and MiSAD, not every
 baseline of the base model.
+
+Fine-tuning likewise: every start of ``finetune.start`` runs the recipes of ``finetune.recipes``
+unless ``finetune.start_recipes`` gives it its own (:func:`finetune_recipes`), so that a large or
+ALBERT start trains only the recipes its paper's rows use.
 """
 
 from __future__ import annotations
@@ -29,6 +33,12 @@ MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
 PAIR_OBJECTIVES = ("nsp", "sop")
 # The n-gram preset an objective reads unless ngrams.presets names another (docs/method.md §2).
 DEFAULT_PRESET = "ulr"
+
+
+def finetune_recipes(finetune: dict, start: str) -> list[str]:
+    """The recipes fine-tuned from ``start``: its own list in ``finetune.start_recipes``, else
+    ``finetune.recipes``."""
+    return list((finetune.get("start_recipes") or {}).get(start, finetune["recipes"]))
 
 
 def ngram_preset(ngrams: dict, objective: str) -> str:

@@ -1,4 +1,4 @@
-"""Pre-training experiments: each paper's rows with that paper's settings (pipeline/experiments.py)."""
+"""Pre-training experiments and fine-tuning starts: each paper's rows with that paper's settings (pipeline/experiments.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from testdata import dry_run_jobs
 
-from pipeline.experiments import runs
+from pipeline.experiments import finetune_recipes, runs
+from pipeline.report.plan import Planner, resolve_config
 
 REPO = Path(__file__).resolve().parents[1]
 SECTION = {"backbones": ["bert"], "max_length": 128, "batch_size": 64, "lr": 5e-5, "epochs": 1, "input": "sentences"}
@@ -100,3 +101,23 @@ def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
         line = commands[f"bert-base-uncased+{name}"]
         assert "--batch-size 16" in line and "--input packed --max-length 512" in line
         assert ("/tokens/burt/" in line) == (name == "burt.packed")
+    # fine-tuning runs only what a published row uses (finetune.start_recipes), and MNRL from BERT-base,
+    # the extension beyond the papers (docs/method.md §4)
+    finetuned = {
+        re.search(r"--out (\S+)", line).group(1).rsplit("/", 1)[1]
+        for line in result.stdout.splitlines()
+        if "-m pipeline finetune " in line
+    }
+    records = Planner(resolve_config(REPO / "workflow/config/paper-en.yaml"), "h100", 0.4).records()
+    used = {
+        label for record in records for target in record.get("targets", []) for label in finetuned if label in target
+    }
+    assert finetuned - used == {"bert-base-uncased+nli-mnrl"}
+    assert {"albert-base-v2+twin", "bert-large-uncased+sbert-nli", "bert-large-uncased+burt.packed+sbert-nli"} <= used
+
+
+def test_a_start_may_have_its_own_recipes():
+    section = {"recipes": ["twin", "sbert-nli"], "start_recipes": {"albert": ["twin"]}}
+    assert finetune_recipes(section, "albert") == ["twin"]
+    assert finetune_recipes(section, "bert") == ["twin", "sbert-nli"]
+    assert finetune_recipes({"recipes": ["twin"]}, "bert") == ["twin"]

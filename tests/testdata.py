@@ -52,16 +52,18 @@ def minilm_path() -> Path:
     return Path(resolve_path(MINILM))
 
 
-def build_token_sample(data_root: Path, work: Path, rows: int, model: Path | str) -> Path:
+def build_token_sample(data_root: Path, work: Path, rows: int, model: Path | str, preset: str | None = None) -> Path:
     """The real English sample as the workflow makes it, through the stages' own commands: extract → clean →
-    ngrams --lowercase (the stage's defaults otherwise) → ``rows`` sampled sentences → tokenized for ``model``
-    at max length 128. Returns the token file; the n-gram stage's stats are in ``work/ngrams/stats.json``."""
+    ngrams --lowercase (with ``--preset`` where given; the stage's defaults otherwise) → ``rows`` sampled
+    sentences → tokenized for ``model`` at max length 128. Returns the token file; the n-gram stage's stats
+    are in ``work/ngrams/stats.json``."""
     from pipeline.cli import main
 
     for argv in (
         ["extract", "--dump", data_root / EN_SAMPLE, "--lang", "en", "--out", work / "docs"],
         ["clean", "--input", work / "docs" / "shard-000.parquet", "--lang", "en", "--out", work / "sentences"],
         ["ngrams", "--sentences", work / "sentences" / "shard-000.parquet", "--lang", "en", "--lowercase"]
+        + (["--preset", preset] if preset else [])
         + ["--out", work / "ngrams"],
         ["sample", "--marked", work / "ngrams" / "marked.parquet", "--size", rows, "--out", work / "sample.parquet"],
         ["tokenize", "--marked", work / "sample.parquet", "--model", model, "--lang", "en", "--max-length", 128]

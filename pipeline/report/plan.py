@@ -299,9 +299,9 @@ class Planner:
         recipe, variant = made_by["finetune"], made_by.get("variant", {})
         defaults = {key: section[key] for key in ("objectives", "pooling", "concatenation", "negatives")}
         key, value = next(iter(variant.items()), (None, None))
-        if key is None or defaults[key] == value:  # the run every start x recipe makes (the ablation's reference)
+        if key is None or defaults[key] == value:  # the run every start x its recipes makes (the ablation's reference)
             label = f"{name}+{recipe}"
-            planned = (name in section["start"] and recipe in section["recipes"]) or (
+            planned = (name in section["start"] and recipe in experiments.finetune_recipes(section, name)) or (
                 recipe == "twin" and name in section["ablation"]["start"]
             )
             reason = f"finetune has no {recipe} run from {name}"

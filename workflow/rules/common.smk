@@ -26,7 +26,8 @@ for _lang in LANGUAGES:
 
 # Every pre-training run, label -> backbone, objective and its experiment's settings
 # (pipeline/experiments.py): the n-gram stage reads it for the presets the runs need, the
-# later stages for the models they name.
+# later stages for the models they name; and the recipes of each fine-tuning start.
+from pipeline.experiments import finetune_recipes
 from pipeline.experiments import runs as pretrain_runs
 
 PRETRAIN_RUNS = pretrain_runs(config["pretrain"])

@@ -18,13 +18,16 @@ def finetune_start(name):
 
 
 def finetune_runs():
-    """label -> {start, recipe, settings, variant}: every start x recipe, then the Table 4 ablation variants
+    """label -> {start, recipe, settings, variant}: every start x its recipes, then the Table 4 ablation variants
     (one setting changed from the defaults; the default twin run is the rows' shared reference)."""
     defaults = {key: FINETUNE[key] for key in FINETUNE_FLAG_KEYS}
     runs = {}
+    unknown = sorted(set(FINETUNE["start_recipes"]) - set(FINETUNE["start"]))
+    if unknown:
+        raise ValueError(f"config: finetune.start_recipes names {', '.join(unknown)}, not in finetune.start")
     for start in FINETUNE["start"]:
         finetune_start(start)
-        for recipe in FINETUNE["recipes"]:
+        for recipe in finetune_recipes(FINETUNE, start):
             runs[f"{start}+{recipe}"] = {"start": start, "recipe": recipe, "settings": defaults, "variant": None}
     ablation = FINETUNE["ablation"]
     for start in ablation["start"]:
