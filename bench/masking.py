@@ -73,9 +73,10 @@ def run_stage(*argv) -> None:
         raise SystemExit(f"error: python -m pipeline {' '.join(map(str, argv))} failed")
 
 
-def build_sample(data_root: Path, work: Path, rows: int, model: Path) -> tuple[Path, dict]:
-    """The token dataset of ``rows`` sampled sentences, made by the pipeline's stages; and the ngrams stats."""
-    tokens = testdata.build_token_sample(data_root, work, rows, model)
+def build_sample(data_root: Path, work: Path, rows: int, model: Path, preset: str | None = None) -> tuple[Path, dict]:
+    """The token dataset of ``rows`` sampled sentences, made by the pipeline's stages (n-grams of ``preset``,
+    the stage's default where None); and the ngrams stats."""
+    tokens = testdata.build_token_sample(data_root, work, rows, model, preset)
     return tokens, json.loads((work / "ngrams" / "stats.json").read_text())
 
 
@@ -261,6 +262,14 @@ def main() -> None:
         }
         misad = measure_batches(dataset, MisadCollator(tokenizer, "random", seed=0), args.epochs)
         nsp = measure_batches(SentencePairs(dataset, "nsp", seed=0), PairCollator(tokenizer, 128, seed=0), args.epochs)
+        # what the workflow's BURT masking reads: the burt preset's vocabulary (BURT §5.1), the same sentences
+        burt_tokens, burt_ngrams = build_sample(data_root, work / "burt", args.rows, model, "burt")
+        burt_dataset = TokenDataset(build_arrow_cache(burt_tokens, work / "burt" / "tokens.arrow"))
+        for label, strategy, pool in STRATEGIES:
+            if strategy == "ngram":
+                results[f"{label}, burt vocabulary"] = measure_strategy(
+                    tokenizer, burt_dataset, strategy, pool, args.epochs
+                )
         results["misad (MLM of S)"] = (misad, 0, 0, (0, 0))
         results["nsp (MLM of the pair)"] = (nsp, 0, 0, (0, 0))
         lengths = ngram_lengths(data_root, work)
@@ -273,6 +282,7 @@ def main() -> None:
         f"{n['pairs']:,} pairs relabelled as the true next sentence."
     )
     kept = ngram_stats["length_distribution"]["kept"]
+    burt_kept = burt_ngrams["length_distribution"]["kept"]
     section = (
         "\n\n".join(
             [
@@ -281,7 +291,11 @@ def main() -> None:
                     "`bench/masking.py`: what each masking strategy masks on the real English sample "
                     f"({len(dataset):,} sentences sampled from the English dump after extract → clean → ngrams `--lowercase` "
                     f"(kept n-grams by length: {', '.join(f'{k}: {100 * v:.1f}%' for k, v in kept.items())}), "
-                    f"tokenized for all-MiniLM-L6-v2 at max length 128; every row masked {args.epochs} times). Units are "
+                    f"tokenized for all-MiniLM-L6-v2 at max length 128; every row masked {args.epochs} times). The rows "
+                    'marked "burt vocabulary" mask the same sentences marked with `ngrams --preset burt` (kept '
+                    f"n-grams by length: {', '.join(f'{k}: {100 * v:.1f}%' for k, v in burt_kept.items())}), the "
+                    "vocabulary the workflow's BURT masking reads (BURT §5.1); the others use the stage's default "
+                    "(`ulr`), MiSAD's. Units are "
                     "measured in words; `pool` is what the strategy samples from (kept n-grams + uncovered tokens; words). "
                     "The coverage ratio is the share of masked tokens from whole kept n-grams divided by the share of "
                     'eligible tokens those n-grams cover. "Whole n-grams % where they cover the budget" counts, in the '
