@@ -193,10 +193,13 @@ class Planner:
                     )
                     continue
                 spec = mapped[source_id]
-                out.append({**record, **self.record(spec, spec["made_by"][row["name"]])})
+                out.append({**record, **self.record(spec, spec["made_by"][row["name"]], row, source)})
         return out
 
-    def record(self, source: dict, made_by) -> dict:
+    def record(self, source: dict, made_by, row: dict | None = None, published: dict | None = None) -> dict:
+        if made_by == "bilstm":  # the row's own pooling, at its sentence dimension (two directions)
+            dim = row["values"][published["columns"].index("dim")]
+            made_by = {"bilstm": row["pooling"], "size": dim // 2}
         if made_by == "quoted":
             return {"status": "quoted", "reason": "a number the paper quotes from elsewhere, or an external system"}
         if "checkpoint" in made_by:
@@ -232,7 +235,28 @@ class Planner:
             return {**record, **down}
         if "finetune" in made_by:
             return self.finetune_record(made_by, made_by.get("experiment", source["experiment"]))
+        if "bilstm" in made_by:
+            return self.bilstm_record(made_by["bilstm"], made_by["size"], source["experiment"])
         raise ValueError(f"paper_settings.yaml: unknown row spec {made_by!r}")
+
+    def bilstm_record(self, pooling: str, size: int, experiment: str) -> dict:
+        """A BiLSTM encoder of paper 004 (the bilstm stage: one model per pooling x units per direction)."""
+        section = self.config["bilstm"]
+        label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
+        if pooling not in section["poolings"] or size not in section["sizes"]:
+            return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
+        vectors = Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt")
+        settings = {"batch_size": section["batch_size"], "lr": section["lr"], "hidden": size, "vectors": vectors}
+        paper = self.paper["experiments"][experiment]
+        return {
+            "status": "planned",
+            "label": label,
+            "targets": [f"{self.results}/bilstm/{label}"],
+            "settings": settings,
+            "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
+            "deviations": self.deviations(settings, paper["settings"]),
+            "gpu_hours": None,  # not in the cost model: a BiLSTM of 300-d vectors, hours on one GPU
+        }
 
     def downstream(self, source: dict, label: str) -> dict:
         benchmark = source.get("downstream")

@@ -149,3 +149,16 @@ def test_budget_counts_each_job_once():
     # BERT-large's grid costs about 3x BERT-base's (its FLOPs per token)
     assert 2.5 < glue["bert-large-uncased"] / glue["bert-base-uncased"] < 3.5
     assert total["total"] == pytest.approx(sum(total["by_rule"].values()))
+
+
+def test_bilstm_rows_are_the_rows_pooling_at_their_dimension():
+    """Paper 004's Table 2 names a pooling and the sentence dimension (two directions) per row."""
+    rows = {r["name"]: r for r in PUBLISHED["sources"]["bf_t2"]["rows"]}
+    planned = [r for r in plan("paper-en") if r["source"] == "bf_t2" and r["status"] == "planned"]
+    assert {r["label"] for r in planned} == {
+        f"bilstm-{p}-{d}" for p in ("max", "bf-attention", "bf-combined") for d in (600, 4096)
+    } | {"bilstm-bf-balanced-600"}
+    for record in planned:
+        assert record["label"].startswith(f"bilstm-{rows[record['row']]['pooling']}-")
+        assert record["settings"]["hidden"] * 2 == int(record["label"].rsplit("-", 1)[1])
+        assert record["deviations"] == [] and record["targets"] == [f"results/paper-en/bilstm/{record['label']}"]
