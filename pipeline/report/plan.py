@@ -7,7 +7,8 @@ states about that training, live in ``paper_settings.yaml`` (with the quotes and
 a training example costs in ``workloads.yaml``. A record holds:
 
 - ``paper``, ``table``, ``row``, ``status`` (``planned``, ``quoted``: a number the paper quotes
-  from elsewhere, ``not planned``: the config has no run for it, with the ``reason``, or
+  from elsewhere, ``not planned``: the config has no run for it, or no run can make it (its data
+  or models cannot be had), with the ``reason``, or
   ``not mapped``: the row is not related to runs yet);
 - ``label``: the run whose rows the tables print beside it, and ``targets``, the Snakemake output
   paths that make it;
@@ -193,6 +194,9 @@ class Planner:
                     )
                     continue
                 spec = mapped[source_id]
+                if "not_reproducible" in spec:  # the table's data or models cannot be had: why
+                    out.append({**record, "status": "not planned", "reason": spec["not_reproducible"]})
+                    continue
                 out.append({**record, **self.record(spec, spec["made_by"][row["name"]], row, source)})
         return out
 
