@@ -224,16 +224,8 @@ class Planner:
             if run is None:
                 return {"status": "not planned", "reason": reason}
             settings = self.pretrain_settings(run)
-            paper = self.paper["experiments"][experiment]
-            record = {
-                "status": "planned",
-                "label": run.label,
-                "targets": [f"{self.results}/models/{run.label}"],
-                "settings": settings,
-                "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
-                "deviations": self.deviations(settings, paper["settings"]),
-                "gpu_hours": self.pretrain_hours(run, settings),
-            }
+            target = f"{self.results}/models/{run.label}"
+            record = self.planned(run.label, target, settings, experiment, self.pretrain_hours(run, settings))
             down = self.downstream(source, run.label)
             record["targets"] += down.pop("targets", [])
             return {**record, **down}
@@ -243,6 +235,19 @@ class Planner:
             return self.bilstm_record(made_by["bilstm"], made_by["size"], source["experiment"])
         raise ValueError(f"paper_settings.yaml: unknown row spec {made_by!r}")
 
+    def planned(self, label: str, target: str, settings: dict, experiment: str, gpu_hours) -> dict:
+        """The record of a run the config makes: its settings beside its paper's, and the deviations."""
+        paper = self.paper["experiments"][experiment]
+        return {
+            "status": "planned",
+            "label": label,
+            "targets": [target],
+            "settings": settings,
+            "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
+            "deviations": self.deviations(settings, paper["settings"]),
+            "gpu_hours": gpu_hours,
+        }
+
     def bilstm_record(self, pooling: str, size: int, experiment: str) -> dict:
         """A BiLSTM encoder of paper 004 (the bilstm stage: one model per pooling x units per direction)."""
         section = self.config["bilstm"]
@@ -251,16 +256,8 @@ class Planner:
             return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
         vectors = Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt")
         settings = {"batch_size": section["batch_size"], "lr": section["lr"], "hidden": size, "vectors": vectors}
-        paper = self.paper["experiments"][experiment]
-        return {
-            "status": "planned",
-            "label": label,
-            "targets": [f"{self.results}/bilstm/{label}"],
-            "settings": settings,
-            "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
-            "deviations": self.deviations(settings, paper["settings"]),
-            "gpu_hours": None,  # not in the cost model: a BiLSTM of 300-d vectors, hours on one GPU
-        }
+        # GPU-hours: not in the cost model (a BiLSTM over 300-d vectors takes hours on one GPU)
+        return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, None)
 
     def downstream(self, source: dict, label: str) -> dict:
         benchmark = source.get("downstream")
@@ -339,7 +336,6 @@ class Planner:
             reason = f"finetune.ablation has no {key} {value} from {name}"
         if not planned:
             return {"status": "not planned", "reason": reason}
-        paper = self.paper["experiments"][experiment]
         nli_batches = self.work["train_examples"]["nli"] // section["batch_size"]
         twin_tasks = (variant.get("objectives") or section["objectives"]).count("+") + 1 if recipe == "twin" else 1
         epochs = section["epochs"][recipe]
@@ -361,15 +357,7 @@ class Planner:
             if arch
             else None
         )
-        return {
-            "status": "planned",
-            "label": label,
-            "targets": [f"{self.results}/finetune/{label}"],
-            "settings": settings,
-            "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
-            "deviations": self.deviations(settings, paper["settings"]),
-            "gpu_hours": hours,
-        }
+        return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, hours)
 
 
 def budget(records: list[dict]) -> dict:
