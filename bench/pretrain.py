@@ -42,8 +42,10 @@ import torch
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # testdata: minilm_path
+sys.path.insert(0, str(REPO / "bench"))
 
 import testdata
+from harness import write_section
 
 from pipeline import contracts
 from pipeline.cli import main as cli
@@ -54,6 +56,7 @@ from pipeline.pretrain.pretrain import epoch_batches, forward_backward, optimize
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 from pipeline.report.cost import ARCHITECTURES, GPUS
 
+SECTION = "pretrain: latest run"  # the BENCHMARKS.md section --write-md replaces
 PUNCT = re.compile(r"[().,?;'!:]+")
 # (objective, MiSAD's choice of w, MiSAD's cap on scored candidates)
 RUNS = [
@@ -247,7 +250,7 @@ def gpu_mfu(batch_size: int, length: int = 128, steps: int = 10) -> dict | None:
 def markdown(rows, info, gpu, args) -> str:
     machine = platform.processor() or platform.machine()
     lines = [
-        "## pretrain",
+        f"## {SECTION}",
         "",
         (
             f"Run {time.strftime('%Y-%m-%d')} on `nproc` {os.cpu_count()}, {machine}, Python "
@@ -311,9 +314,8 @@ def main() -> None:
     gpu = gpu_mfu(args.gpu_batch)
     text = markdown(rows, info, gpu, args)
     print(text)
-    if args.write_md:
-        path = REPO / "BENCHMARKS.md"
-        path.write_text(path.read_text().rstrip("\n") + "\n\n" + text)
+    if args.write_md:  # its own section: the "pretrain" section keeps the earlier runs and what they showed
+        write_section(SECTION, text)
 
 
 if __name__ == "__main__":
