@@ -60,6 +60,19 @@ def per_shard(pattern, lang):
     return expand(pattern, lang=lang, part=dump_parts(lang), shard=SHARDS)
 
 
+# ------------------------------------------------------------------ NLI sources (finetune, word2vec)
+def nli_data_files(spec):
+    """The files behind one NLI source under data_root, as the stages' --nli takes it (DIR:SPLIT -> its
+    three files; ARCHIVE.zip:SPLIT -> the archive; a CSV or jsonl file -> itself)."""
+    path = os.path.join(DATA_ROOT, spec)
+    if ":" in spec and not os.path.exists(path):
+        head, split = path.rsplit(":", 1)
+        if head.endswith(".zip"):
+            return [head]
+        return [os.path.join(head, f"{name}.{split}") for name in ("s1", "s2", "labels")]
+    return [path]
+
+
 # ------------------------------------------------------------------ options
 # Options from the config reach a shell command as a list of strings, `{params.flags:q}`, whose
 # elements Snakemake quotes one by one, so that no config value reaches a shell unquoted.

@@ -67,20 +67,9 @@ if FINETUNE["download"]:
                 register_download(os.path.join(DATA_ROOT, _path), _spec)
 
 
-def finetune_data_files(spec):
-    """The files behind one --nli value (DIR:SPLIT -> its three files; ARCHIVE.zip:SPLIT -> the archive)."""
-    path = os.path.join(DATA_ROOT, spec)
-    if ":" in spec and not os.path.exists(path):
-        head, split = path.rsplit(":", 1)
-        if head.endswith(".zip"):
-            return [head]
-        return [os.path.join(head, f"{name}.{split}") for name in ("s1", "s2", "labels")]
-    return [path]
-
-
 def finetune_inputs(wildcards):
     run = FINETUNE_RUNS[wildcards.label]
-    files = [f for spec in FINETUNE["nli"] for f in finetune_data_files(spec)]
+    files = [f for spec in FINETUNE["nli"] for f in nli_data_files(spec)]
     if run["recipe"] == "twin" and FINETUNE["ppdb"]:
         files.append(os.path.join(DATA_ROOT, FINETUNE["ppdb"]))
     if FINETUNE["eval_steps"]:  # the in-training evaluation reads STS-B dev, STS and analogy sets

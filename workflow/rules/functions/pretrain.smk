@@ -58,7 +58,7 @@ def word2vec_nli(lang):
     only (the BiLSTM's training sentences, docs/stages/bilstm.md)."""
     specs = config["word2vec"]["nli"] if lang == "en" else []
     flags = [arg for spec in specs for arg in ("--nli", os.path.join(DATA_ROOT, spec))]
-    return flags, [path for spec in specs for path in finetune_data_files(spec)]  # functions/finetune.smk
+    return flags, [path for spec in specs for path in nli_data_files(spec)]
 
 
 def launcher(gpus):
