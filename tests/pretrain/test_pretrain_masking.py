@@ -34,6 +34,17 @@ def test_truncated_geometric_span_lengths():
     assert law[0] == pytest.approx(0.2710556, abs=1e-7)
 
 
+def test_span_length_draws_are_numpys_choice_from_the_same_stream():
+    """span_units draws lengths by the inverse CDF as Generator.choice(p=...) does, without its checks:
+    the same draws, the stream left in the same state (so every later draw of a masking is unchanged)."""
+    laws = np.random.default_rng(7).dirichlet(np.ones(6), size=50)
+    laws[:, 4] = 0.0  # an infeasible length, as span_units zeroes them
+    for seed, law in enumerate(laws / laws.sum(axis=1, keepdims=True)):
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert [span_sampling._draw(law, ours) for _ in range(20)] == [int(numpys.choice(6, p=law)) for _ in range(20)]
+        assert ours.random() == numpys.random()
+
+
 def test_overlapping_ngrams_keep_the_longest():
     eligible = np.array([False] + [True] * 8 + [False])
     spans = np.array([[1, 3], [2, 6], [5, 7], [7, 8], [8, 10]])  # (8, 10) reaches [SEP]: never maskable
