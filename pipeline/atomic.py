@@ -10,6 +10,11 @@ output, also where a library reports a full disk only in its message (safetensor
 torch); :func:`writing` does the same for writes outside these writers. A target that is an
 existing folder is refused before anything is written (:func:`check_file_target`), and a failed
 rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs").
+
+A target that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a named pipe) is
+written into, not replaced: its temporary lives in the system's temporary folder and is copied
+into it on commit. A rename would put a regular file in the device's place (as root, in
+``/dev``), and a stream has no partial output to protect.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ import contextlib
 import errno
 import json
 import os
+import shutil
 import socket
+import stat
+import tempfile
 from pathlib import Path
 from typing import Self
 
@@ -82,8 +90,19 @@ def check_file_target(target) -> Path:
 
 
 def temp_path(target: Path) -> Path:
-    """The hidden temporary name of ``target`` for this process (host and PID in the name)."""
-    return target.with_name(f".{target.name}.tmp-{_HOST}-{os.getpid()}")
+    """The hidden temporary name of ``target`` for this process (host and PID in the name); for a
+    special file (:func:`is_special`), in the system's temporary folder."""
+    name = f".{target.name}.tmp-{_HOST}-{os.getpid()}"
+    return Path(tempfile.gettempdir()) / name if is_special(target) else target.with_name(name)
+
+
+def is_special(target: Path) -> bool:
+    """True when ``target`` exists and is neither a regular file nor a folder: a device, a pipe, a socket."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def writer_is_gone(temp: Path) -> bool:
@@ -132,7 +151,8 @@ class AtomicFiles:
                 exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
             raise InputError(target.parent, f"cannot create the output folder: {os_message(exc)}") from exc
         if target not in self._pending:
-            _remove_stale_temporaries(target)
+            if not is_special(target):
+                _remove_stale_temporaries(target)
             self._pending[target] = temp_path(target)
         return self._pending[target]
 
@@ -142,7 +162,12 @@ class AtomicFiles:
                 raise RuntimeError(f"{target}: temporary output {temp} was never written")
         for target, temp in self._pending.items():
             try:
-                os.replace(temp, target)
+                if is_special(target):  # written into, never replaced (module docstring)
+                    with open(temp, "rb") as source, open(target, "wb") as sink:
+                        shutil.copyfileobj(source, sink)
+                    temp.unlink()
+                else:
+                    os.replace(temp, target)
             except OSError as exc:
                 self.abort()  # the temporaries not yet renamed: none is left behind
                 raise InputError(target, f"cannot write the output: {os_message(exc)}") from exc

@@ -133,3 +133,24 @@ def test_writing_names_the_path_being_written(tmp_path):
     assert caught.value.path == str(work) and "no space left" in caught.value.message
     with pytest.raises(KeyError), writing(work):  # anything else propagates unchanged
         raise KeyError("x")
+
+
+def test_a_special_file_is_written_into_never_replaced(tmp_path):
+    """``--out /dev/null`` (or a named pipe) must stay what it is: a rename would put a regular file in
+    its place (as root, in /dev), so the temporary lives elsewhere and is copied into it."""
+    import stat
+    import threading
+
+    from pipeline.atomic import write_json
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()), daemon=True)
+    reader.start()
+    write_json(pipe, {"rows": 3})
+    reader.join(timeout=10)
+    assert received == ['{\n  "rows": 3\n}\n']
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)  # still the pipe
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary beside it
+    assert not temp_path(pipe).exists() and temp_path(pipe).parent != tmp_path
