@@ -10,7 +10,9 @@ Inputs: ``--nli`` (repeatable) is an SNLI / MultiNLI jsonl or CSV file, ``DIR:SP
 are merged. ``--ppdb`` is a PPDB 2.0 pack (`` ||| ``-separated, with the entailment relation).
 ``--model`` is a checkpoint directory, a hub id or ``package:NAME``.
 
-Optimisation (twin §3.3): Adam with β2 0.98 and ε 1e-9 (no weight decay), linear warm-up over
+Optimisation: the recipe's optimiser (:data:`pipeline.finetune.recipes.OPTIMISERS`: twin §3.3's
+Adam with β2 0.98 and ε 1e-9, no weight decay; SBERT's AdamW with ε 1e-6 and weight decay 0.01
+for ``sbert-nli``), linear warm-up over
 the first 10% of the steps then linear decay, batch 16, dropout 0.1, gradient clipping at 1.0;
 bf16 autocast on CUDA. Several GPUs: ``torchrun --nproc_per_node=K -m pipeline finetune ...``.
 
@@ -184,6 +186,7 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
 
     from pipeline.finetune.schedule import PaperScheduleBatchSampler
 
+    optimiser = recipes.OPTIMISERS[args.recipe]
     evaluate = args.eval_steps > 0
     save_steps = args.eval_steps if evaluate else args.save_every
     return SentenceTransformerTrainingArguments(
@@ -194,10 +197,10 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
         warmup_steps=total_warmup,
         lr_scheduler_type="linear",
         optim="adamw_torch",
-        adam_beta1=0.9,
-        adam_beta2=0.98,
-        adam_epsilon=1e-9,
-        weight_decay=0.0,
+        adam_beta1=optimiser.betas[0],
+        adam_beta2=optimiser.betas[1],
+        adam_epsilon=optimiser.eps,
+        weight_decay=optimiser.weight_decay,  # the Trainer exempts biases and LayerNorm weights
         max_grad_norm=1.0,
         seed=args.seed,
         data_seed=args.seed,
@@ -332,7 +335,7 @@ def _train(args, columns: dict, summary: dict, out: Path, work: Path, halt_after
         "tasks": tasks,
         "warmup_steps": warmup,
         "schedule": "paper" if twin else "single task",
-        "optimizer": {"name": "Adam", "betas": [0.9, 0.98], "eps": 1e-9, "weight_decay": 0.0},
+        "optimizer": recipes.OPTIMISERS[args.recipe].record(),
         "world_size": trainer.args.world_size,
         "effective_batch_size": args.batch_size * trainer.args.world_size,
         "precision": "bf16-autocast" if trainer.args.bf16 else "fp32",
