@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from pipeline import provenance
-from pipeline.arguments import COUNT, POSITIVE, RATE, SEED, number
+from pipeline.arguments import BATCH, EXAMPLES, HIDDEN, RATE, SEED, VOCABULARY, WHOLE_EPOCHS, number
 from pipeline.atomic import write_json
 from pipeline.bilstm import nli_data, train
 from pipeline.errors import InputError
@@ -52,24 +52,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vectors", required=True, type=Path, help="word vectors (.bin word2vec binary, or text)")
     parser.add_argument(
         "--max-vocab",
-        type=COUNT,
+        type=VOCABULARY,
         default=200_000,
         help="keep the first N words of the vectors file (default 200000; 0 = all)",
     )
     parser.add_argument("--pooling", required=True, choices=sorted(BILSTM_POOLINGS))
-    parser.add_argument("--hidden", type=POSITIVE, default=300, help="LSTM units per direction (default 300)")
+    parser.add_argument("--hidden", type=HIDDEN, default=300, help="LSTM units per direction (default 300)")
     parser.add_argument(
-        "--max-train-pairs", type=COUNT, default=0, help="train on a seeded sample of this many pairs (default 0 = all)"
+        "--max-train-pairs",
+        type=EXAMPLES,
+        default=0,
+        help="train on a seeded sample of this many pairs (default 0 = all)",
     )
-    parser.add_argument("--epochs", type=POSITIVE, default=20, help="at most this many epochs (default 20)")
-    parser.add_argument("--batch-size", type=POSITIVE, default=64)
+    parser.add_argument("--epochs", type=WHOLE_EPOCHS, default=20, help="at most this many epochs (default 20)")
+    parser.add_argument("--batch-size", type=BATCH, default=64)
     parser.add_argument("--lr", type=RATE, default=0.1)
     parser.add_argument(
         "--decay", type=number(0, 1, low_open=True), default=0.99, help="learning-rate factor per epoch"
     )
     parser.add_argument("--shrink", type=number(1), default=5.0, help="divide the rate by this when dev drops")
     parser.add_argument("--min-lr", type=RATE, default=1e-5, help="stop when the rate falls below this")
-    parser.add_argument("--classifier-hidden", type=POSITIVE, default=512)
+    parser.add_argument("--classifier-hidden", type=HIDDEN, default=512)
     parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--name", help="model label in the tables (default: the --out folder name)")
     parser.add_argument("--out", required=True, type=Path, help="encoder directory to write")

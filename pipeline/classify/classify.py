@@ -35,7 +35,19 @@ import time
 from pathlib import Path
 
 from pipeline import provenance
-from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, RATE, SEED, integer
+from pipeline.arguments import (
+    BATCH,
+    EPOCHS,
+    EXAMPLES,
+    FRACTION,
+    MAX_SEED,
+    NON_NEGATIVE,
+    RATE,
+    SEED,
+    SEEDS,
+    STEPS,
+    TOKENS,
+)
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.classify import encoding, hyperparameters, submission, tasks, training
 from pipeline.errors import InputError
@@ -50,21 +62,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", required=True, help="lower-case task name: " + ", ".join(tasks.TASKS))
     parser.add_argument("--data", required=True, type=Path, help="data root")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
-    parser.add_argument("--seeds", type=POSITIVE, default=5, help="number of seeds (default 5)")
+    parser.add_argument("--seeds", type=SEEDS, default=5, help="number of seeds (default 5, at most 100)")
     parser.add_argument("--first-seed", type=SEED, default=0, help="seeds are FIRST .. FIRST+K-1")
     parser.add_argument(
         "--seed-dirs",
         action="store_true",
         help="write each seed's files to OUT/seed<S>/, as a one-seed job with --out OUT/seed<S> would",
     )
-    parser.add_argument("--max-steps", type=COUNT, default=0, help="cap on training steps (0: train the epochs)")
-    parser.add_argument("--batch-size", type=POSITIVE, help="train batch size (default: GLUE 32, CLUE 16)")
+    parser.add_argument("--max-steps", type=STEPS, default=0, help="cap on training steps (0: train the epochs)")
+    parser.add_argument("--batch-size", type=BATCH, help="train batch size (default: GLUE 32, CLUE 16)")
     parser.add_argument("--lr", type=RATE, help="learning rate (default: GLUE 3e-5, CLUE 2e-5)")
-    parser.add_argument("--epochs", type=RATE, help="epochs (default 3; CLUEWSC 50)")
-    parser.add_argument("--max-length", type=integer(3), help="tokens per input (default 128; CMRC, ChID, C3 256)")
+    parser.add_argument("--epochs", type=EPOCHS, help="epochs (default 3; CLUEWSC 50)")
+    parser.add_argument("--max-length", type=TOKENS, help="tokens per input (default 128; CMRC, ChID, C3 256)")
     parser.add_argument("--warmup-ratio", type=FRACTION, help="share of steps with linear warm-up (default 0.1)")
     parser.add_argument("--weight-decay", type=NON_NEGATIVE, help="default 0.01")
-    parser.add_argument("--eval-batch-size", type=POSITIVE, default=64)
+    parser.add_argument("--eval-batch-size", type=BATCH, default=64)
     parser.add_argument("--bf16", action="store_true", help="bfloat16 mixed precision (GPU)")
     parser.add_argument(
         "--train-from-dev",
@@ -73,7 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="F",
         help="no train split here: train on a share F of dev, score the rest",
     )
-    parser.add_argument("--max-train-examples", type=COUNT, default=0, help="use the first N train examples (0: all)")
+    parser.add_argument(
+        "--max-train-examples", type=EXAMPLES, default=0, help="use the first N train examples (0: all)"
+    )
     parser.add_argument(
         "--allow-substitutes",
         action="store_true",
@@ -131,6 +145,12 @@ def load_splits(
         order = list(range(len(splits["dev"])))
         random.Random(SPLIT_SEED).shuffle(order)
         cut = round(train_from_dev * len(order))
+        if not 0 < cut < len(order):
+            raise InputError(
+                "--train-from-dev",
+                f"{train_from_dev} of the {len(order)} dev examples in {files['dev'][0]} leaves {cut} to train on "
+                f"and {len(order) - cut} to score; both need at least one",
+            )
         splits["train"] = [splits["dev"][i] for i in order[:cut]]
         splits["dev"] = [splits["dev"][i] for i in sorted(order[cut:])]
     if max_train > 0:
@@ -170,6 +190,12 @@ def run(args: argparse.Namespace) -> None:
     task = tasks.get(args.task)
     if args.seeds < 1:
         raise InputError(args.out, f"--seeds must be at least 1, got {args.seeds}")
+    last_seed = args.first_seed + args.seeds - 1
+    if last_seed > MAX_SEED:  # numpy's generators take 32-bit seeds
+        raise InputError(
+            "--first-seed",
+            f"seeds {args.first_seed} .. {last_seed} (--seeds {args.seeds}) go past the largest seed, {MAX_SEED}",
+        )
     settings = settings_from(args, task)
     splits, files = load_splits(task, args.data, args.train_from_dev, args.max_train_examples, args.allow_substitutes)
     if args.no_test:

@@ -16,7 +16,7 @@ from bisect import bisect_right
 from pathlib import Path
 
 from pipeline import contracts, languages
-from pipeline.arguments import COUNT, POSITIVE
+from pipeline.arguments import MIN_TOKENS, SENTENCE_TOKENS
 from pipeline.corpus import cleaning, docs_input, sentences
 from pipeline.shards import input_files, map_files
 
@@ -30,8 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="output directory (same file names)")
     parser.add_argument("--rules", help="cleaning rule set name or YAML/JSON file (default: the language's)")
-    parser.add_argument("--min-tokens", type=POSITIVE, help="drop shorter sentences (default en 3 words, zh 5 chars)")
-    parser.add_argument("--max-tokens", type=COUNT, default=0, help="drop longer sentences (0: no limit)")
+    parser.add_argument("--min-tokens", type=MIN_TOKENS, help="drop shorter sentences (default en 3 words, zh 5 chars)")
+    parser.add_argument("--max-tokens", type=SENTENCE_TOKENS, default=0, help="drop longer sentences (0: no limit)")
 
 
 def token_count(text: str, lang: str) -> int:

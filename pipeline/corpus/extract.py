@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from pipeline import contracts, languages, provenance
-from pipeline.arguments import NON_NEGATIVE, POSITIVE
+from pipeline.arguments import BATCH, CHARACTERS, NON_NEGATIVE, SHARDS
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.corpus.dump_reader import MAX_PAGE_BYTES, DumpProgress, read_pages
 from pipeline.corpus.multistream import parse_slice, stream_slice
@@ -44,17 +44,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dump", required=True, type=Path, help="pages-articles dump (.xml, .xml.bz2, .xml.gz)")
     parser.add_argument("--lang", required=True, help="wiki language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="directory for shard-NNN.parquet files")
-    parser.add_argument("--shards", type=POSITIVE, default=1, help="number of shard files (default 1)")
+    parser.add_argument("--shards", type=SHARDS, default=1, help="number of shard files (default 1)")
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
     parser.add_argument("--keep-lists", action="store_true", help="keep list items as paragraphs")
     parser.add_argument("--index", type=Path, help="multistream index (offset:page_id:title), with --slice")
     parser.add_argument(
         "--slice", type=_slice_argument, help="K/N: only the K-th (from 0) of N equal runs of the dump's streams"
     )
-    parser.add_argument("--batch-docs", type=POSITIVE, default=500, help="at most this many documents per row group")
+    parser.add_argument("--batch-docs", type=BATCH, default=500, help="at most this many documents per row group")
     parser.add_argument(
         "--batch-chars",
-        type=POSITIVE,
+        type=CHARACTERS,
         default=4_000_000,
         help="flush a shard's rows once their text and links reach this many characters",
     )

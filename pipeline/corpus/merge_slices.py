@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import contracts
-from pipeline.arguments import COUNT, POSITIVE
+from pipeline.arguments import BATCH, CHARACTERS, SHARD, SHARDS
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.corpus.extract import MAX_FAILURES_LISTED
 from pipeline.corpus.sharding import shard_name
@@ -59,12 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the slices' output directories, in slice order (each with extract-stats.json)",
     )
     parser.add_argument("--out", required=True, type=Path, help="directory for the merged shard-NNN.parquet files")
-    parser.add_argument("--shards", type=POSITIVE, default=1, help="number of shard files (as given to extract)")
+    parser.add_argument("--shards", type=SHARDS, default=1, help="number of shard files (as given to extract)")
     parser.add_argument("--stats", type=Path, help="stats JSON (default OUT/extract-stats.json)")
-    parser.add_argument("--shard", type=COUNT, help="write only this shard (no stats)")
+    parser.add_argument("--shard", type=SHARD, help="write only this shard (no stats)")
     parser.add_argument("--stats-only", action="store_true", help="write only the stats JSON")
-    parser.add_argument("--batch-docs", type=POSITIVE, default=500, help="as given to extract")
-    parser.add_argument("--batch-chars", type=POSITIVE, default=4_000_000, help="as given to extract")
+    parser.add_argument("--batch-docs", type=BATCH, default=500, help="as given to extract")
+    parser.add_argument("--batch-chars", type=CHARACTERS, default=4_000_000, help="as given to extract")
 
 
 def _slice_stats(directory: Path) -> dict:

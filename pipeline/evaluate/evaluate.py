@@ -63,12 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
     parser.add_argument("--data", required=True, type=Path, help="data root (layout of docs/data.md)")
     parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
-    parser.add_argument(
-        "--batch-size", type=arguments.POSITIVE, default=64, help="strings per forward pass (default 64)"
-    )
+    parser.add_argument("--batch-size", type=arguments.BATCH, default=64, help="strings per forward pass (default 64)")
     parser.add_argument(
         "--max-length",
-        type=arguments.integer(MIN_MAX_LENGTH),
+        type=arguments.integer(MIN_MAX_LENGTH, arguments.MAX_LENGTH),
         default=128,
         help=f"truncate to this many tokens, at least {MIN_MAX_LENGTH}: [CLS], one token, [SEP] (default 128)",
     )
@@ -79,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="transfer: comma-separated tasks (default all: MR,CR,SUBJ,MPQA,SST2,TREC,MRPC,SICK-E,SICK-R,STS14,STS-B)",
     )
     parser.add_argument(
-        "--kfold", type=arguments.integer(2), default=10, help="transfer: folds of the cross-validations (default 10)"
+        "--kfold", type=arguments.FOLDS, default=10, help="transfer: folds of the cross-validations (default 10)"
     )
 
 

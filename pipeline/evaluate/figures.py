@@ -28,7 +28,7 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import TSNE
 
 from pipeline import provenance
-from pipeline.arguments import POSITIVE, SEED, integer
+from pipeline.arguments import BATCH, SEED, TOKENS
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
@@ -57,8 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="man:woman,king:queen,dad:mom",
         help="male:female word pairs of Fig. 4 (default man:woman,king:queen,dad:mom)",
     )
-    parser.add_argument("--batch-size", type=POSITIVE, default=64)
-    parser.add_argument("--max-length", type=integer(3), default=128)
+    parser.add_argument("--batch-size", type=BATCH, default=64)
+    parser.add_argument("--max-length", type=TOKENS, default=128)
     parser.add_argument("--seed", type=SEED, default=0, help="t-SNE and RNG seed (default 0)")
 
 

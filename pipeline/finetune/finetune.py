@@ -49,7 +49,7 @@ import shutil
 from pathlib import Path
 
 from pipeline import provenance
-from pipeline.arguments import COUNT, FRACTION, POSITIVE, RATE, SEED, integer
+from pipeline.arguments import BATCH, EPOCHS, FRACTION, NEGATIVES, POSITIVE_STEPS, RATE, SEED, STEPS, TOKENS, WORKERS
 from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
 from pipeline.finetune import ppdb, recipes
@@ -93,9 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--ppdb", type=Path, help="PPDB 2.0 pack with entailment relations (twin)")
     budget = parser.add_mutually_exclusive_group(required=True)
-    budget.add_argument("--max-steps", type=POSITIVE, help="optimizer steps")
-    budget.add_argument("--epochs", type=RATE, help="passes over the NLI data (the papers' unit)")
-    parser.add_argument("--batch-size", type=POSITIVE, default=16, help="pairs per batch and process (paper: 16)")
+    budget.add_argument("--max-steps", type=POSITIVE_STEPS, help="optimizer steps")
+    budget.add_argument("--epochs", type=EPOCHS, help="passes over the NLI data (the papers' unit)")
+    parser.add_argument("--batch-size", type=BATCH, default=16, help="pairs per batch and process (paper: 16)")
     parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
     parser.add_argument(
@@ -108,14 +108,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pair features of the softmax heads (Table 4)",
     )
     parser.add_argument("--pooling", choices=POOLINGS, default="mean")
-    parser.add_argument("--negatives", type=POSITIVE, default=3, help="k: sampled negatives per PPDB pair (PI)")
+    parser.add_argument("--negatives", type=NEGATIVES, default=3, help="k: sampled negatives per PPDB pair (PI)")
     parser.add_argument("--lr", type=RATE, default=2e-5)
     parser.add_argument("--warmup", type=FRACTION, default=0.1, help="fraction of steps with linear warm-up")
     parser.add_argument("--dropout", type=FRACTION, default=0.1)
-    parser.add_argument("--max-length", type=integer(3), default=128, help="tokens per sequence")
+    parser.add_argument("--max-length", type=TOKENS, default=128, help="tokens per sequence")
     parser.add_argument("--eval-data", type=Path, help="data root for the evaluation while training")
     parser.add_argument(
-        "--eval-steps", type=COUNT, default=0, help="evaluate (and keep a checkpoint) every N steps; 0: never"
+        "--eval-steps", type=STEPS, default=0, help="evaluate (and keep a checkpoint) every N steps; 0: never"
     )
     parser.add_argument(
         "--eval-tasks",
@@ -127,9 +127,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="save the checkpoint best on STS-B dev, not the last (needs --eval-steps)",
     )
-    parser.add_argument("--save-every", type=COUNT, default=0, help="resume checkpoint every N steps (0: never)")
+    parser.add_argument("--save-every", type=STEPS, default=0, help="resume checkpoint every N steps (0: never)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in .OUT.work/")
-    parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes")
+    parser.add_argument("--num-workers", type=WORKERS, default=0, help="data-loader worker processes")
 
 
 def check_args(args) -> None:

@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import contracts, languages, provenance
-from pipeline.arguments import POSITIVE, integer, number
+from pipeline.arguments import CHARACTERS, FREQUENCY, NGRAM_LENGTH, TOP_K, number
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.ngrams import document_batches, entities, marking, pmi, presets, token_batch
@@ -65,15 +65,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "given (docs/method.md §2)",
     )
     parser.add_argument("--mode", choices=MODES, default=None, help="default: the preset's (paper)")
-    parser.add_argument("--max-n", type=integer(2, 127), default=None, help="longest n-gram (N; default: the preset's)")
+    parser.add_argument("--max-n", type=NGRAM_LENGTH, default=None, help="longest n-gram (N; default: the preset's)")
     parser.add_argument(
-        "--top-k", type=POSITIVE, default=None, help="n-grams kept per document (K; default: the preset's, 3000)"
+        "--top-k", type=TOP_K, default=None, help="n-grams kept per document (K; default: the preset's, 3000)"
     )
     parser.add_argument("--normalise", action="store_true", help="reference mode: divide the score by n")
     parser.add_argument("--lowercase", action="store_true", help="fold case (for an uncased model's tokenizer)")
     parser.add_argument(
         "--min-count",
-        type=POSITIVE,
+        type=FREQUENCY,
         default=None,
         help="keep n-grams seen at least this often in their document (default: the preset's, 3 for ulr, which "
         "gives the n-gram lengths ULR-BERT §4 describes, 1 for burt, see docs/method.md §2; 1 in reference "
@@ -84,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
     parser.add_argument(
         "--batch-chars",
-        type=POSITIVE,
+        type=CHARACTERS,
         default=2_000_000,
         help="characters of text per batch of documents (peak memory: about 400 MB at the default)",
     )

@@ -35,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import contracts, provenance
-from pipeline.arguments import POSITIVE, SEED
+from pipeline.arguments import SAMPLE, SEED
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.progress import Progress
@@ -47,7 +47,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--marked", required=True, nargs="+", type=Path, help="every marked Parquet file of the corpus")
-    parser.add_argument("--size", required=True, type=POSITIVE, help="sentences in the whole sample (M)")
+    parser.add_argument("--size", required=True, type=SAMPLE, help="sentences in the whole sample (M)")
     parser.add_argument("--seed", type=SEED, default=0)
     parser.add_argument("--only", type=Path, help="draw only this input's share (one job per shard)")
     parser.add_argument(

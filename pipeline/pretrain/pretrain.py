@@ -57,7 +57,21 @@ from torch.nn.parallel import DistributedDataParallel
 from transformers import get_linear_schedule_with_warmup
 
 from pipeline import provenance
-from pipeline.arguments import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, PROBABILITY, RATE, SEED, integer
+from pipeline.arguments import (
+    BATCH,
+    EPOCHS,
+    EXAMPLES,
+    FRACTION,
+    MAX_LENGTH,
+    NON_NEGATIVE,
+    POSITIVE_STEPS,
+    PROBABILITY,
+    RATE,
+    SEED,
+    STEPS,
+    WORKERS,
+    integer,
+)
 from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
 from pipeline.models import runtime
@@ -121,7 +135,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code); misad-span and "
         "misad-entity always draw at random (ULR-BERT §7.2 gives them no score)",
     )
-    parser.add_argument("--misad-max-candidates", type=COUNT, default=0, help="n-grams scored per sentence (0: all)")
+    parser.add_argument(
+        "--misad-max-candidates", type=integer(0, 10**6), default=0, help="n-grams scored per sentence (0: all)"
+    )
     parser.add_argument(
         "--pooling",
         choices=MISAD_POOLINGS,
@@ -145,7 +161,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-length",
-        type=integer(MIN_MAX_LENGTH),
+        type=integer(MIN_MAX_LENGTH, MAX_LENGTH),
         help=f"tokens per input: packed, the block length (default {PACKED_LENGTH}); sentences, the token "
         "data's (tokenize --max-length; another is refused)",
     )
@@ -155,10 +171,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="which examples share a batch: length-grouped (default for sentences: less padding) or random "
         "(default for packed)",
     )
-    parser.add_argument("--max-steps", type=COUNT, default=0, help="optimizer steps (0: --epochs over the data)")
-    parser.add_argument("--epochs", type=RATE, default=1.0)
-    parser.add_argument("--batch-size", type=POSITIVE, default=64, help="sentences per process and micro-batch")
-    parser.add_argument("--grad-accum", type=POSITIVE, default=1)
+    parser.add_argument("--max-steps", type=STEPS, default=0, help="optimizer steps (0: --epochs over the data)")
+    parser.add_argument("--epochs", type=EPOCHS, default=1.0)
+    parser.add_argument("--batch-size", type=BATCH, default=64, help="sentences per process and micro-batch")
+    parser.add_argument("--grad-accum", type=BATCH, default=1)
     parser.add_argument("--lr", type=RATE, default=5e-5)
     parser.add_argument("--warmup", type=FRACTION, default=0.1, help="fraction of steps with linear warm-up")
     parser.add_argument(
@@ -171,7 +187,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-grad-norm", type=RATE, default=1.0)
     parser.add_argument("--mlm-probability", type=PROBABILITY, default=0.15)
     parser.add_argument("--seed", type=SEED, default=0)
-    parser.add_argument("--save-every", type=COUNT, default=0, help="checkpoint every N steps (0: never)")
+    parser.add_argument("--save-every", type=STEPS, default=0, help="checkpoint every N steps (0: never)")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -179,10 +195,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--restart", action="store_true", help="discard any checkpoint in .OUT.work/ and start afresh")
     parser.add_argument("--keep-checkpoint", action="store_true", help="keep the final checkpoint in OUT/checkpoint")
-    parser.add_argument("--num-workers", type=COUNT, default=0, help="data-loader worker processes (loader.py)")
+    parser.add_argument("--num-workers", type=WORKERS, default=0, help="data-loader worker processes (loader.py)")
     parser.add_argument("--compile", action="store_true", help="torch.compile the model (CUDA; see docs/stages)")
-    parser.add_argument("--heldout", type=COUNT, default=0, help="sentences set aside for held-out evaluation")
-    parser.add_argument("--eval-every", type=POSITIVE, default=100, help="held-out evaluation every N steps")
+    parser.add_argument("--heldout", type=EXAMPLES, default=0, help="sentences set aside for held-out evaluation")
+    parser.add_argument("--eval-every", type=POSITIVE_STEPS, default=100, help="held-out evaluation every N steps")
 
 
 def dropout_seed(seed: int, rank: int) -> int:

@@ -49,15 +49,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
-    parser.add_argument("--vocab-size", type=arguments.POSITIVE, default=4000)
+    parser.add_argument("--vocab-size", type=arguments.VOCABULARY_SIZE, default=4000)
     parser.add_argument(
-        "--min-frequency", type=arguments.POSITIVE, default=2, help="rarest sub-word kept in the vocabulary"
+        "--min-frequency", type=arguments.FREQUENCY, default=2, help="rarest sub-word kept in the vocabulary"
     )
-    parser.add_argument("--hidden", type=arguments.POSITIVE, default=64, help="hidden size")
-    parser.add_argument("--layers", type=arguments.POSITIVE, default=2)
-    parser.add_argument("--heads", type=arguments.POSITIVE, default=2)
+    parser.add_argument("--hidden", type=arguments.HIDDEN, default=64, help="hidden size")
+    parser.add_argument("--layers", type=arguments.LAYERS, default=2)
+    parser.add_argument("--heads", type=arguments.HEADS, default=2)
     parser.add_argument(
-        "--max-length", type=arguments.integer(MIN_MAX_LENGTH), default=128, help="position embeddings (longest input)"
+        "--max-length",
+        type=arguments.integer(MIN_MAX_LENGTH, arguments.MAX_LENGTH),
+        default=128,
+        help="position embeddings (longest input)",
     )
     parser.add_argument("--seed", type=arguments.SEED, default=0)
 

@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument(
         "--max-length",
-        type=arguments.integer(MIN_MAX_LENGTH),
+        type=arguments.integer(MIN_MAX_LENGTH, arguments.MAX_LENGTH),
         default=128,
         help=f"tokens per input, special tokens included (at least {MIN_MAX_LENGTH}: [CLS], one token, [SEP])",
     )

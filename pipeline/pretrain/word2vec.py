@@ -33,7 +33,7 @@ from pathlib import Path
 from gensim.models import Word2Vec
 
 from pipeline import contracts, languages, provenance
-from pipeline.arguments import POSITIVE, SEED
+from pipeline.arguments import FREQUENCY, HIDDEN, SEED, THREADS, WHOLE_EPOCHS, WINDOW
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.models.word_vectors import words as nli_words
@@ -58,10 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--lang", required=True, help="language: " + ", ".join(languages.SUPPORTED))
     parser.add_argument("--out", required=True, type=Path, help="word2vec binary file to write (e.g. vectors.bin)")
-    parser.add_argument("--dim", type=POSITIVE, default=300, help="vector size (default 300)")
-    parser.add_argument("--window", type=POSITIVE, default=5, help="context window (default 5)")
-    parser.add_argument("--min-count", type=POSITIVE, default=5, help="drop rarer words (default 5)")
-    parser.add_argument("--epochs", type=POSITIVE, default=5, help="passes over the corpus (default 5)")
+    parser.add_argument("--dim", type=HIDDEN, default=300, help="vector size (default 300)")
+    parser.add_argument("--window", type=WINDOW, default=5, help="context window (default 5)")
+    parser.add_argument("--min-count", type=FREQUENCY, default=5, help="drop rarer words (default 5)")
+    parser.add_argument("--epochs", type=WHOLE_EPOCHS, default=5, help="passes over the corpus (default 5)")
     parser.add_argument("--sg", type=int, choices=(0, 1), default=1, help="1 skip-gram (default), 0 CBOW")
     parser.add_argument(
         "--lowercase",
@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=SEED, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--workers",
-        type=POSITIVE,
+        type=THREADS,
         default=1,
         help="training threads (default 1: gensim is deterministic only with one; more are faster "
         "on a large corpus, with vectors that differ from run to run)",

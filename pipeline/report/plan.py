@@ -35,7 +35,7 @@ from pathlib import Path
 import yaml
 
 from pipeline import experiments
-from pipeline.arguments import FRACTION
+from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.report import cost
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--configfile", required=True, type=Path, help="a workflow config (workflow/config/*.yaml)")
     parser.add_argument("--format", choices=("md", "json"), default="md")
     parser.add_argument("--gpu", choices=tuple(cost.GPUS), default="h100", help="GPU of the estimate")
-    parser.add_argument("--mfu", type=FRACTION, default=cost.DEFAULT_MFU, help="model FLOPs utilisation assumed")
+    parser.add_argument("--mfu", type=MFU, default=cost.DEFAULT_MFU, help="model FLOPs utilisation assumed")
     parser.add_argument("--out", type=Path, help="write here instead of standard output")
 
 
