@@ -11,10 +11,15 @@ torch); :func:`writing` does the same for writes outside these writers. A target
 existing folder is refused before anything is written (:func:`check_file_target`), and a failed
 rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs").
 
-A target that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a named pipe) is
-written into, not replaced: its temporary lives in the system's temporary folder and is copied
-into it on commit. A rename would put a regular file in the device's place (as root, in
-``/dev``), and a stream has no partial output to protect.
+A target that is a symbolic link is resolved first (:func:`resolve_target`), link by link: a link
+to a regular file (or to a name not yet written: a dangling link) has the file it points to replaced,
+atomically, beside that file, and the link is kept; a link to a folder output is followed the same
+way (:class:`pipeline.models.directory.AtomicDir`). A target that exists and is not a regular file
+(``/dev/null``, a named pipe, a socket), or a link into ``/proc`` (``/dev/stdout`` is a link to
+``/proc/self/fd/1``, whatever file the shell redirected it to), is written into, not replaced: its
+temporary lives in the system's temporary folder and is copied into it on commit. A rename would put
+a regular file in the link's or the device's place (as root, in ``/dev``), and a stream has no
+partial output to protect (docs/behaviour.md, "Atomic outputs").
 """
 
 from __future__ import annotations
@@ -90,16 +95,63 @@ def check_file_target(target) -> Path:
 
 
 def temp_path(target: Path) -> Path:
-    """The hidden temporary name of ``target`` for this process (host and PID in the name); for a
-    special file (:func:`is_special`), in the system's temporary folder."""
-    name = f".{target.name}.tmp-{_HOST}-{os.getpid()}"
-    return Path(tempfile.gettempdir()) / name if is_special(target) else target.with_name(name)
+    """The hidden temporary name of ``target`` for this process (host and PID in the name), beside the file
+    a link points to (:func:`resolve_target`); for a special file (:func:`is_special`), in the system's
+    temporary folder."""
+    real = resolve_target(target)
+    name = f".{real.name}.tmp-{_HOST}-{os.getpid()}"
+    return Path(tempfile.gettempdir()) / name if is_special(target) else real.with_name(name)
+
+
+# A link chain longer than this is a loop (the kernel's own limit, MAXSYMLINKS, is 40).
+_MAX_LINKS = 40
+_PROC = Path("/proc")
+
+
+def _link_chain(target) -> list[Path]:
+    """``target`` and every name its symbolic links lead to, in order, each with its folder resolved; the
+    last is not a link (it is a file, a folder, a device or nothing yet)."""
+    path = Path(os.path.abspath(target))
+    chain = []
+    for _ in range(_MAX_LINKS + 1):
+        if path.name in ("", ".", ".."):  # a link to "." or "..": a folder, resolved whole
+            path = Path(os.path.realpath(path))
+        else:
+            path = Path(os.path.realpath(path.parent)) / path.name
+        chain.append(path)
+        if not path.is_symlink():
+            return chain
+        path = path.parent / os.readlink(path)
+    raise InputError(target, f"is a loop of symbolic links (more than {_MAX_LINKS}): nothing was written")
+
+
+def resolve_target(target) -> Path:
+    """The path an output of ``target`` is written to: ``target`` itself, or, where it is a symbolic link
+    (a chain of them, or a dangling one), the name its last link points to, so the rename replaces that
+    file and keeps the links. A link into ``/proc`` (``/dev/stdout``, ``/dev/fd/N``) stays as it is: it is
+    written into (:func:`is_special`)."""
+    chain = _link_chain(target)
+    if any(_in_proc(path) for path in chain):
+        return Path(target)
+    return chain[-1]
+
+
+def _in_proc(path: Path) -> bool:
+    return path == _PROC or _PROC in path.parents
 
 
 def is_special(target: Path) -> bool:
-    """True when ``target`` exists and is neither a regular file nor a folder: a device, a pipe, a socket."""
+    """True when ``target`` (through its links) exists and is neither a regular file nor a folder (a device,
+    a pipe, a socket), or is reached through ``/proc`` (``/dev/stdout`` -> ``/proc/self/fd/1``: the shell's
+    stream, whatever file it was redirected to, is written into, never renamed over)."""
     try:
-        mode = os.stat(target).st_mode
+        chain = _link_chain(target)
+    except InputError:
+        return False
+    if any(_in_proc(path) for path in chain):
+        return True
+    try:
+        mode = os.stat(chain[-1]).st_mode
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
@@ -144,15 +196,16 @@ class AtomicFiles:
 
     def temp(self, target) -> Path:
         target = check_file_target(target) if Path(target) not in self._pending else Path(target)
+        real = resolve_target(target)  # a link's file is replaced beside it; the link is kept
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            real.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             if isinstance(exc, FileExistsError):  # some part of the folder's path is a file
                 exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
             raise InputError(target.parent, f"cannot create the output folder: {os_message(exc)}") from exc
         if target not in self._pending:
             if not is_special(target):
-                _remove_stale_temporaries(target)
+                _remove_stale_temporaries(real)
             self._pending[target] = temp_path(target)
         return self._pending[target]
 
@@ -163,11 +216,12 @@ class AtomicFiles:
         for target, temp in self._pending.items():
             try:
                 if is_special(target):  # written into, never replaced (module docstring)
-                    with open(temp, "rb") as source, open(target, "wb") as sink:
+                    # appended: through /proc/self/fd/N, a file the shell opened (maybe with >>) keeps what it holds
+                    with open(temp, "rb") as source, open(target, "ab") as sink:
                         shutil.copyfileobj(source, sink)
                     temp.unlink()
                 else:
-                    os.replace(temp, target)
+                    os.replace(temp, resolve_target(target))
             except OSError as exc:
                 self.abort()  # the temporaries not yet renamed: none is left behind
                 raise InputError(target, f"cannot write the output: {os_message(exc)}") from exc
@@ -213,6 +267,118 @@ class AtomicFiles:
         self.abort()
         if translated is not None:
             raise translated from exc
+
+
+class AtomicFolder:
+    """A folder of outputs that appears whole or not at all (``tables``' 73 files): ``with
+    AtomicFolder(target, names) as tmp:`` fill ``tmp``, a hidden folder beside ``target`` (beside the
+    folder a link points to: the link is kept); on success it takes ``target``'s place in one step, an
+    exchange of the two names (``renameat2(RENAME_EXCHANGE)``) where the file system has it, so the
+    previous output stays whole until the new one is, and is then removed; elsewhere the previous one is
+    moved aside first. A kill at any moment leaves the previous folder or the new one, never a mix.
+
+    ``names``: the files the folder holds. An existing ``target`` is replaced only where it holds nothing
+    else (hidden temporaries aside): a folder with other files in it is refused untouched.
+    """
+
+    def __init__(self, target, names) -> None:
+        self.target = Path(target)
+        self.names = set(names)
+        self.temp: Path | None = None
+
+    def check(self) -> Path:
+        """Refuse a target that cannot be replaced, before any work; the folder to write (links resolved)."""
+        target = self.target
+        if target.name in ("", ".", ".."):
+            raise InputError(target, "is not a folder name to write to (give a new or empty folder)")
+        real = resolve_target(target)
+        if real.exists() and not real.is_dir():
+            raise InputError(target, "exists and is not a folder: refused, nothing touched")
+        check_file_target(real / "x")  # a part of the path that is a file
+        if real.is_dir():
+            try:
+                foreign = sorted(p.name for p in real.iterdir() if p.name not in self.names and p.name[0] != ".")
+            except OSError as exc:
+                raise InputError(target, f"cannot read the existing output folder: {os_message(exc)}") from exc
+            if foreign:
+                raise InputError(
+                    target,
+                    f"holds files this stage does not write ({', '.join(foreign[:3])}"
+                    + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+                    + "): refused, nothing touched; choose a new or empty folder",
+                )
+        return real
+
+    def __enter__(self) -> Path:
+        real = self.check()
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            for stale in real.parent.glob(f".{real.name}.tmp-*"):
+                if writer_is_gone(stale):
+                    shutil.rmtree(stale, ignore_errors=True)
+            if real.is_dir():
+                for name in self.names:  # per-file temporaries a killed run of the earlier writer left
+                    _remove_stale_temporaries(real / name)
+            self.temp = temp_path(self.target)
+            self.temp.mkdir()
+        except OSError as exc:
+            if isinstance(exc, FileExistsError) and not (self.temp and self.temp.exists()):
+                exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
+            raise InputError(self.target, f"cannot create the output folder: {os_message(exc)}") from exc
+        return self.temp
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            try:
+                self._swap()
+                return
+            except OSError as failure:
+                exc = failure
+        shutil.rmtree(self.temp, ignore_errors=True)
+        translated = output_error(exc, {self.target: self.temp}) if isinstance(exc, Exception) else None
+        if translated is not None:
+            raise translated from exc
+        if exc_type is None:
+            raise exc
+
+    def _swap(self) -> None:
+        real = self.check()  # again: a file may have appeared in it meanwhile
+        if not real.exists():
+            os.rename(self.temp, real)
+        elif exchange(self.temp, real):
+            shutil.rmtree(self.temp, ignore_errors=True)  # now the previous output
+        else:
+            old = real.with_name(f".{real.name}.old-{_HOST}-{os.getpid()}")
+            os.rename(real, old)
+            try:
+                os.rename(self.temp, real)
+            except OSError:
+                os.rename(old, real)  # the previous output stays where it was
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap the names ``first`` and ``second`` in one atomic step (Linux ``renameat2`` with
+    ``RENAME_EXCHANGE``); False where the system or the file system cannot, so the caller falls back."""
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    number = ctypes.get_errno()
+    if number in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(number, os.strerror(number), str(second))
 
 
 def output_error(exc: BaseException, targets: dict) -> InputError | None:

@@ -39,7 +39,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.atomic import output_error, temp_path, writer_is_gone
+from pipeline.atomic import output_error, resolve_target, temp_path, writer_is_gone
 from pipeline.errors import InputError, os_message
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
@@ -65,10 +65,11 @@ class AtomicDir:
 
     def __enter__(self) -> Path:
         check_output_dir(self.target, self.owned)
-        self.temp = temp_path(self.target)
+        self.temp = temp_path(self.target)  # beside the folder a link points to: the link is kept
+        real = resolve_target(self.target)
         try:
-            self.target.parent.mkdir(parents=True, exist_ok=True)
-            for stale in self.target.parent.glob(f".{self.target.name}.tmp-*"):
+            real.parent.mkdir(parents=True, exist_ok=True)
+            for stale in real.parent.glob(f".{real.name}.tmp-*"):
                 if writer_is_gone(stale):  # another live writer's temporary is left alone
                     shutil.rmtree(stale, ignore_errors=True)
             self.temp.mkdir()
@@ -125,15 +126,15 @@ def is_own_output(directory: Path) -> bool:
 def check_output_dir(target, owned: Callable[[Path], bool] | None = None) -> Path:
     """Fail fast, before any work, unless ``target`` may be written: absent, an empty folder, or a folder
     that ``owned`` (default: :func:`is_own_model_dir`) recognises as an earlier output of the pipeline.
-    Anything else (a regular file, a folder of other files, ``.`` or ``..``) is refused untouched."""
+    Anything else (a regular file, a folder of other files, ``.`` or ``..``) is refused untouched. A symbolic
+    link (a chain of them, a dangling one) is judged by the folder it points to, which is the one written
+    (:func:`pipeline.atomic.resolve_target`): the link is kept."""
     target = Path(target)
     owned = owned or is_own_model_dir
     if target.name in ("", ".", ".."):
         raise InputError(target, "is not a folder name to write a model to (give a new or empty folder)")
-    if target.is_symlink() and not target.exists():
-        raise InputError(target, "is a broken symbolic link, refused: nothing was written or removed")
     if not target.exists():
-        for parent in target.parents:
+        for parent in resolve_target(target).parents:
             if parent.exists():
                 if not parent.is_dir():
                     raise InputError(target.parent, f"cannot create the output folder: {os_message(_NOT_A_FOLDER)}")
@@ -157,9 +158,11 @@ def check_output_dir(target, owned: Callable[[Path], bool] | None = None) -> Pat
 def replace_dir(source: Path, target: Path, owned: Callable[[Path], bool] | None = None) -> None:
     """Move ``source`` to ``target``, replacing an existing ``target`` only where it is empty or ``owned``
     recognises it (default :func:`is_own_output`: a model directory or a resume checkpoint); the old
-    one is moved aside first and removed after the rename. Anything else raises :class:`InputError`."""
+    one is moved aside first and removed after the rename. Anything else raises :class:`InputError`.
+    Where ``target`` is a symbolic link, the folder it points to is replaced and the link kept."""
     source, target = Path(source), Path(target)
     check_output_dir(target, owned or is_own_output)
+    target = resolve_target(target)
     old = target.with_name(f".{target.name}.old-{os.getpid()}")
     moved = False
     if target.exists():

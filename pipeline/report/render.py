@@ -6,7 +6,8 @@ as an empty field in CSV. The HTML page is what ``snakemake --report`` shows inl
 
 Model and run names come from the metrics files, so every writer neutralises what a name could
 smuggle into its format (docs/behaviour.md): HTML and LaTeX escape their special characters,
-Markdown escapes ``<``, ``>`` and ``|`` (no raw HTML, no extra column) and joins lines, and CSV
+Markdown escapes every character that opens an inline construct (no raw HTML, link, image, emphasis,
+code or math, no extra column; :func:`markdown_escape`) and joins lines, and CSV
 prefixes a text cell that a spreadsheet would run as a formula (one starting with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return; OWASP's "CSV Injection") with ``'``. Numbers, signed
 ones included (``-0.9``, ``+5.9``), stay numbers; ordinary names are written unchanged.
@@ -35,21 +36,49 @@ def _spans(groups: list[str]) -> list[tuple[str, int, int]]:
     return spans
 
 
-# Markdown: "<" and ">" as entities (every renderer knows them, not every one a backslash before "<")
-# and a line break as a space (a newline would end the table row or the list item); in a table cell
-# also "|", escaped as GFM tables want, so a name cannot add a column.
-MARKDOWN_SPECIAL = {"<": "&lt;", ">": "&gt;", "\r\n": " ", "\r": " ", "\n": " "}
-_MARKDOWN_TEXT = re.compile("|".join(re.escape(key) for key in MARKDOWN_SPECIAL))
+# Markdown: every construct a name could open is neutralised, so a name stays literal text in every
+# CommonMark / GFM renderer, and an ordinary name is written unchanged:
+# - "<" and ">" as entities (no raw HTML, no <autolink>), "&" too where it would spell an entity ("&lt;");
+# - a backslash before "\\"; before "`", "*", "~" and "$" (GitHub's math) where the text holds two of
+#   that character (one alone opens no code span, emphasis, strike-through or formula); before "_" at a
+#   word's edge (inside a word it is literal anyway);
+# - before a "]" that a "(", "[" or ":" follows, which alone makes "[x](url)", "![x](url)", "[x][ref]" and
+#   "[x]: url" links, images or definitions ("[BERT-base]" stays as it is);
+# - before the ":" of "scheme://", the "." of "www." and "@", which GFM turns into links by itself;
+# - a line break as a space (a newline would end the table row or the list item); in a table cell also
+#   before "|", so a name cannot add a column (:func:`markdown_cell`).
+_MARKDOWN_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r\n": " ", "\r": " ", "\n": " "}
+_MARKDOWN_PAIRED = "`*~$"  # escaped where the text holds two of them
+_MARKDOWN_CONSTRUCTS = (
+    r"\r\n|[\r\n<>]|&(?=#?\w+;)"  # entities and line breaks; "&" where it would spell an entity
+    + r"|[\\@]"
+    + r"|\](?=[(\[:])"  # the "]" of a link, an image, a reference or a definition
+    + r"|(?<![^\W_])_|_(?![^\W_])"  # "_" at a word's edge: it could open or close emphasis
+    + r"|(?<=[A-Za-z0-9])(?=://)"  # before the ":" of a URL scheme
+    + r"|(?i:(?<=\bwww)\.)"  # the "." of "www."
+)
 
 
-def markdown_escape(text: str) -> str:
-    """``text`` as literal Markdown text (a title, a note): no raw HTML, no extra line."""
-    return _MARKDOWN_TEXT.sub(lambda match: MARKDOWN_SPECIAL[match.group()], text)
+def _markdown_replacement(match: re.Match) -> str:
+    text = match.group()
+    if text in _MARKDOWN_ENTITIES:
+        return _MARKDOWN_ENTITIES[text]
+    if text == "":  # before "://": escape the colon that follows
+        return "\\"
+    return "\\" + text
+
+
+def markdown_escape(text: str, extra: str = "") -> str:
+    """``text`` as literal Markdown text (a title, a note, a cell): no raw HTML, no link, image,
+    emphasis, code or math, no extra line; ``extra``: characters escaped besides (``|`` in a table cell)."""
+    escaped = extra + "".join(char for char in _MARKDOWN_PAIRED if text.count(char) > 1)
+    pattern = _MARKDOWN_CONSTRUCTS + (f"|[{re.escape(escaped)}]" if escaped else "")
+    return re.sub(pattern, _markdown_replacement, text)
 
 
 def markdown_cell(text: str | None) -> str:
     """``text`` as the literal text of a Markdown table cell; "–" for no value."""
-    return DASH if text is None else markdown_escape(text).replace("|", "\\|")
+    return DASH if text is None else markdown_escape(text, extra="|")
 
 
 def to_markdown(grid: Grid) -> str:

@@ -22,7 +22,9 @@ and code version that made it, or the paper and table it was copied from.
 
 Bad input (a missing file, an unknown task, a missing key, two runs with the same name and
 pooling) stops the stage naming the file and the key. The output appears all at once or not
-at all.
+at all, even when the stage is killed: the files are written into a hidden folder beside ``--out``,
+which then takes its place in one step (:class:`pipeline.atomic.AtomicFolder`); an ``--out`` holding
+files of its own is refused untouched.
 """
 
 from __future__ import annotations
@@ -32,13 +34,19 @@ import logging
 from pathlib import Path
 
 from pipeline import provenance
-from pipeline.atomic import AtomicFiles, json_text
+from pipeline.atomic import AtomicFolder, json_text
 from pipeline.report import assemble, metrics_files, published, render
 from pipeline.report.table_specs import TABLE_NAMES, TABLES
 
 log = logging.getLogger("pipeline.tables")
 
 FORMATS = ("md", "csv", "tex", "html")
+INDEX = "tables.json"
+
+
+def output_names() -> list[str]:
+    """Every file the stage writes into ``--out``: the workflow's declared outputs (workflow/rules/report.smk)."""
+    return [f"{name}.{fmt}" for name in TABLE_NAMES for fmt in FORMATS] + [INDEX]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -125,11 +133,12 @@ def run(args: argparse.Namespace) -> None:
         "gain_over": args.gain_over,
         "tables": list(TABLE_NAMES),
     }
-    with AtomicFiles() as files:
+    # the whole set appears at once: written into a hidden folder beside --out, swapped in when complete
+    with AtomicFolder(args.out, output_names()) as folder:
         for table in tables:
             for fmt, text in render_files(table).items():
-                files.temp(args.out / f"{table.spec.name}.{fmt}").write_text(text, encoding="utf-8")
-        files.temp(args.out / "tables.json").write_text(json_text(index(tables, metrics, params)), encoding="utf-8")
+                (folder / f"{table.spec.name}.{fmt}").write_text(text, encoding="utf-8")
+        (folder / INDEX).write_text(json_text(index(tables, metrics, params)), encoding="utf-8")
     for table in tables:
         runs = sum(1 for row in table.rows if "metrics_file" in row.trace)
         log.info("%s: %d run rows, %d published rows", table.spec.name, runs, len(table.rows) - runs)
