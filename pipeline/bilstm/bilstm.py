@@ -1,9 +1,11 @@
 """Stage ``bilstm``: train a BiLSTM sentence encoder on NLI pairs (paper 004; docs/method.md §4).
 
-One BiLSTM over frozen word vectors (``--vectors``: word2vec binary ``.bin``, word2vec text or
-GloVe text) with one pooling (``max``, ``bf-balanced``, ``bf-combined``, ``bf-attention``,
-``inner-attention``), ``--hidden`` units per direction (the paper's 300 and 2048: sentence
-vectors of 600 and 4096), trained with the NLI classifier and schedule of §2.2 / §3.1.
+One BiLSTM over frozen word vectors (``--vectors``: word2vec binary ``.bin``, word2vec text,
+GloVe text or a zip of one; the vectors of every word of the NLI files, read from the whole file as
+InferSent did, and the file's ``--frequent-words`` first words) with one pooling (``max``,
+``bf-balanced``, ``bf-combined``, ``bf-attention``, ``inner-attention``), ``--hidden`` units per
+direction (the paper's 300 and 2048: sentence vectors of 600 and 4096), trained with the NLI
+classifier and schedule of §2.2 / §3.1.
 
 ``--train`` / ``--dev`` / ``--test`` take NLI files (CSV with sentence1, sentence2, label, or
 the ``s1.<split>`` of the three-file layout). Without ``--dev``, ``--dev-fraction`` of the
@@ -51,10 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test", nargs="*", default=[], type=Path, help="NLI test files (the Test column)")
     parser.add_argument("--vectors", required=True, type=Path, help="word vectors (.bin word2vec binary, or text)")
     parser.add_argument(
-        "--max-vocab",
+        "--frequent-words",
         type=VOCABULARY,
         default=200_000,
-        help="keep the first N words of the vectors file (default 200000; 0 = all)",
+        help="besides every word of the NLI data found anywhere in the vectors file, keep its first N words,"
+        " for sentences outside the data (evaluation; default 200000)",
     )
     parser.add_argument("--pooling", required=True, choices=sorted(BILSTM_POOLINGS))
     parser.add_argument("--hidden", type=HIDDEN, default=300, help="LSTM units per direction (default 300)")
@@ -92,17 +95,43 @@ def oov_rates(pairs: nli_data.Pairs, vectors: word_vectors.WordVectors) -> dict[
     return {"tokens": found["oov_token_rate"], "types": found["oov_type_rate"]}
 
 
+def load_vectors(path: Path, data: list[nli_data.Pairs | None], frequent: int) -> word_vectors.WordVectors:
+    """The vectors of every word of ``data`` (train, dev, test) found anywhere in ``path``, and its first
+    ``frequent`` words: InferSent's ``build_vocab`` + ``get_w2v``, which read all of GloVe's 2.2M words for
+    the words of SNLI, not a frequency cut (docs/stages/bilstm.md). The encoder's embeddings are frozen,
+    so the frequent words change nothing in training; they give sentences outside the data (the
+    evaluation tasks) vectors for their common words, as the saved encoder carries no vectors file."""
+    wanted = word_vectors.data_words(
+        text for pairs in data if pairs is not None for text in (*pairs.premises, *pairs.hypotheses)
+    )
+    vectors = word_vectors.load(path, limit=frequent, vocabulary=wanted)
+    found = sum(1 for word in vectors.words if word in wanted)
+    log.info(
+        "%s: %d word vectors of %d dimensions (%d of the data's %d word forms, and the file's first %d words)",
+        path,
+        len(vectors.words),
+        vectors.dim,
+        found,
+        len(wanted),
+        frequent,
+    )
+    if not vectors.words:
+        raise InputError(path, "no vector for any word of the NLI data")
+    return vectors
+
+
 def run(args: argparse.Namespace) -> None:
     if not 0 < args.dev_fraction < 1:
         raise InputError("--dev-fraction", f"must be between 0 and 1, not {args.dev_fraction}")
     saved.check_output(args.out)  # before any work: --out may replace only an earlier encoder of ours
     random.seed(args.seed)
     np.random.seed(args.seed)
-    vectors = word_vectors.load(args.vectors, limit=args.max_vocab or None)
-    log.info("%s: %d word vectors of %d dimensions", args.vectors, len(vectors.words), vectors.dim)
     pairs = nli_data.read_all(args.train)
-    if args.dev:
-        train_pairs, dev_pairs = pairs, nli_data.read_all(args.dev)
+    dev_read = nli_data.read_all(args.dev) if args.dev else None
+    test_pairs = nli_data.read_all(args.test) if args.test else None
+    vectors = load_vectors(args.vectors, [pairs, dev_read, test_pairs], args.frequent_words)
+    if dev_read is not None:
+        train_pairs, dev_pairs = pairs, dev_read
     else:
         train_pairs, dev_pairs = split_dev(pairs, args.dev_fraction, args.seed)
     if args.max_train_pairs and len(train_pairs) > args.max_train_pairs:
@@ -110,7 +139,6 @@ def run(args: argparse.Namespace) -> None:
         train_pairs = train_pairs.subset(sorted(keep))
     if not len(train_pairs) or not len(dev_pairs):
         raise InputError(args.train[0], f"{len(train_pairs)} training and {len(dev_pairs)} dev pairs: need both")
-    test_pairs = nli_data.read_all(args.test) if args.test else None
     oov = {name: oov_rates(found, vectors) for name, found in (("train", train_pairs), ("test", test_pairs)) if found}
     for name, rates in oov.items():
         log.info("%s sentences: %.1f%% of tokens, %.1f%% of types without a vector", name, *rates.values())

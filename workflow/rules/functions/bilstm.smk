@@ -40,5 +40,5 @@ def bilstm_splits(wildcards, input):
 
 def bilstm_flags(wildcards):
     model = BILSTM_MODELS[wildcards.label]
-    flags = [*options(BILSTM, "max_vocab"), "--pooling", model["pooling"], "--hidden", str(model["hidden"])]
+    flags = [*options(BILSTM, "frequent_words"), "--pooling", model["pooling"], "--hidden", str(model["hidden"])]
     return flags + options(BILSTM, "dev_fraction", "max_train_pairs", "epochs", "batch_size", "lr", "seed")
