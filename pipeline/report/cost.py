@@ -14,6 +14,12 @@ is 108.4M, the "110M" the papers quote, and at 40% of an H100's dense bf16 peak 
 Processed tokens include padding: ``tokens / (1 - padding_share)``, with the share measured by
 ``bench/loader.py`` for each input format. GPU-hours are ``FLOPs / (peak × MFU) / 3600`` on one of
 :data:`GPUS`, the MFU stated by the caller (:data:`DEFAULT_MFU` unless given).
+
+A small step is not FLOPs-bound: an eager PyTorch step launches every kernel of the forward and
+backward passes and of the optimiser from the host, whatever the batch holds. So a job costs the
+larger of its FLOPs time and ``steps × floor`` (:func:`job_hours`), the floor a model's per-step
+time at no work (:func:`step_floor_seconds`: a time per Transformer layer, from a public
+measurement cited in ``workloads.yaml``). The floor is host-bound, the same on every GPU.
 """
 
 from __future__ import annotations
@@ -62,6 +68,11 @@ class Architecture:
     def forward_flops_per_token(self, length: int) -> int:
         """``2N + 4·L·H·T``: a gradient-free forward pass."""
         return 2 * self.parameters + 4 * self.layers * self.hidden * length
+
+    def step_floor_seconds(self, per_layer_ms: float) -> float:
+        """The least time one eager training step (forward, backward, optimiser) of this encoder takes,
+        at ``per_layer_ms`` per Transformer layer as applied (ALBERT's shared layer counts per layer)."""
+        return self.layers * per_layer_ms / 1000
 
 
 # The released checkpoints the configs name, from their config.json on the Hugging Face hub.
@@ -118,14 +129,28 @@ def gpu_hours(flops: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> floa
     return flops / (GPUS[gpu].peak_tflops * 1e12 * mfu) / 3600
 
 
+def job_hours(flops: float, steps: float, floor_seconds: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> float:
+    """Hours of one GPU for a job of ``steps`` optimizer steps computing ``flops``: the larger of its FLOPs
+    time at ``mfu`` and ``steps × floor_seconds`` (a step takes at least its launch and optimiser time)."""
+    if steps < 0 or floor_seconds < 0:
+        raise ValueError(f"steps and floor_seconds must be >= 0, got {steps} and {floor_seconds}")
+    return max(gpu_hours(flops, gpu, mfu), steps * floor_seconds / 3600)
+
+
 def tokens_per_second(architecture: Architecture, length: int, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> float:
     """Training tokens per second one GPU processes at ``mfu`` (padding included)."""
     return GPUS[gpu].peak_tflops * 1e12 * mfu / architecture.training_flops_per_token(length)
 
 
-def assumptions(gpu: str = "h100", mfu: float = DEFAULT_MFU) -> str:
+def assumptions(gpu: str = "h100", mfu: float = DEFAULT_MFU, per_layer_ms: float | None = None) -> str:
     """The line every estimate prints with it."""
-    return (
+    line = (
         f"FLOPs per token 6N + 12·L·H·T (training), 2N + 4·L·H·T (forward only); {GPUS[gpu].name} at "
         f"{GPUS[gpu].peak_tflops:g} TFLOP/s dense bf16, {100 * mfu:g}% MFU; padding counted as processed"
     )
+    if per_layer_ms is not None:
+        line += (
+            f"; each job at least steps × a per-step floor of {per_layer_ms:g} ms per Transformer layer "
+            f"({12 * per_layer_ms:g} ms for 12 layers, {24 * per_layer_ms:g} ms for 24; workloads.yaml step_floor)"
+        )
+    return line

@@ -12,15 +12,23 @@ a training example costs in ``workloads.yaml``. A record holds:
   ``not mapped``: the row is not related to runs yet);
 - ``label``: the run whose rows the tables print beside it, and ``targets``, the Snakemake output
   paths that make it;
-- ``settings`` (ours) and ``paper_settings`` (the paper's, with its ``section``), on the same
-  keys: backbone, objective or recipe, input, max_length, batch_size, lr, warmup, epochs, updates
-  (optimizer steps), tokens, and for pre-training the n-gram preset and the masking rule;
-  ``downstream``: the same for the GLUE / CLUE fine-tuning of a pre-trained row;
-- ``deviations``: ``{key, ours, paper, why}`` for every key where they differ (``why`` from
-  ``paper_settings.yaml``'s ``reasons``, or null where no reason is recorded);
-- ``gpu_hours``: the training of the row's own run (pre-training or Siamese fine-tuning; the
-  GLUE / CLUE grid is not counted yet), at ``--mfu`` of ``--gpu``'s dense bf16 peak
-  (:mod:`pipeline.report.cost`; the assumption line says so).
+- ``settings`` (ours) and ``paper_settings`` (what the paper states, with its ``section``): backbone,
+  objective or recipe, input, max_length, batch_size, lr, warmup, epochs, updates (optimizer steps),
+  tokens, the optimiser; ``downstream``: the same for the GLUE / CLUE fine-tuning of a pre-trained row;
+- ``deviations``: ``{key, ours, paper, why}`` for every key of ``paper_settings`` where ours differs,
+  and for every one a run does not record (``ours`` null, ``why`` "not compared: ..."): no key of a
+  paper is skipped. ``why`` comes from ``paper_settings.yaml``'s ``reasons`` (by
+  ``EXPERIMENT.KEY``, then ``KEY``). Rows a paper scored on a test server carry an ``evaluation``
+  deviation (ours: dev, the setting selected on the same dev);
+- ``choices``: the project's interpretations where a paper is silent or its text and its released
+  code differ (the n-gram preset, the masking rule, MiSAD's loss, the span lengths), each with its
+  reason and the alternative; ``released``: where the authors' released code ran another value than
+  the paper states (the learning rate of their shell scripts), with the source: the configs keep
+  the paper's, the other is one config key away;
+- ``gpu_hours``: the training of the row's own run (pre-training, Siamese fine-tuning or a BiLSTM),
+  and ``downstream.gpu_hours`` its GLUE / CLUE grid: each job the larger of its FLOPs time at
+  ``--mfu`` of ``--gpu``'s dense bf16 peak and its steps × a per-step floor
+  (:mod:`pipeline.report.cost`, ``workloads.yaml``; the assumption line says so).
 """
 
 from __future__ import annotations
@@ -38,12 +46,15 @@ from pipeline import experiments
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
+from pipeline.finetune.recipes import OPTIMISERS
 from pipeline.report import cost
 from pipeline.workflow_config import ConfigError, check, check_unique_keys, coerce
 
 HERE = Path(__file__).parent
 SCHEMA = HERE.parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 NGRAM_OBJECTIVES = ("burt", "misad")  # the objectives that read an n-gram vocabulary (docs/method.md §2)
+SPAN_OBJECTIVES = ("spanbert", "misad-span")  # the objectives that draw SpanBERT spans (span_max_words)
+NOT_RECORDED = "not compared: the run records no such setting"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,14 +124,22 @@ class Planner:
             "epochs": s["epochs"],
             "examples": examples,
         }
+        settings["optimizer"] = optimizer_name("AdamW", config["pretrain"].get("weight_decay", 0.0))
         per_sentence = self.work["tokens_per_example"][f"wiki_sentence_{config['pretrain']['language']}"]
-        # an NSP / SOP example is two sentences laid out as one pair
-        tokens = examples * per_sentence * s["epochs"] * (2 if run.objective in PAIR_OBJECTIVES else 1)
-        settings["tokens"] = round(tokens)
+        if s["input"] == "packed":
+            # packing strips each sentence's [CLS] / [SEP] and gives each block of max_length its own:
+            # blocks of max_length - 2 content tokens (docs/method.md §3, BURT §5.2)
+            content = examples * (per_sentence - 2) * s["epochs"]
+            blocks = math.ceil(content / (s["max_length"] - 2))
+            settings["tokens"] = blocks * s["max_length"]
+        else:
+            # an NSP / SOP example is two sentences laid out as one pair
+            tokens = examples * per_sentence * s["epochs"] * (2 if run.objective in PAIR_OBJECTIVES else 1)
+            settings["tokens"] = round(tokens)
         if s["max_steps"]:
             settings["updates"] = s["max_steps"]
-        elif s["input"] == "packed":  # blocks of max_length tokens
-            settings["updates"] = math.ceil(tokens / (s["max_length"] * settings["batch_size"]))
+        elif s["input"] == "packed":
+            settings["updates"] = math.ceil(blocks / settings["batch_size"])
         else:
             # NSP / SOP too: their pair sample (sample --with-next) pairs every sampled sentence with its
             # next one, so they get as many examples as the others (ULR-BERT §7.1, "with the same additional
@@ -130,20 +149,60 @@ class Planner:
             settings["ngram_preset"] = experiments.ngram_preset(config["ngrams"], run.objective)
         if run.objective == "burt":
             settings["masking"] = config["pretrain"]["ngram_pool"]
+        if run.objective in MISAD_OBJECTIVES:
+            settings["misad_loss"] = self.pretrain_choice(run, "misad_loss")
+        if run.objective in SPAN_OBJECTIVES:
+            settings["span_max_words"] = self.pretrain_choice(run, "span_max_words")
         return settings
+
+    def pretrain_choice(self, run: experiments.PretrainRun, key: str):
+        """A setting of the run's experiment (or the pretrain section's); "not set" where neither has it."""
+        value = run.settings.get(key, self.config["pretrain"].get(key))
+        return "not set" if value is None else value
+
+    def choices(self, settings: dict) -> list[dict]:
+        """Our interpretations among the settings, each with its reason and alternative (paper_settings.yaml
+        ``choices``)."""
+        known = self.paper.get("choices", {})
+        return [
+            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": known[key].get("alternative")}
+            for key in known
+            if key in settings
+        ]
+
+    def released(self, experiment: str, settings: dict) -> list[dict]:
+        """Where the authors' released code ran another value than the paper states: both, with the source."""
+        paper = self.paper["experiments"][experiment]
+        return [
+            {
+                "key": key,
+                "ours": settings.get(key),
+                "paper": paper["settings"].get(key),
+                "released": entry["value"],
+                "source": entry["source"],
+                "switch": entry.get("switch"),
+            }
+            for key, entry in paper.get("released", {}).items()
+        ]
+
+    def floor(self, arch: cost.Architecture) -> float:
+        """Seconds one eager training step of ``arch`` takes at least (workloads.yaml step_floor)."""
+        return arch.step_floor_seconds(self.work["step_floor"]["per_layer_ms"])
 
     def pretrain_hours(self, run: experiments.PretrainRun, settings: dict) -> float | None:
         arch = architecture(settings["backbone"])
         if arch is None:
             return None
-        tokens, forward = float(settings["tokens"]), 0.0
+        tokens, forward, passes = float(settings["tokens"]), 0.0, 1.0
         if run.objective in MISAD_OBJECTIVES:
             tokens *= 1 + self.work["misad"]["extra_train_passes"]
+            passes += self.work["misad"]["extra_train_passes"]
             if self.config["pretrain"]["misad_choice"] == "mlm-score" and run.objective == "misad":
                 forward = settings["tokens"] * self.work["misad"]["scored_candidates"]
+                passes += 1 / 3  # one gradient-free forward of the candidates per step
         padding = self.work["padding_share"][settings["input"]]
         work = cost.Workload(arch, tokens, settings["max_length"], padding_share=padding, forward_tokens=forward)
-        return cost.gpu_hours(work.flops, self.gpu, self.mfu)
+        return cost.job_hours(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, self.mfu)
 
     def missing(self, repo: str) -> str:
         """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
@@ -162,11 +221,19 @@ class Planner:
         return min(candidates, key=lambda r: len(self.deviations(self.pretrain_settings(r), paper))), ""
 
     # ------------------------------------------------------------------ comparison
-    def deviations(self, ours: dict, paper: dict, prefix: str = "") -> list[dict]:
+    def deviations(self, ours: dict, paper: dict, prefix: str = "", experiment: str = "") -> list[dict]:
+        """Every key of ``paper`` where ``ours`` differs, and every one ``ours`` does not record (never
+        skipped: ``ours`` null, ``why`` "not compared: ...")."""
         reasons = self.paper.get("reasons", {})
+
+        def why(name: str):
+            return reasons.get(f"{experiment}.{name}", reasons.get(name))
+
         found = []
         for key, value in paper.items():
             if key not in ours:
+                name = prefix + key
+                found.append({"key": name, "ours": None, "paper": value, "why": why(name) or NOT_RECORDED})
                 continue
             mine = ours[key]
             same = (
@@ -176,7 +243,7 @@ class Planner:
             )
             if not same:
                 name = prefix + key
-                found.append({"key": name, "ours": mine, "paper": value, "why": reasons.get(name)})
+                found.append({"key": name, "ours": mine, "paper": value, "why": why(name)})
         return found
 
     # ------------------------------------------------------------------ records
@@ -197,8 +264,30 @@ class Planner:
                 if "not_reproducible" in spec:  # the table's data or models cannot be had: why
                     out.append({**record, "status": "not planned", "reason": spec["not_reproducible"]})
                     continue
-                out.append({**record, **self.record(spec, spec["made_by"][row["name"]], row, source)})
+                made = self.record(spec, spec["made_by"][row["name"]], row, source)
+                if made["status"] == "not planned" and spec.get("model_note"):
+                    made["reason"] = f"{made['reason']}; {spec['model_note']}"
+                if made["status"] == "planned":
+                    made["deviations"] = made["deviations"] + self.source_deviations(spec)
+                out.append({**record, **made})
         return out
+
+    def source_deviations(self, spec: dict) -> list[dict]:
+        """What differs for every planned row of a table: where it is scored (a paper's test server against
+        our dev), and its data (paper_settings.yaml rows: ``scored_on``, ``data``)."""
+        found = []
+        if spec.get("scored_on"):
+            found.append(
+                {
+                    "key": "evaluation",
+                    "ours": "dev, setting selected on the same dev",
+                    "paper": spec["scored_on"],
+                    "why": self.paper["reasons"]["evaluation"],
+                }
+            )
+        if spec.get("data"):
+            found.append({"key": "data", **spec["data"]})
+        return found
 
     def record(self, source: dict, made_by, row: dict | None = None, published: dict | None = None) -> dict:
         if made_by == "bilstm":  # the row's own pooling, at its sentence dimension (two directions)
@@ -236,7 +325,8 @@ class Planner:
         raise ValueError(f"paper_settings.yaml: unknown row spec {made_by!r}")
 
     def planned(self, label: str, target: str, settings: dict, experiment: str, gpu_hours) -> dict:
-        """The record of a run the config makes: its settings beside its paper's, and the deviations."""
+        """The record of a run the config makes: its settings beside its paper's, the deviations, our
+        choices and the released code's other values."""
         paper = self.paper["experiments"][experiment]
         return {
             "status": "planned",
@@ -244,7 +334,9 @@ class Planner:
             "targets": [target],
             "settings": settings,
             "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
-            "deviations": self.deviations(settings, paper["settings"]),
+            "deviations": self.deviations(settings, paper["settings"], experiment=experiment),
+            "choices": self.choices(settings),
+            "released": self.released(experiment, settings),
             "gpu_hours": gpu_hours,
         }
 
@@ -254,10 +346,35 @@ class Planner:
         label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
         if pooling not in section["poolings"] or size not in section["sizes"]:
             return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
+        from pipeline.bilstm.train import Schedule
+
         vectors = Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt")
-        settings = {"batch_size": section["batch_size"], "lr": section["lr"], "hidden": size, "vectors": vectors}
-        # GPU-hours: not in the cost model (a BiLSTM over 300-d vectors takes hours on one GPU)
-        return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, None)
+        schedule = Schedule()  # the bilstm stage's schedule (paper 004 §3.1); the config sets lr and batch
+        settings = {
+            "batch_size": section["batch_size"],
+            "lr": section["lr"],
+            "lr_decay": schedule.decay,
+            "hidden": size,
+            "classifier_hidden": schedule.classifier_hidden,
+            "vectors": vectors,
+            "optimizer": "SGD",
+            "epochs": section["epochs"],
+        }
+        return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, self.bilstm_hours(settings))
+
+    def bilstm_hours(self, settings: dict) -> float:
+        """At most ``epochs`` passes over the SNLI training pairs (the schedule stops earlier once the rate
+        falls under 1e-5): both sentences through a BiLSTM of ``hidden`` units per direction over 300-d
+        vectors, 2 x 4 gates x (300 + hidden) x hidden multiply-adds per word and direction, three times for
+        training; at least steps x the BiLSTM floor."""
+        data, section = self.work["bilstm"], self.config["bilstm"]
+        pairs = min(data["train_pairs"], section["max_train_pairs"] or data["train_pairs"])
+        words = pairs * 2 * data["words_per_sentence"] * settings["epochs"]
+        hidden = settings["hidden"]
+        flops = words * 3 * 2 * (2 * 4 * (300 + hidden) * hidden)  # training x directions x one direction's gates
+        steps = pairs // settings["batch_size"] * settings["epochs"]
+        floor = self.work["step_floor"]["bilstm_ms"] / 1000
+        return cost.job_hours(flops, steps, floor, self.gpu, self.mfu)
 
     def downstream(self, source: dict, label: str) -> dict:
         benchmark = source.get("downstream")
@@ -271,7 +388,8 @@ class Planner:
             values = [section[key].get(task, section[key][benchmark]) for task in section[benchmark]["tasks"]]
             flat = sorted({v for value in values for v in (value if isinstance(value, list) else [value])})
             ours[key] = flat[0] if len(flat) == 1 else flat
-        paper = self.paper["experiments"][benchmark]
+        experiment = source.get("downstream_experiment", benchmark)  # the paper whose table header it is
+        paper = self.paper["experiments"][experiment]
         return {
             "targets": [f"{self.results}/metrics/{benchmark}/{label}.json"],
             "downstream": {
@@ -279,7 +397,7 @@ class Planner:
                 "gpu_hours": self.classify_hours(benchmark, label),
                 "settings": ours,
                 "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
-                "deviations": self.deviations(ours, paper["settings"], f"{benchmark}."),
+                "deviations": self.deviations(ours, paper["settings"], f"{benchmark}.", experiment),
             },
         }
 
@@ -291,7 +409,7 @@ class Planner:
     def classify_hours(self, benchmark: str, label: str) -> float | None:
         """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
         lr x epochs x lengths per task, each example padded to the length (an upper bound: classify pads
-        each batch to its longest example)."""
+        each batch to its longest example), each job at least its steps x the per-step floor."""
         arch = architecture(self.repo_of(label))
         if arch is None:
             return None
@@ -301,14 +419,16 @@ class Planner:
             value = section[key].get(task, section[key][benchmark])
             return value if isinstance(value, list) else [value]
 
-        flops = 0.0
+        hours, floor = 0.0, self.floor(arch)
         for task in section[benchmark]["tasks"]:
-            runs = section["seeds"] * len(section["batch_sizes"][benchmark]) * len(listed("lr", task))
-            for epochs in listed("epochs", task):
-                for length in listed("max_length", task):
-                    tokens = sizes[task] * epochs * length
-                    flops += runs * tokens * arch.training_flops_per_token(length)
-        return cost.gpu_hours(flops, self.gpu, self.mfu)
+            runs = section["seeds"] * len(listed("lr", task))
+            for batch in section["batch_sizes"][benchmark]:
+                for epochs in listed("epochs", task):
+                    steps = math.ceil(sizes[task] / batch) * epochs
+                    for length in listed("max_length", task):
+                        flops = sizes[task] * epochs * length * arch.training_flops_per_token(length)
+                        hours += runs * cost.job_hours(flops, steps, floor, self.gpu, self.mfu)
+        return hours
 
     def finetune_record(self, made_by: dict, experiment: str) -> dict:
         section = self.config["finetune"]
@@ -340,6 +460,7 @@ class Planner:
         twin_tasks = (variant.get("objectives") or section["objectives"]).count("+") + 1 if recipe == "twin" else 1
         epochs = section["epochs"][recipe]
         updates = section["max_steps"] or math.ceil(epochs * nli_batches * (2 if twin_tasks > 1 else 1))
+        optimiser = OPTIMISERS[recipe]  # the recipe's own (pipeline/finetune/recipes.py)
         settings = {
             "recipe": recipe,
             "batch_size": section["batch_size"],
@@ -347,17 +468,37 @@ class Planner:
             "warmup": section["warmup"],
             "epochs": epochs if not section["max_steps"] else None,
             "updates": updates,
+            "optimizer": optimizer_name(optimiser.name, optimiser.weight_decay),
+            "adam_betas": list(optimiser.betas),
+            "adam_eps": optimiser.eps,
             **defaults,
             **variant,
         }
         arch = architecture(start.get("checkpoint") or start["backbone"])
         tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
-        hours = (
-            cost.gpu_hours(cost.Workload(arch, tokens, section["max_length"]).flops, self.gpu, self.mfu)
+        hours = (  # a step encodes both sentences of its pairs in two passes
+            cost.job_hours(
+                cost.Workload(arch, tokens, section["max_length"]).flops,
+                updates,
+                2 * self.floor(arch),
+                self.gpu,
+                self.mfu,
+            )
             if arch
             else None
         )
         return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, hours)
+
+
+def optimizer_name(name: str, weight_decay: float) -> str:
+    """Adam(W) as the papers name it: AdamW without weight decay is Adam."""
+    return "Adam" if weight_decay == 0 and name in ("Adam", "AdamW") else f"{name} (weight decay {weight_decay:g})"
+
+
+def deviation_text(d: dict) -> str:
+    if d["ours"] is None:
+        return f"{d['key']}: {d['why']} (paper {d['paper']})"
+    return f"{d['key']}: {d['ours']} vs {d['paper']}"
 
 
 def budget(records: list[dict]) -> dict:
@@ -366,8 +507,10 @@ def budget(records: list[dict]) -> dict:
     for r in records:
         if r["status"] != "planned":
             continue
-        if r.get("gpu_hours") and "settings" in r and ("objective" in r["settings"] or "recipe" in r["settings"]):
-            jobs[("pretrain" if "objective" in r["settings"] else "finetune", r["label"])] = r["gpu_hours"]
+        settings = r.get("settings", {})
+        if r.get("gpu_hours") and ("objective" in settings or "recipe" in settings or "lr_decay" in settings):
+            rule = "pretrain" if "objective" in settings else "finetune" if "recipe" in settings else "bilstm"
+            jobs[(rule, r["label"])] = r["gpu_hours"]
         down = r.get("downstream", {})
         if down.get("gpu_hours"):
             jobs[(f"classify {down['benchmark']}", r["label"])] = down["gpu_hours"]
@@ -386,15 +529,21 @@ def markdown(records: list[dict], assumption: str) -> str:
     lines = [
         f"GPU-hours: {assumption}",
         "",
-        "| paper | table | row | status | run | deviations | GPU-hours |",
-        "|---|---|---|---|---|---|---|",
+        "| paper | table | row | status | run | deviations | our choices; released code | GPU-hours |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in records:
-        deviations = "; ".join(f"{d['key']}: {d['ours']} vs {d['paper']}" for d in r.get("deviations", []))
+        blocks = [r.get("deviations", []), r.get("downstream", {}).get("deviations", [])]
+        deviations = "; ".join(deviation_text(d) for block in blocks for d in block)
+        notes = [
+            f"{c['key']}: {c['ours']}" + (f" (or {c['alternative']})" if c.get("alternative") else "")
+            for c in r.get("choices", [])
+        ]
+        notes += [f"{e['key']}: paper {e['paper']}, released code {e['released']}" for e in r.get("released", [])]
         hours = r.get("gpu_hours")
         lines.append(
             f"| {r['paper']} | {r['table']} | {r['row']} | {r['status']} | {r.get('label', r.get('reason', ''))} | "
-            f"{deviations} | {'' if hours is None else f'{hours:,.2f}'} |"
+            f"{deviations} | {'; '.join(notes)} | {'' if hours is None else f'{hours:,.2f}'} |"
         )
     total = budget(records)
     lines += ["", f"GPU budget of the planned rows: {total['total']:,.1f} GPU-hours"]
@@ -407,7 +556,7 @@ def run(args: argparse.Namespace) -> None:
     config = resolve_config(args.configfile)
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
-    assumption = cost.assumptions(args.gpu, args.mfu)
+    assumption = cost.assumptions(args.gpu, args.mfu, planner.work["step_floor"]["per_layer_ms"])
     if args.format == "json":
         document = {
             "config": str(args.configfile),

@@ -53,3 +53,22 @@ def test_unknown_gpu_and_mfu_are_refused():
         gpu_hours(1e15, "v100")
     with pytest.raises(ValueError, match="mfu"):
         gpu_hours(1e15, "h100", 0)
+
+
+def test_a_job_costs_at_least_its_steps_at_the_floor():
+    from pipeline.report.cost import job_hours
+
+    bert = ARCHITECTURES["bert-base-uncased"]
+    # 1.5 ms per layer (workloads.yaml step_floor): BERT-base 18 ms, BERT-large 36 ms, ALBERT's shared layer 12 times
+    assert bert.step_floor_seconds(1.5) == pytest.approx(0.018)
+    assert ARCHITECTURES["bert-large-uncased"].step_floor_seconds(1.5) == pytest.approx(0.036)
+    assert ARCHITECTURES["albert-base-v2"].step_floor_seconds(1.5) == pytest.approx(0.018)
+    # the GLUE batch-8 step: 8 x 128 tokens are 2.2 ms of FLOPs at 40% of an H100, so the floor rules
+    step = Workload(bert, tokens=8 * 128, length=128).flops
+    assert gpu_hours(step) * 3600 == pytest.approx(0.00172, abs=1e-4)
+    assert job_hours(1000 * step, 1000, 0.018) == pytest.approx(1000 * 0.018 / 3600)
+    # a long-sequence step is FLOPs-bound: the floor changes nothing
+    big = Workload(bert, tokens=64 * 512, length=512).flops
+    assert job_hours(1000 * big, 1000, 0.018) == pytest.approx(gpu_hours(1000 * big))
+    with pytest.raises(ValueError, match="steps"):
+        job_hours(1.0, -1, 0.018)
