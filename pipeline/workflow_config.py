@@ -6,12 +6,21 @@ so every scalar inside it arrives as a string ("100") and fails the schema's ``i
 ``items``, ``$ref``) and turns such strings into the integer, number, boolean or null the
 schema asks for, in place. :func:`check` then reports what is still wrong in one line per
 problem (the key's dotted path and what is expected; for an unknown key, the allowed ones)
-instead of jsonschema's dump of the whole schema.
+instead of jsonschema's dump of the whole schema; and what the schema cannot say: a number
+that is not finite (``.nan`` passes every ``minimum``), a data path that leaves the data root.
+
+Before either walks the config, :func:`check_shape` bounds it: a 2 KB file of YAML aliases
+(``&a8 [*a7, *a7, ...]``) loads as a few shared lists, but expands to 10⁹ values for anything
+that walks it (the schema's validator, which also puts the value's repr in its message), and
+a config nested thousands deep overflows Python's stack. Both are refused in one line first.
 """
 
 from __future__ import annotations
 
+import math
 import re
+
+from pipeline.tasks.data_root import leaves_root
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _TRUE = {"true", "yes", "on"}
@@ -19,8 +28,60 @@ _FALSE = {"false", "no", "off"}
 _NULL = {"null", "~", ""}
 
 
+MAX_VALUES = 100_000  # values in a config, aliases expanded (the paper configs hold about 1,000)
+MAX_DEPTH = 32  # levels of nesting (the schema's deepest is 6)
+
+
 class ConfigError(ValueError):
     """What is wrong with the config, one line per problem."""
+
+
+def check_shape(config, where: str = "config") -> None:
+    """Raise :class:`ConfigError` if ``config`` expands (aliases counted at each use) to more than
+    :data:`MAX_VALUES` values, nests deeper than :data:`MAX_DEPTH`, or contains itself.
+
+    Iterative, and each distinct list or mapping is visited once, so the check itself costs what
+    the loaded YAML costs, however far its aliases expand.
+    """
+    sizes: dict[int, int] = {}  # id of a list or mapping -> its values, expanded
+    path: list = []  # the containers open on the walk; path[i] is at depth i + 1
+    keys: list = []  # the key under which each of them was reached
+    stack: list = [(config, None, False)]
+    while stack:
+        node, key, finished = stack.pop()
+        if not isinstance(node, (dict, list)) or (id(node) in sizes and not finished):
+            continue
+        children = list(node.values()) if isinstance(node, dict) else node
+        if finished:
+            path.pop(), keys.pop()
+            sizes[id(node)] = 1 + sum(sizes.get(id(child), 1) for child in children)
+            continue
+        if any(node is open_ for open_ in path):
+            raise ConfigError(f"{where}: {_dotted(keys[1:] + [key])}: an alias refers to a value that contains it")
+        path.append(node), keys.append(key)
+        if len(path) > MAX_DEPTH:
+            raise ConfigError(f"{where}: {_dotted(keys[1 : MAX_DEPTH + 1])}...: nested deeper than {MAX_DEPTH} levels")
+        stack.append((node, key, True))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        stack.extend((child, name, False) for name, child in items)
+    total = sizes.get(id(config), 1)
+    if total > MAX_VALUES:
+        raise ConfigError(
+            f"{where}: {_largest(config, sizes)} expands to {total:,} values (YAML aliases counted at each use); "
+            f"a config holds at most {MAX_VALUES:,}"
+        )
+
+
+def _largest(config, sizes: dict[int, int]) -> str:
+    """The dotted key of the mapping entry that holds most of the values (down through mappings)."""
+    names, node = [], config
+    while isinstance(node, dict) and node:
+        name, child = max(node.items(), key=lambda item: sizes.get(id(item[1]), 1))
+        if sizes.get(id(child), 1) <= MAX_VALUES:
+            break
+        names.append(name)
+        node = child
+    return _dotted(names)
 
 
 def _resolve(schema: dict, root: dict) -> dict:
@@ -61,7 +122,10 @@ def _scalar(value: str, types: list[str]):
 
 
 def coerce(config, schema: dict, root: dict | None = None):
-    """Convert, in place where it can, the strings that the schema types otherwise; returns the value."""
+    """Convert, in place where it can, the strings that the schema types otherwise; returns the value.
+    The whole config (``root`` None) is first bounded by :func:`check_shape`."""
+    if root is None:
+        check_shape(config)
     root = root or schema
     schema = _resolve(schema, root)
     if isinstance(config, dict):
@@ -86,6 +150,10 @@ def _dotted(path) -> str:
     return ".".join(str(part) for part in path) or "(top level)"
 
 
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def _message(error) -> str:
     """One line for one jsonschema error."""
     where = _dotted(error.absolute_path)
@@ -96,26 +164,83 @@ def _message(error) -> str:
         names = ", ".join(f"{prefix}{key}" for key in unknown)
         return f"unknown key {names}; allowed: {', '.join(allowed)}"
     if error.validator == "enum":
-        return f"{where}: {error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
+        return f"{where}: {_short(repr(error.instance))} is not one of {', '.join(map(str, error.validator_value))}"
     if error.validator == "pattern":
         return (
-            f"{where}: {error.instance!r} does not match {error.validator_value} (characters that a shell "
+            f"{where}: {_short(repr(error.instance))} does not match {error.validator_value} (characters that a shell "
             "or a path would misread are not allowed, and a name that becomes a folder may not start with "
             "'.', so that '.' and '..' cannot leave results/)"
         )
-    message = error.message if len(error.message) < 200 else error.message[:200] + " ..."
-    return f"{where}: {message}"
+    return f"{where}: {_short(error.message, 200)}"
+
+
+# Config keys whose values are paths under data_root (a list: each item; "*": any key), as the
+# workflow joins them (workflow/rules/common.smk data_path): none may leave the data root.
+DATA_PATHS = (
+    ("corpus", "*", "dumps", "*", "path"),
+    ("corpus", "*", "dumps", "*", "index", "path"),
+    ("finetune", "nli"),
+    ("finetune", "ppdb"),
+    ("finetune", "download_checksums", None),
+    ("word2vec", "nli"),
+    ("bilstm", "vectors"),
+    ("bilstm", "train"),
+    ("bilstm", "dev"),
+    ("bilstm", "test"),
+    ("bilstm", "downloads", None),
+)
+
+
+def _at(config, pattern: tuple, found: tuple = ()):
+    """(dotted key, value) of every value at ``pattern`` (``None`` last: the mapping's keys themselves)."""
+    if not pattern:
+        for i, item in enumerate(config if isinstance(config, list) else [config]):
+            yield _dotted(found + ((i,) if isinstance(config, list) else ())), item
+        return
+    head, rest = pattern[0], pattern[1:]
+    if not isinstance(config, dict):
+        return
+    if head is None:
+        for key in config:
+            yield _dotted(found), key
+        return
+    for key in config if head == "*" else [head]:
+        if key in config:
+            yield from _at(config[key], rest, (*found, key))
+
+
+def _unfinished_numbers(config, found: tuple = ()):
+    stack = [(config, found)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            yield f"{_dotted(where)}: {node} is not a finite number"
+        elif isinstance(node, dict):
+            stack.extend((value, (*where, key)) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, (*where, i)) for i, value in enumerate(node))
+
+
+def _outside_data_root(config):
+    for pattern in DATA_PATHS:
+        for where, value in _at(config, pattern):
+            if isinstance(value, str) and value != "word2vec" and (reason := leaves_root(value)):
+                yield f"{where}: {_short(repr(value))} {reason}"
 
 
 def check(config: dict, schema: dict) -> None:
-    """Raise :class:`ConfigError` listing every problem, one line each (after :func:`coerce`)."""
+    """Raise :class:`ConfigError` listing every problem, one line each (after :func:`coerce`): the
+    schema's, a number that is not finite, and a data path that leaves the data root."""
     import jsonschema
 
+    check_shape(config)
     validator_class = jsonschema.validators.validator_for(schema)
     validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    if errors:
-        raise ConfigError("invalid config:\n" + "\n".join(f"  {_message(error)}" for error in errors))
+    problems = [_message(error) for error in errors]
+    problems += sorted(_unfinished_numbers(config)) + list(_outside_data_root(config))
+    if problems:
+        raise ConfigError("invalid config:\n" + "\n".join(f"  {problem}" for problem in problems))
 
 
 def check_unique_keys(paths) -> None:
@@ -144,8 +269,11 @@ def check_unique_keys(paths) -> None:
         with open(path, encoding="utf-8") as handle:
             loader = StrictLoader(handle)
             try:
-                loader.get_single_data()
+                data = loader.get_single_data()
             except yaml.YAMLError as exc:
-                raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+                raise ConfigError(f"{path}: not valid YAML ({_short(' '.join(str(exc).split()), 300)})") from None
+            except RecursionError:  # PyYAML composes nested nodes recursively
+                raise ConfigError(f"{path}: nested deeper than {MAX_DEPTH} levels") from None
             finally:
                 loader.dispose()
+        check_shape(data, str(path))

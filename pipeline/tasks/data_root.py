@@ -9,10 +9,26 @@ decoder itself names neither).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pipeline.errors import InputError, translate
 from pipeline.provenance import file_fingerprint
+
+
+def leaves_root(relative: str) -> str | None:
+    """Why ``relative``, a path meant to lie under the data root, would leave it; None if it stays.
+
+    ``os.path.join(root, "/etc/x")`` drops the root, and ``root/../../etc/x`` climbs out of it:
+    a path from a config or a task is refused for either, before anything joins or opens it.
+    The check is lexical (what the path says); a link inside the data root is the data's own.
+    """
+    if os.path.isabs(relative):
+        return "is an absolute path; paths here are relative to the data root"
+    normal = os.path.normpath(relative)
+    if normal == os.pardir or normal.startswith(os.pardir + os.sep):
+        return "leaves the data root ('..')"
+    return None
 
 
 class DataRoot:
@@ -24,6 +40,8 @@ class DataRoot:
 
     def file(self, relative: str, what: str = "") -> Path:
         path = self.root / relative
+        if reason := leaves_root(str(relative)):
+            raise InputError(path, reason)
         if not path.is_file():
             raise InputError(path, f"missing {what or 'data file'} (expected under the data root {self.root})")
         if path not in self.used:
@@ -32,6 +50,8 @@ class DataRoot:
 
     def folder(self, relative: str, what: str = "") -> Path:
         path = self.root / relative
+        if reason := leaves_root(str(relative)):
+            raise InputError(path, reason)
         if not path.is_dir():
             raise InputError(path, f"missing {what or 'data folder'} (expected under the data root {self.root})")
         return path
