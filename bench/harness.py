@@ -34,11 +34,11 @@ class Run:
     peak_rss_mb: float  # largest RSS of the process or any of its reaped children
 
 
-def measure(cmd: list[str], log: Path, env: dict | None = None) -> Run:
-    """Run ``cmd`` from the repo root; exit with its log tail if it fails."""
+def measure(cmd: list[str], log: Path, env: dict | None = None, cwd: Path = REPO) -> Run:
+    """Run ``cmd`` from ``cwd`` (the repo root by default); exit with its log tail if it fails."""
     with log.open("wb") as sink:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
