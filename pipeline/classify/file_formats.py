@@ -3,18 +3,20 @@
 Lines are split on ``\\n`` only, never with ``str.splitlines()``: IFLYTEK's texts contain
 U+2028 (a line separator to ``splitlines``), and CSL's files have CRLF ends (the ``\\r`` is
 stripped). A byte-order mark (GLUE MRPC) is dropped. GLUE TSVs are read without quote
-processing (MRPC and SST-2 have unbalanced ``"`` inside fields), as GLUE's own code reads them.
+processing (MRPC and SST-2 have unbalanced ``"`` inside fields), as GLUE's own code reads them;
+a CSV (MultiNLI dev) is read a record per line, a quote left open at a line's end refused.
+Lines are read with a bound (1 MiB, :mod:`pipeline.tasks.bounded_lines`).
 Every problem raises :class:`~pipeline.errors.InputError` naming the file and the line.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import json
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines, json_line
 
 
 def text_of(path: Path) -> str:
@@ -28,9 +30,33 @@ def text_of(path: Path) -> str:
 
 
 def numbered_lines(path: Path) -> list[tuple[int, str]]:
-    """(line number, line) of every non-blank line, ``\\r`` stripped."""
-    lines = text_of(path).split("\n")
-    return [(number, line.rstrip("\r")) for number, line in enumerate(lines, 1) if line.strip()]
+    """(line number, line) of every non-blank line, ``\\r`` stripped; each line read with a bound
+    (:mod:`pipeline.tasks.bounded_lines`: a line over 1 MiB stops the reader before it is held)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found")
+    lines = []
+    for number, line in file_lines(path):
+        if number == 1:
+            line = line.removeprefix("\ufeff")  # the byte-order mark of GLUE's MRPC
+        if line.strip():
+            lines.append((number, line))
+    return lines
+
+
+def csv_fields(path: Path, number: int, line: str, delimiter: str) -> list[str]:
+    """The fields of one CSV line. A record is one line (the MultiNLI / SNLI CSV exports hold no line
+    break in a field): a quote left open at the end of the line is a stray quote, refused, as is a
+    field over csv's field limit (131,072 characters)."""
+    try:
+        return next(csv.reader([line], delimiter=delimiter, strict=True))
+    except csv.Error as exc:
+        problem = (
+            "a quoted field does not close on its line (a stray '\"'?); a CSV row is one line"
+            if "end of data" in str(exc)
+            else f"not readable as CSV: {exc}"
+        )
+        raise InputError(path, problem, where=f"line {number}") from None
 
 
 class TsvRows:
@@ -40,8 +66,7 @@ class TsvRows:
         self.path = Path(path)
         lines = numbered_lines(self.path)
         if quoted:  # CSV with quoted fields (MultiNLI dev): the csv module, one record per line
-            reader = csv.reader(io.StringIO("\n".join(line for _, line in lines)), delimiter=delimiter)
-            self.rows = [(number, fields) for (number, _), fields in zip(lines, reader)]
+            self.rows = [(number, csv_fields(self.path, number, line, delimiter)) for number, line in lines]
         else:
             self.rows = [(number, line.split(delimiter)) for number, line in lines]
         self.columns: dict[str, int] = {}
@@ -82,10 +107,7 @@ def json_lines(path: Path) -> list[tuple[int, dict]]:
     """(line number, object) of a JSON-lines file."""
     rows = []
     for number, line in numbered_lines(path):
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not JSON: {exc.msg}", where=f"line {number}") from exc
+        value = json_line(line, path, f"line {number}")  # a lone surrogate (\\ud800) too
         if not isinstance(value, dict):
             raise InputError(path, f"expected a JSON object, found {type(value).__name__}", where=f"line {number}")
         rows.append((number, value))

@@ -8,17 +8,20 @@ e.g. ``[NP] ||| the results of the work ||| the outcome of the work ||| PPDB2.0S
 ||| ForwardEntailment``. ENTAILMENT is one of the six relations of PPDB 2.0 (Equivalence,
 ForwardEntailment, ReverseEntailment, Independent, Exclusion, OtherRelated). The packs are
 read as published (``ppdb-2.0-s-phrasal`` or its ``.gz``). A line with another number of
-fields, an unknown relation or an empty side stops with an :class:`~pipeline.errors.InputError`
-naming the file and line.
+fields, an unknown relation, an empty side, a byte that is not UTF-8 or more than 1 MiB (checked
+as the line is read, before it is held: :mod:`pipeline.tasks.bounded_lines`) stops with an
+:class:`~pipeline.errors.InputError` naming the file and line.
 """
 
 from __future__ import annotations
 
 import gzip
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import text_lines
 
 FIELDS = ("lhs", "phrase", "paraphrase", "features", "alignment", "entailment")
 RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Independent", "Exclusion", "OtherRelated")
@@ -32,9 +35,7 @@ class PPDBPair:
 
 
 def _open(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
 def read(path) -> list[PPDBPair]:
@@ -43,8 +44,8 @@ def read(path) -> list[PPDBPair]:
         raise InputError(path, "PPDB file not found")
     pairs = []
     try:
-        with _open(path) as handle:
-            for number, line in enumerate(handle, 1):
+        with _open(path) as handle:  # each line read with a bound: a small .gz can hold a 1 GB line
+            for number, line in text_lines(handle, path):
                 line = line.rstrip("\r\n")
                 if not line.strip():
                     continue
@@ -65,7 +66,7 @@ def read(path) -> list[PPDBPair]:
                 if not phrase or not paraphrase:
                     raise InputError(path, "empty phrase or paraphrase", where=f"line {number}")
                 pairs.append(PPDBPair(phrase, paraphrase, relation))
-    except (UnicodeDecodeError, OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise InputError(path, f"cannot read as (gzipped) UTF-8 text: {exc}") from exc
     if not pairs:
         raise InputError(path, "no PPDB pairs")

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.vectors import unit_rows
 
@@ -67,19 +68,18 @@ class Category:
 
 def read_category(path, kind: str, level: str) -> Category:
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            fields = [text.strip() for text in line.rstrip("\r\n").split("\t")]
-            if len(fields) < 5 or not all(fields):
-                raise InputError(
-                    path,
-                    "expected A, B, C, gold D and at least one more candidate, TAB-separated, "
-                    f"none empty; found {len(fields)} field(s)",
-                    where=f"line {number}",
-                )
-            rows.append(fields)
+    for number, line in file_lines(path):
+        if not line.strip():
+            continue
+        fields = [text.strip() for text in line.split("\t")]
+        if len(fields) < 5 or not all(fields):
+            raise InputError(
+                path,
+                "expected A, B, C, gold D and at least one more candidate, TAB-separated, "
+                f"none empty; found {len(fields)} field(s)",
+                where=f"line {number}",
+            )
+        rows.append(fields)
     if not rows:
         raise InputError(path, "no analogy questions")
     return Category(kind, level, path.stem, rows)

@@ -15,11 +15,10 @@ query, and its gold set is the FAQ questions it is paired with. Each query ranks
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines, json_line
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.retrieval import gold_ranks, scorer_for, summary
 
@@ -35,25 +34,22 @@ Pair = tuple[str, str, str]
 def read_pairs(path) -> list[Pair]:
     """(sentence1, sentence2, label) from a TSV (q1, q2, label) or JSON-lines file."""
     pairs = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            if path.suffix == ".json":
-                try:
-                    row = json.loads(line)
-                    pairs.append((row["sentence1"], row["sentence2"], str(row["label"])))
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise InputError(
-                        path, f"expected JSON with sentence1, sentence2, label: {exc}", where=f"line {number}"
-                    ) from exc
-            else:
-                fields = line.rstrip("\r\n").split("\t")
-                if len(fields) != 3:
-                    raise InputError(
-                        path, f"expected q1, q2, label; found {len(fields)} field(s)", where=f"line {number}"
-                    )
-                pairs.append((fields[0], fields[1], fields[2].strip()))
+    for number, line in file_lines(path):
+        if not line.strip():
+            continue
+        if path.suffix == ".json":
+            row = json_line(line, path, f"line {number}")
+            try:
+                pairs.append((row["sentence1"], row["sentence2"], str(row["label"])))
+            except (KeyError, TypeError) as exc:
+                raise InputError(
+                    path, f"expected JSON with sentence1, sentence2, label: {exc}", where=f"line {number}"
+                ) from exc
+        else:
+            fields = line.split("\t")
+            if len(fields) != 3:
+                raise InputError(path, f"expected q1, q2, label; found {len(fields)} field(s)", where=f"line {number}")
+            pairs.append((fields[0], fields[1], fields[2].strip()))
     return pairs
 
 

@@ -24,13 +24,13 @@ report's Table 9 reads either spelling back (:func:`canonical_bucket`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 
 import numpy as np
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines, json_line
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.retrieval import gold_ranks, scorer_for, summary
 
@@ -98,17 +98,13 @@ def word_count(text: str) -> int:
 
 def read_split(path) -> list[dict]:
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"not JSON: {exc}", where=f"line {number}") from exc
-            if not isinstance(row, dict) or not isinstance(row.get("nl"), str) or not isinstance(row.get("can"), str):
-                raise InputError(path, "expected an object with string fields 'nl' and 'can'", where=f"line {number}")
-            rows.append(row)
+    for number, line in file_lines(path):
+        if not line.strip():
+            continue
+        row = json_line(line, path, f"line {number}")
+        if not isinstance(row, dict) or not isinstance(row.get("nl"), str) or not isinstance(row.get("can"), str):
+            raise InputError(path, "expected an object with string fields 'nl' and 'can'", where=f"line {number}")
+        rows.append(row)
     if not rows:
         raise InputError(path, "no questions")
     return rows

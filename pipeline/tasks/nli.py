@@ -15,7 +15,9 @@
 Labels are ``entailment`` / ``neutral`` / ``contradiction`` (ids 0, 1, 2). ``-`` (no gold label:
 the annotators did not agree) is skipped and counted, as every NLI paper does. Any other label,
 a missing field or misaligned files stop with an :class:`~pipeline.errors.InputError` naming
-the file and line; so does text that is not UTF-8, and, in an archive, a member that cannot be
+the file and line; so does text that is not UTF-8, a line longer than 1 MiB (read with a bound,
+:mod:`pipeline.tasks.bounded_lines`), a JSON string holding a lone surrogate (``\\ud800``), a CSV
+quoted field that runs onto the next line (a stray quote) and, in an archive, a member that cannot be
 read back (a bad CRC, corrupt or truncated data): the error names ``ARCHIVE.zip:MEMBER``
 (docs/behaviour.md).
 """
@@ -23,12 +25,12 @@ read back (a bad CRC, corrupt or truncated data): the error names ``ARCHIVE.zip:
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.archives import MEMBER_ERRORS, member_name, open_archive
 from pipeline.errors import InputError, reading
+from pipeline.tasks.bounded_lines import file_lines, json_line, text_lines
 
 LABELS = ("entailment", "neutral", "contradiction")
 NO_GOLD = "-"
@@ -81,36 +83,69 @@ def _add(pairs: NLIPairs, path, where: str, premise, hypothesis, label) -> None:
 
 
 def read_jsonl(lines, path) -> NLIPairs:
+    """Pairs of a JSON-lines source; ``lines``: ``(line number, text)`` (:mod:`pipeline.tasks.bounded_lines`)."""
     pairs = NLIPairs()
-    for number, line in enumerate(lines, 1):
+    for number, line in lines:
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not a JSON object: {exc.msg}", where=f"line {number}") from exc
-        except (RecursionError, ValueError):  # nested too deeply; an integer beyond Python's digit limit
-            raise InputError(
-                path, "not an NLI pair: JSON nested too deeply or a number too long", where=f"line {number}"
-            ) from None
+        row = json_line(line, path, f"line {number}")
         if not isinstance(row, dict):
             raise InputError(path, "not a JSON object", where=f"line {number}")
         _add(pairs, path, f"line {number}", row.get("sentence1"), row.get("sentence2"), row.get("gold_label"))
     return pairs
 
 
-def read_csv(handle, path, tab: bool = False) -> NLIPairs:
-    """CSV with a header; ``tab``: the original releases' TAB-separated ``.txt`` (no quoting)."""
-    reader = csv.DictReader(handle, **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tab else {}))
-    header = reader.fieldnames or []
+def _csv_records(lines, path, tab: bool):
+    """``(line number, fields)`` of every non-blank CSV record of ``lines``, each on one line.
+
+    An NLI row is one line: the official releases are JSON lines and TAB-separated text, one pair
+    per line, and their sentences hold no line break. The ``.txt`` / ``.tsv`` releases are read as
+    their own loaders read them, without quote processing (``csv.QUOTE_NONE``: a ``"`` is text). In
+    a ``.csv`` export a quoted field may hold a comma (``"I like him, but ..."``, MultiNLI dev), so
+    quotes are honoured, but a quoted field that runs onto the next line is a stray quote joining
+    two rows into one premise: it stops naming the line where it opened, as does a field beyond
+    csv's field limit (131,072 characters; an NLI sentence is under 1 KB).
+    """
+    reader = csv.reader((text for _, text in lines), **({"delimiter": "\t", "quoting": csv.QUOTE_NONE} if tab else {}))
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            problem = (
+                f"a field longer than {csv.field_size_limit():,} characters (csv's field limit; an NLI sentence is under 1 KB)"
+                if "field limit" in str(exc)
+                else f"not readable as {'TAB-separated text' if tab else 'CSV'}: {exc}"
+            )
+            raise InputError(path, problem, where=f"line {start}") from None
+        if reader.line_num > start:
+            raise InputError(
+                path,
+                f"a quoted field runs from line {start} to line {reader.line_num} (a stray '\"'?); "
+                "NLI rows are one line each",
+                where=f"line {start}",
+            )
+        if row:
+            yield start, row
+        start = reader.line_num + 1
+
+
+def read_csv(lines, path, tab: bool = False) -> NLIPairs:
+    """CSV with a header; ``tab``: the original releases' TAB-separated ``.txt`` (no quoting).
+    ``lines``: ``(line number, text)`` (:mod:`pipeline.tasks.bounded_lines`)."""
+    records = _csv_records(lines, path, tab)
+    header = next(records, (1, []))[1]
     label_column = next((name for name in ("gold_label", "label") if name in header), None)
     if not {"sentence1", "sentence2"} <= set(header) or label_column is None:
         raise InputError(path, f"CSV header {header} lacks sentence1, sentence2 and label / gold_label", where="line 1")
     pairs = NLIPairs()
-    for row in reader:
-        where = f"line {reader.line_num}"
-        if None in row or any(value is None for value in row.values()):
-            raise InputError(path, f"expected {len(header)} fields", where=where)
+    for number, fields in records:
+        where = f"line {number}"
+        if len(fields) != len(header):
+            raise InputError(path, f"expected {len(header)} fields, found {len(fields)}", where=where)
+        row = dict(zip(header, fields))
         _add(pairs, path, where, row["sentence1"], row["sentence2"], row[label_column])
     return pairs
 
@@ -121,11 +156,8 @@ def read_three_files(directory: Path, split: str) -> NLIPairs:
     for path in paths:
         if not path.is_file():
             raise InputError(path, f"missing file of the 3-file layout (s1.{split}, s2.{split}, labels.{split})")
-        with reading(path):  # not UTF-8: the line of the first bad byte
-            lines = path.read_text(encoding="utf-8").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        columns.append(lines)
+        with reading(path):  # a file that cannot be opened; a bad byte or an overlong line names its line
+            columns.append([text for _, text in file_lines(path)])
     if len({len(column) for column in columns}) != 1:
         counts = ", ".join(f"{p.name} {len(c)}" for p, c in zip(paths, columns))
         raise InputError(paths[2], f"the three files are not aligned ({counts} lines)")
@@ -141,15 +173,6 @@ def read_three_files(directory: Path, split: str) -> NLIPairs:
     return pairs
 
 
-def _utf8_lines(raw, name: str):
-    """The lines of a binary stream as text; one that is not UTF-8 stops naming ``name`` and its line."""
-    for number, line in enumerate(raw, 1):
-        try:
-            yield line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError(name, "invalid UTF-8 (the file must be UTF-8 text)", where=f"line {number}") from None
-
-
 def read_archive(archive: Path, split: str) -> NLIPairs:
     bundle = open_archive(archive)
     with bundle:
@@ -159,7 +182,7 @@ def read_archive(archive: Path, split: str) -> NLIPairs:
         name = member_name(archive, members[0])
         try:
             with bundle.open(members[0]) as raw:
-                return read_jsonl(_utf8_lines(raw, name), name)
+                return read_jsonl(text_lines(raw, name), name)
         except InputError:
             raise
         except MEMBER_ERRORS as exc:
@@ -183,14 +206,12 @@ def read_source(spec: str) -> NLIPairs:
             raise InputError(path, "an NLI archive needs its split: ARCHIVE.zip:SPLIT (e.g. :train, :dev_matched)")
         pairs = read_archive(path, split)
     else:
-        try:
-            with open(path, encoding="utf-8", newline="") as handle:
-                if path.suffix in (".csv", ".txt", ".tsv"):
-                    pairs = read_csv(handle, path, tab=path.suffix != ".csv")
-                else:
-                    pairs = read_jsonl(handle, path)
-        except UnicodeDecodeError as exc:
-            raise InputError(path, f"not UTF-8 text: {exc}") from exc
+        with reading(path), open(path, "rb") as handle:  # bad bytes and overlong lines: bounded_lines
+            lines = text_lines(handle, path)
+            if path.suffix in (".csv", ".txt", ".tsv"):
+                pairs = read_csv(lines, path, tab=path.suffix != ".csv")
+            else:
+                pairs = read_jsonl(lines, path)
     if not pairs.labels:
         raise InputError(path, "no labelled NLI pairs")
     pairs.files = pairs.files or [path]

@@ -11,21 +11,13 @@ import math
 from collections.abc import Iterator
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines
 
 
 def numbered_lines(path) -> Iterator[tuple[int, str]]:
-    """``(line number, text without its line ending)`` for every line of ``path`` (1-based)."""
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    path,
-                    f"not UTF-8 text (byte {raw[exc.start]:#04x} at column {exc.start + 1})",
-                    where=f"line {number}",
-                ) from exc
-            yield number, text.rstrip("\r\n")
+    """``(line number, text without its line ending)`` for every line of ``path`` (1-based), each line
+    read with a bound (:mod:`pipeline.tasks.bounded_lines`)."""
+    return file_lines(path)
 
 
 def tab_rows(path, fields: int, layout: str) -> Iterator[tuple[int, list[str]]]:

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.numbered_lines import finite_number
 from pipeline.tasks.vectors import paired_cosine
@@ -40,18 +41,15 @@ def spearman(predicted, gold) -> float:
 
 def read_semeval(input_path, gold_path) -> Pairs:
     """One SemEval STS subset: TAB-separated s1, s2 (more columns ignored) aligned with gold lines."""
-    inputs = input_path.read_text(encoding="utf-8").split("\n")
-    golds = gold_path.read_text(encoding="utf-8").split("\n")
-    for lines in (inputs, golds):
-        if lines and lines[-1] == "":
-            lines.pop()
+    inputs = [text for _, text in file_lines(input_path)]
+    golds = [text for _, text in file_lines(gold_path)]
     if len(inputs) != len(golds):
         raise InputError(gold_path, f"{len(golds)} gold lines for {len(inputs)} input lines in {input_path.name}")
     left, right, scores = [], [], []
     for number, (line, gold) in enumerate(zip(inputs, golds), 1):
         if not gold.strip():
             continue
-        fields = line.rstrip("\r").split("\t")
+        fields = line.split("\t")
         if len(fields) < 2:
             raise InputError(input_path, "expected two TAB-separated sentences", where=f"line {number}")
         scores.append(finite_number(gold_path, number, gold.strip(), "gold score"))
@@ -80,23 +78,24 @@ def year_subsets(data: DataRoot, year: str) -> dict[str, Pairs]:
 
 def read_stsb(path) -> Pairs:
     left, right, scores = [], [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            fields = line.rstrip("\r\n").split("\t")
-            if len(fields) < 7:
-                raise InputError(
-                    path, f"expected at least 7 TAB-separated columns, found {len(fields)}", where=f"line {number}"
-                )
-            scores.append(finite_number(path, number, fields[4], "score"))
-            left.append(fields[5])
-            right.append(fields[6])
+    for number, line in file_lines(path):
+        fields = line.split("\t")
+        if len(fields) < 7:
+            raise InputError(
+                path, f"expected at least 7 TAB-separated columns, found {len(fields)}", where=f"line {number}"
+            )
+        scores.append(finite_number(path, number, fields[4], "score"))
+        left.append(fields[5])
+        right.append(fields[6])
     return left, right, scores
 
 
 def read_sick(path, split: str = "TEST") -> Pairs:
     left, right, scores = [], [], []
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+    # no quote processing (SICK's sentences hold bare '"'); lines read with a bound, as csv's own
+    # field limit (131,072 characters) is reached only after a whole line is held
+    reader = csv.DictReader((text for _, text in file_lines(path)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
         needed = {"sentence_A", "sentence_B", "relatedness_score", "SemEval_set"}
         if not needed <= set(reader.fieldnames or ()):
             raise InputError(path, f"header lacks {sorted(needed - set(reader.fieldnames or ()))}")
@@ -105,6 +104,8 @@ def read_sick(path, split: str = "TEST") -> Pairs:
                 scores.append(finite_number(path, reader.line_num, row["relatedness_score"], "relatedness_score"))
                 left.append(row["sentence_A"])
                 right.append(row["sentence_B"])
+    except csv.Error as exc:
+        raise InputError(path, f"not readable as TAB-separated text: {exc}", where=f"line {reader.line_num}") from None
     if not scores:
         raise InputError(path, f"no rows with SemEval_set {split}")
     return left, right, scores

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import file_lines
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.numbered_lines import finite_number
 from pipeline.tasks.sts import spearman
@@ -39,18 +40,17 @@ Pairs = tuple[list[str], list[str], list[float]]
 
 def read_pairs(path) -> Pairs:
     left, right, scores = [], [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            fields = line.split()
-            if len(fields) != 3:
-                raise InputError(
-                    path, f"expected word1, word2, score; found {len(fields)} field(s)", where=f"line {number}"
-                )
-            scores.append(finite_number(path, number, fields[2], "score"))
-            left.append(fields[0])
-            right.append(fields[1])
+    for number, line in file_lines(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split()
+        if len(fields) != 3:
+            raise InputError(
+                path, f"expected word1, word2, score; found {len(fields)} field(s)", where=f"line {number}"
+            )
+        scores.append(finite_number(path, number, fields[2], "score"))
+        left.append(fields[0])
+        right.append(fields[1])
     if not scores:
         raise InputError(path, "no word pairs")
     return left, right, scores

@@ -89,3 +89,28 @@ def test_three_file_layout_errors(tmp_path):
         nli.read_source(f"{tmp_path}:test")
     with pytest.raises(InputError, match="not found"):
         nli.read_source(str(tmp_path / "absent.jsonl"))
+
+
+def _nli_csv(path, rows):
+    path.write_text("pairID,sentence1,sentence2,label\n" + "".join(row + "\n" for row in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_quoted_commas_in_one_line_csv_fields_still_read(tmp_path):
+    """MultiNLI's CSV quotes a sentence holding a comma: that is CSV on one line, read as such."""
+    rows = ["0,A man rides.,Someone rides.,entailment", '1,"I like him, but not much.",A man rides.,neutral']
+    pairs = nli.read_source(_nli_csv(tmp_path / "nli.csv", rows))
+    assert len(pairs) == 2 and pairs.premises[1] == "I like him, but not much."
+
+
+def test_stray_quote_in_a_tab_separated_release_is_text(tmp_path):
+    """The .txt / .tsv releases are read without quote processing (csv.QUOTE_NONE, as their own loaders)."""
+    rows = ["gold_label\tsentence1\tsentence2"] + [
+        f"entailment\tA man number {i} rides.\tSomeone rides." for i in range(12)
+    ]
+    rows[4] = 'entailment\t"A stray quote opens here\tSomeone rides.'
+    rows[5] = 'entailment\tand closes" here\tSomeone rides.'
+    path = tmp_path / "snli_1.0_dev.tsv"
+    path.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
+    pairs = nli.read_source(str(path))
+    assert len(pairs) == 12 and pairs.premises[3] == '"A stray quote opens here'
