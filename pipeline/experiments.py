@@ -23,14 +23,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The settings an experiment may set; the others are the pretrain section's for every run.
-SETTING_KEYS = ("input", "max_length", "batch_size", "grad_accum", "lr", "warmup", "epochs", "max_steps")
-# Objectives whose input is a plain token sequence, which packing may fill (BURT §5.2). MiSAD needs
-# single sentences (ULR-BERT §4) and NSP / SOP sentence pairs.
-PACKABLE = ("mlm", "wwm", "burt", "spanbert", "entity")
-# MiSAD and its two Table 7 variants (ULR-BERT §3, §7.2); the sentence-pair baselines (§7.1).
-MISAD_OBJECTIVES = ("misad", "misad-span", "misad-entity")
-PAIR_OBJECTIVES = ("nsp", "sop")
+# From the objectives' registry (pipeline/objective_registry.py): objectives whose input is a plain token
+# sequence, which packing may fill (BURT §5.2; MiSAD needs single sentences, ULR-BERT §4, and NSP / SOP
+# sentence pairs); MiSAD and its two Table 7 variants (ULR-BERT §3, §7.2); the sentence-pair baselines (§7.1).
+from pipeline.objective_registry import MISAD_OBJECTIVES, PACKABLE, PAIR_OBJECTIVES
+
+__all__ = [
+    "DEFAULT_PRESET",
+    "MISAD_OBJECTIVES",
+    "PACKABLE",
+    "PAIR_OBJECTIVES",
+    "SETTING_KEYS",
+    "PretrainRun",
+    "finetune_recipes",
+    "ngram_preset",
+    "runs",
+]
+
+# The settings an experiment may set; the others are the pretrain section's for every run. misad_loss
+# (the paper's equation or the released run_mse.py) and span_max_words (ULR-BERT §7.2's 6, BURT's Span rows
+# SpanBERT's 10) differ between the papers' rows (docs/method.md §3).
+SETTING_KEYS = (
+    "input",
+    "max_length",
+    "batch_size",
+    "grad_accum",
+    "lr",
+    "warmup",
+    "epochs",
+    "max_steps",
+    "misad_loss",
+    "span_max_words",
+)
 # The n-gram preset an objective reads unless ngrams.presets names another (docs/method.md §2).
 DEFAULT_PRESET = "ulr"
 
@@ -85,6 +109,12 @@ def runs(pretrain: dict) -> dict[str, PretrainRun]:
             raise ValueError(
                 f"config: {where}.max_length: sentence input is cut at pretrain.max_length "
                 f"({pretrain.get('max_length')}) when tokenized; set it there, or use input: packed"
+            )
+        misad = [objective for objective in experiment["objectives"] if objective in MISAD_OBJECTIVES]
+        if misad and settings["misad_loss"] == "released" and pretrain.get("misad_pooling") != "pooler":
+            raise ValueError(
+                f"config: {where}.misad_loss: released (the authors' run_mse.py) pools with a fresh BertPooler: "
+                "set pretrain.misad_pooling: pooler, or misad_loss: equation"
             )
         for backbone in experiment.get("backbones", pretrain.get("backbones", [])):
             for objective in experiment["objectives"]:

@@ -69,6 +69,29 @@ def test_configs_that_cannot_run_are_refused(experiments, message):
         runs({**SECTION, "objectives": [], "experiments": experiments})
 
 
+def test_an_experiment_sets_its_own_misad_loss_and_span_length():
+    section = {**SECTION, "misad_loss": "equation", "span_max_words": 6, "misad_pooling": "pooler"}
+    experiments = {
+        "ulr": {"objectives": ["misad", "spanbert"]},
+        "burt": {"objectives": ["spanbert"], "suffix": ".b", "span_max_words": 10, "misad_loss": "released"},
+    }
+    found = runs({**section, "objectives": [], "experiments": experiments})
+    assert found["bert+misad"].settings["misad_loss"] == "equation"
+    assert found["bert+spanbert"].settings["span_max_words"] == 6
+    assert found["bert+spanbert.b"].settings["span_max_words"] == 10
+    with pytest.raises(ValueError, match=r"pretrain.experiments.ulr.misad_loss: released .*misad_pooling: pooler"):
+        runs(
+            {
+                **section,
+                "misad_pooling": "mean",
+                "objectives": [],
+                "experiments": {"ulr": {**experiments["ulr"], "misad_loss": "released"}},
+            }
+        )
+    # without a MiSAD objective the pooling does not matter
+    runs({**section, "misad_pooling": "mean", "misad_loss": "released", "objectives": ["spanbert"]})
+
+
 def test_objectives_and_experiments_together_are_refused():
     with pytest.raises(ValueError, match="both list objectives"):
         runs({**SECTION, "objectives": ["mlm"], "experiments": {"a": {"objectives": ["burt"]}}})
@@ -101,6 +124,13 @@ def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
         line = commands[f"bert-base-uncased+{name}"]
         assert "--batch-size 16" in line and "--input packed --max-length 512" in line
         assert ("/tokens/burt/" in line) == (name == "burt.packed")
+    # MiSAD as the authors' run_mse.py computes it; SpanBERT's 1-10 in BURT's Span rows (run_span.py), ULR-BERT
+    # §7.2's 6 for its random-span MiSAD; neither flag where it means nothing
+    for label, line in commands.items():
+        misad = label.split("+")[1] in ("misad", "misad-span", "misad-entity")
+        assert ("--misad-loss released" in line) == misad and line.count("--misad-loss") == misad
+        spans = {"spanbert.packed": "10", "misad-span": "6"}.get(label.split("+")[1])
+        assert re.findall(r"--span-max-words (\S+)", line) == ([spans] if spans else [])
     # fine-tuning runs only what a published row uses (finetune.start_recipes), and MNRL from BERT-base,
     # the extension beyond the papers (docs/method.md §4)
     finetuned = {

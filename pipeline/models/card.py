@@ -17,19 +17,8 @@ from pathlib import Path
 import yaml
 
 from pipeline.models.pooling import pooling_of
+from pipeline.objective_registry import REGISTRY
 
-OBJECTIVES = {
-    "mlm": "token-level masked language modelling (BERT)",
-    "wwm": "whole-word masking",
-    "burt": "PMI n-gram masking (BURT §3.2)",
-    "spanbert": "random span masking (SpanBERT), span length ~ Geometric(0.2), 1..6 words",
-    "entity": "named-entity (Wikipedia link) masking",
-    "misad": "MiSAD + MLM (ULR-BERT §3.2): MSE(E_w + E_R, E_S) on L2-normalised pooled embeddings",
-    "misad-span": "MiSAD + MLM with w a random span, Geometric(0.2), 1..6 words (ULR-BERT §7.2, Random Spans)",
-    "misad-entity": "MiSAD + MLM with w a named entity (ULR-BERT §7.2, Named Entities)",
-    "nsp": "next-sentence prediction + MLM",
-    "sop": "sentence-order prediction + MLM",
-}
 # Metric keys shown in the card's results, per task (percentages, docs/method.md §5).
 CARD_METRICS = {
     "analogy": ("overall", "universal analogy accuracy"),
@@ -50,6 +39,12 @@ CITATION = """@inproceedings{li-zhao-2021-pre,
   journal = {arXiv preprint},
   year = {2020}
 }"""
+
+
+def objective_text(objective: str, settings: dict) -> str:
+    """The card's description of a pre-training objective (its registry entry's, with the run's settings)."""
+    entry = REGISTRY.get(objective)
+    return entry.card_text(settings.get("span_max_words"), settings.get("misad_loss")) if entry else objective
 
 
 def hub_id(name: str | None) -> str | None:
@@ -148,7 +143,7 @@ def card_text(
         lines += [
             (
                 f"Continued pre-training of `{base or settings.get('model')}` with the **{objective}** objective: "
-                f"{OBJECTIVES.get(objective, objective)}, for {settings.get('total_steps', '?')} optimizer steps "
+                f"{objective_text(objective, settings)}, for {settings.get('total_steps', '?')} optimizer steps "
                 f"on sentences of Wikipedia marked with their per-document PMI n-grams (docs/method.md §1–§3 of "
                 f"the ulr-pipeline repository)."
             ),

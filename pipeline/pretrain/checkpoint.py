@@ -44,6 +44,8 @@ RESUME_KEYS = (
     "objective",
     "misad_choice",
     "misad_max_candidates",
+    "misad_loss",
+    "span_max_words",
     "pooling",
     "ngram_pool",
     "input",

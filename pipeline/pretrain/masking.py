@@ -22,6 +22,7 @@ from functools import partial
 import numpy as np
 import torch
 
+from pipeline.objective_registry import lookup
 from pipeline.pretrain import span_sampling
 from pipeline.pretrain.masking_stats import MaskingStats
 
@@ -45,6 +46,7 @@ class MaskingCollator:
         seed: int = 0,
         ngram_pool: str = span_sampling.POOLS[0],
         pad_to_multiple_of: int | None = None,
+        span_max_words: int = 6,
     ):
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown masking strategy {strategy!r}; choose from {STRATEGIES}")
@@ -58,6 +60,7 @@ class MaskingCollator:
         self.seed = seed
         self.ngram_pool = ngram_pool
         self.pad_to_multiple_of = pad_to_multiple_of
+        self.span_max_words = span_max_words  # SpanBERT's longest span, in words (span only)
         self.pad_id = tokenizer.pad_token_id
         self.mask_id = tokenizer.mask_token_id
         self.special_ids = np.array(sorted(set(tokenizer.all_special_ids)), dtype=np.int64)
@@ -93,7 +96,7 @@ class MaskingCollator:
         if self.strategy == "whole-word":
             return span_sampling.whole_word_units(example, eligible, budget, rng)
         if self.strategy == "span":
-            return span_sampling.span_units(example, eligible, budget, rng)
+            return span_sampling.span_units(example, eligible, budget, rng, max_words=self.span_max_words)
         return span_sampling.ngram_units(self.spans(example), eligible, budget, rng, self.ngram_pool, pool)
 
     def spans(self, example: dict) -> np.ndarray:
@@ -146,16 +149,20 @@ class MaskingCollator:
                 ids[start:end] = rng.choice(self.random_ids, size=end - start)
 
     def mask_example(
-        self, example: dict, exclude: np.ndarray | None = None, stats: MaskingStats | None = None
+        self,
+        example: dict,
+        exclude: np.ndarray | None = None,
+        stats: MaskingStats | None = None,
+        rng: np.random.Generator | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(masked ids, labels)`` of one example; ``exclude`` marks positions never to mask;
-        ``stats`` (if given) records what was masked."""
+        ``stats`` (if given) records what was masked; ``rng`` replaces the example's own stream."""
         ids = np.array(example["input_ids"], dtype=np.int64)
         labels = np.full(len(ids), -100, dtype=np.int64)
         eligible = self.eligible(ids)
         if exclude is not None:
             eligible &= ~exclude
-        rng = self.rng_for(example)
+        rng = self.rng_for(example) if rng is None else rng
         pool = self.pool(example, eligible)
         units = self.units(example, eligible, rng, pool)
         if stats is not None:
@@ -192,6 +199,6 @@ def pad_rows(rows: list[np.ndarray], value: int, multiple: int | None = None) ->
 
 
 def collator_for(objective: str, tokenizer, **options) -> MaskingCollator:
-    """The masking collator of a pre-training objective (the MLM part of MiSAD / NSP / SOP is token MLM)."""
-    strategy = {"mlm": "token", "wwm": "whole-word", "burt": "ngram", "spanbert": "span", "entity": "entity"}
-    return partial(MaskingCollator, tokenizer, strategy.get(objective, "token"))(**options)
+    """The masking collator of a pre-training objective: its registry entry's strategy (the MLM part of MiSAD /
+    NSP / SOP is token MLM)."""
+    return partial(MaskingCollator, tokenizer, lookup(objective).masking)(**options)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from pipeline.objective_registry import SPAN_MAX_WORDS
 from pipeline.pretrain.encoder_heads import encode, mlm_head
 from pipeline.pretrain.masking import MaskingCollator, pad_rows
 from pipeline.pretrain.masking_stats import MaskingStats
@@ -61,6 +62,8 @@ class MisadCollator:
         mlm_probability: float = 0.15,
         max_candidates: int = 0,
         w_source: str = "ngram",
+        span_max_words: int = SPAN_MAX_WORDS,
+        mask_r: bool = False,
         **masking_options,
     ):
         if choice not in CHOICES:
@@ -73,6 +76,8 @@ class MisadCollator:
         self.w_source = w_source
         self.seed = seed
         self.max_candidates = max_candidates
+        self.span_max_words = span_max_words
+        self.mask_r = mask_r
         self.masking = MaskingCollator(tokenizer, "token", mlm_probability, seed=seed, **masking_options)
         self.pad_id = tokenizer.pad_token_id
         self.set_epoch(0)
@@ -85,6 +90,10 @@ class MisadCollator:
         # a stream of its own, so that the choice never shifts the MLM masking of S
         return np.random.default_rng([self.seed, self.epoch, int(example.get("idx", 0)), 1])
 
+    def r_rng(self, example: dict) -> np.random.Generator:
+        # R's masking (the released loss): a stream of its own, so that S's masking and the choice stay as they are
+        return np.random.default_rng([self.seed, self.epoch, int(example.get("idx", 0)), 3])
+
     def candidates(self, example: dict, stats: MaskingStats | None = None) -> np.ndarray:
         word_ids = np.asarray(example["word_ids"])
         content = np.flatnonzero(word_ids >= 0)
@@ -92,7 +101,7 @@ class MisadCollator:
         rng = self.choice_rng(example)
         words = word_units(word_ids, word_ids >= 0)
         if self.w_source == "span":  # one random span, never the whole sentence (None: under two words)
-            spans = {one_span(words, rng)} - {None}
+            spans = {one_span(words, rng, max_words=self.span_max_words)} - {None}
         else:
             column = "entity_spans" if self.w_source == "entity" else "ngram_spans"
             marked = [
@@ -139,7 +148,7 @@ class MisadCollator:
 
     def build(self, examples: list[dict], chosen: list) -> dict[str, torch.Tensor]:
         """S (masked outside w), w and R for each example; ``misad_valid`` is False where no w exists."""
-        s_ids, s_labels, w_ids, r_ids, valid = [], [], [], [], []
+        s_ids, s_labels, w_ids, r_ids, r_labels, valid = [], [], [], [], [], []
         stats = MaskingStats()
         for example, span in zip(examples, chosen):
             ids = np.asarray(example["input_ids"], dtype=np.int64)
@@ -153,12 +162,17 @@ class MisadCollator:
             if span is None:
                 w_ids.append(ids)
                 r_ids.append(ids)
+                r_labels.append(np.full(len(ids), -100, dtype=np.int64))
                 valid.append(False)
                 continue
             content = np.flatnonzero(np.asarray(example["word_ids"]) >= 0)
             prefix, suffix = ids[: content[0]], ids[content[-1] + 1 :]
             w_ids.append(np.concatenate([prefix, ids[start:end], suffix]))
-            r_ids.append(np.concatenate([ids[:start], ids[end:]]))
+            r = np.concatenate([ids[:start], ids[end:]])
+            if self.mask_r:  # the released run_mse.py: R masked too, its MLM loss added (token level, 15%)
+                r, labels = self.masking.mask_example({"input_ids": r}, rng=self.r_rng(example))
+                r_labels.append(labels)
+            r_ids.append(r)
             valid.append(True)
         ones = [np.ones(len(i), np.int64) for i in s_ids]
         return {
@@ -171,7 +185,7 @@ class MisadCollator:
             "r_attention_mask": pad_rows([np.ones(len(i), np.int64) for i in r_ids], 0),
             "misad_valid": torch.tensor(valid, dtype=torch.bool),
             "masking_stats": stats,
-        }
+        } | ({"r_labels": pad_rows(r_labels, -100)} if self.mask_r else {})
 
 
 @torch.no_grad()

@@ -32,21 +32,27 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from pipeline.arguments import integer
 from pipeline.errors import InputError
 from pipeline.models.pooling import pool
+from pipeline.objective_registry import MAX_SPAN_WORDS, MISAD_LOSSES, MISAD_SOURCES, OBJECTIVES, SPAN_MAX_WORDS, lookup
 from pipeline.pretrain import electra, segment_packing
 from pipeline.pretrain.encoder_heads import encode, mlm_loss
 from pipeline.pretrain.masking import collator_for
-from pipeline.pretrain.misad import MisadCollator, choice_for
-from pipeline.pretrain.pooler import Pooler, checkpoint_tensors
+from pipeline.pretrain.misad import CHOICES, MisadCollator, choice_for
+from pipeline.pretrain.pooler import MISAD_POOLINGS, Pooler, checkpoint_tensors
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
 from pipeline.pretrain.span_sampling import POOLS
 
 log = logging.getLogger("pipeline.pretrain")
+# the released run_mse.py is a BertForMaskedLM with a BertPooler: its loss needs both (an ELECTRA discriminator
+# has no masked-LM head for R's MLM term)
+RELEASED_NEEDS = (
+    "the released MiSAD loss (run_mse.py) pools with a fresh BertPooler and adds R's masked-LM loss: it needs "
+    "--pooling pooler and a masked-LM backbone (not an ELECTRA discriminator)"
+)
 
-OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity", "misad", "misad-span", "misad-entity", "nsp", "sop")
-# the MiSAD objectives and where their w comes from (pipeline.pretrain.misad; ULR-BERT §3.2, §7.2)
-MISAD_SOURCES = {"misad": "ngram", "misad-span": "span", "misad-entity": "entity"}
+__all__ = ["MISAD_SOURCES", "OBJECTIVES", "PretrainingModel", "make_data"]  # the registry's, read from here too
 
 
 # Where a pre-trained checkpoint keeps its sentence-pair head, as (our key -> the checkpoint's key
@@ -102,17 +108,30 @@ class PretrainingModel(nn.Module):
 
     ``mlm_model`` is the masked LM (an ELECTRA generator when ``discriminator`` is given)."""
 
-    def __init__(self, mlm_model, objective: str, pooling: str = "mean", dropout: float = 0.1, discriminator=None):
+    def __init__(
+        self,
+        mlm_model,
+        objective: str,
+        pooling: str = "mean",
+        dropout: float = 0.1,
+        discriminator=None,
+        misad_loss: str = "equation",
+    ):
         super().__init__()
-        if objective not in OBJECTIVES:
-            raise ValueError(f"unknown objective {objective!r}; choose from {OBJECTIVES}")
+        entry = lookup(objective)  # ValueError naming the choices for an unknown one
+        if misad_loss not in MISAD_LOSSES:
+            raise ValueError(f"unknown MiSAD loss {misad_loss!r}; choose from {tuple(MISAD_LOSSES)}")
+        if entry.loss == "misad" and misad_loss == "released" and (pooling != "pooler" or discriminator is not None):
+            raise ValueError(RELEASED_NEEDS)
         self.mlm = mlm_model
         self.discriminator = discriminator
         if discriminator is not None:
             electra.share_embeddings(mlm_model, discriminator)
         self.objective = objective
         self.pooling = pooling
-        if objective in ("nsp", "sop"):
+        self.loss_term = entry.loss
+        self.misad_loss_variant = misad_loss if entry.loss == "misad" else "equation"
+        if entry.loss == "pair":
             self.pair_head = PairHead(self.encoder.config.hidden_size, dropout)
         if pooling == "pooler":  # only MiSAD pools while training: elsewhere a pooler would get no gradient
             if objective not in MISAD_SOURCES:
@@ -121,9 +140,13 @@ class PretrainingModel(nn.Module):
 
     def start_pooler(self, checkpoint) -> bool | None:
         """MiSAD with ``pooler``: start the pooler from ``checkpoint``'s pre-trained one; returns whether it is
-        new (started at random, with a warning), or None where the run has no pooler."""
+        new (started at random, with a warning), or None where the run has no pooler. The released loss keeps
+        it as initialised (seeded), as the authors' ``run_mse.py`` starts a fresh ``BertPooler``."""
         if not hasattr(self, "pooler"):
             return None
+        if self.misad_loss_variant == "released":
+            log.info("MiSAD's pooler starts fresh (seeded), as the released run_mse.py's BertPooler")
+            return True
         new = not self.pooler.load_pretrained(checkpoint)
         if new:
             log.warning("%s: no pre-trained pooler in the checkpoint; MiSAD's pooler starts at random", checkpoint)
@@ -156,6 +179,7 @@ class PretrainingModel(nn.Module):
         r_input_ids=None,
         r_attention_mask=None,
         misad_valid=None,
+        r_labels=None,
         **_unused,
     ) -> dict[str, torch.Tensor]:
         hidden = encode(self.mlm, input_ids, attention_mask, token_type_ids)
@@ -168,25 +192,48 @@ class PretrainingModel(nn.Module):
                 "mlm": generated,
                 "rtd": electra.rtd_loss(self.discriminator, hidden, replaced, input_ids, labels, attention_mask),
             }
-        if self.objective in MISAD_SOURCES:  # every MiSAD variant logs its term as "misad"
-            losses["misad"] = self.misad_loss(
-                hidden, attention_mask, w_input_ids, w_attention_mask, r_input_ids, r_attention_mask, misad_valid
+        if self.loss_term == "misad":  # every MiSAD variant logs its term as "misad"
+            losses.update(
+                self.misad_loss(
+                    hidden,
+                    attention_mask,
+                    w_input_ids,
+                    w_attention_mask,
+                    r_input_ids,
+                    r_attention_mask,
+                    misad_valid,
+                    r_labels,
+                )
             )
-        elif self.objective in ("nsp", "sop"):
+        elif self.loss_term == "pair":
             logits = self.pair_head(hidden)
             losses[self.objective] = F.cross_entropy(logits.float(), pair_labels)
         losses["loss"] = sum(value * (electra.RTD_WEIGHT if key == "rtd" else 1.0) for key, value in losses.items())
         return losses
 
-    def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid) -> torch.Tensor:
-        """ULR-BERT eq. 3: MSE between the sum of the unit-length embeddings of w and R and that of S."""
+    def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid, r_labels=None) -> dict:
+        """``{"misad": L_MiSAD}``, and with the released loss ``"mlm_r"``, R's masked-LM loss (docs/method.md §3).
+
+        ``equation``, ULR-BERT §3.2 (eq. 3) as written: ``MSE(E^w + E^R, E^S)`` with E^w, E^R and E^S each of
+        unit length. ``released``, the authors' ``run_mse.py``: the same unit vectors, but their sum
+        re-normalised to unit length before the MSE, R masked (the collator's ``r_labels``) and its MLM
+        loss added, and the pooler started fresh (:meth:`start_pooler`)."""
         e_s = self.sentence_vector(s_hidden, s_mask)
         (w_hidden, w_mask), (r_hidden, r_mask) = self.encode_w_and_r(w_ids, w_mask, r_ids, r_mask)
         e_w, e_r = self.sentence_vector(w_hidden, w_mask), self.sentence_vector(r_hidden, r_mask)
+        released = self.misad_loss_variant == "released"
+        losses = {}
+        if released:
+            if r_labels is None:
+                raise ValueError("the released MiSAD loss needs R's masked-LM labels (MisadCollator(mask_r=True))")
+            losses["mlm_r"] = mlm_loss(self.encoder, r_hidden, r_labels[:, : r_hidden.shape[1]])
         if not valid.any():
-            return (e_s.sum() + e_w.sum() + e_r.sum()) * 0.0
-        unit = [F.normalize(e.float()[valid], dim=-1) for e in (e_w, e_r, e_s)]
-        return F.mse_loss(unit[0] + unit[1], unit[2])
+            losses["misad"] = (e_s.sum() + e_w.sum() + e_r.sum()) * 0.0
+            return losses
+        unit_w, unit_r, unit_s = (F.normalize(e.float()[valid], dim=-1) for e in (e_w, e_r, e_s))
+        combined = F.normalize(unit_w + unit_r, dim=-1) if released else unit_w + unit_r
+        losses["misad"] = F.mse_loss(combined, unit_s)
+        return losses
 
     def encode_w_and_r(self, w_ids, w_mask, r_ids, r_mask):
         """w's and R's token states, each with its mask: encoded separately, as ULR-BERT §3.2 has it, in one
@@ -223,18 +270,80 @@ def make_data(
     misad_max_candidates: int = 0,
     ngram_pool: str = POOLS[0],
     mlm_probability: float = 0.15,
+    span_max_words: int = SPAN_MAX_WORDS,
+    misad_loss: str = "equation",
 ):
-    """``(examples, collator)``: what the sampler indexes and how a batch of it is made."""
+    """``(examples, collator)``: what the sampler indexes and how a batch of it is made (the objective's
+    registry entry names its collator)."""
+    entry = lookup(objective)
     rows = getattr(dataset, "dataset", dataset)  # a PackedDataset's token rows
-    if getattr(rows, "has_sampled", False) and objective not in ("nsp", "sop"):
+    if getattr(rows, "has_sampled", False) and entry.data != "pairs":
         # a pair sample's rows that are only next sentences would train as sampled sentences
         raise InputError(rows.path, f"a sample --with-next (column 'sampled') is NSP / SOP's, not {objective}'s")
-    if objective in ("nsp", "sop"):
+    if entry.collator == "pairs":
         return SentencePairs(dataset, objective, seed), PairCollator(tokenizer, max_length, seed, mlm_probability)
-    if objective in MISAD_SOURCES:
-        source = MISAD_SOURCES[objective]
-        choice = choice_for(source, misad_choice)
-        return dataset, MisadCollator(tokenizer, choice, seed, mlm_probability, misad_max_candidates, source)
+    if entry.collator == "misad":
+        choice = choice_for(entry.misad_source, misad_choice)
+        collator = MisadCollator(
+            tokenizer,
+            choice,
+            seed,
+            mlm_probability,
+            misad_max_candidates,
+            entry.misad_source,
+            span_max_words=span_max_words,
+            mask_r=misad_loss == "released",
+        )
+        return dataset, collator
     return dataset, collator_for(
-        objective, tokenizer, seed=seed, mlm_probability=mlm_probability, ngram_pool=ngram_pool
+        objective,
+        tokenizer,
+        seed=seed,
+        mlm_probability=mlm_probability,
+        ngram_pool=ngram_pool,
+        span_max_words=span_max_words,
+    )
+
+
+def add_objective_arguments(parser) -> None:
+    """``pretrain``'s options of MiSAD (choice of w, loss, pooling) and of the masking (BURT's pool, SpanBERT's
+    longest span)."""
+    parser.add_argument(
+        "--misad-choice",
+        choices=CHOICES,
+        default="mlm-score",
+        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code); misad-span and "
+        "misad-entity always draw at random (ULR-BERT §7.2 gives them no score)",
+    )
+    parser.add_argument(
+        "--misad-max-candidates", type=integer(0, 10**6), default=0, help="n-grams scored per sentence (0: all)"
+    )
+    parser.add_argument(
+        "--misad-loss",
+        choices=tuple(MISAD_LOSSES),
+        default="equation",
+        help="MiSAD's loss (docs/method.md §3): equation (ULR-BERT §3.2 as written: MSE(E_w + E_R, E_S), unit "
+        "vectors) or released (the authors' run_mse.py: E_w + E_R re-normalised before the MSE, R masked with its "
+        "MLM loss added, a fresh pooler; needs --pooling pooler)",
+    )
+    parser.add_argument(
+        "--span-max-words",
+        type=integer(1, MAX_SPAN_WORDS),
+        default=SPAN_MAX_WORDS,
+        help=f"SpanBERT's longest span in words (spanbert, misad-span; default {SPAN_MAX_WORDS}, ULR-BERT §7.2; "
+        "BURT's rows: 10, the authors' run_span.py)",
+    )
+    parser.add_argument(
+        "--pooling",
+        choices=MISAD_POOLINGS,
+        default="mean",
+        help="MiSAD / exported pooling; pooler (MiSAD only): BERT's pooler on [CLS], as ULR-BERT §3.2",
+    )
+    parser.add_argument(
+        "--ngram-pool",
+        choices=POOLS,
+        default=POOLS[0],
+        help="BURT masking (docs/method.md §3): ngrams-first (default; BURT §3.2: n-grams drawn one at a time "
+        "until the 15%% budget, tokens only where n-grams run out), uniform over kept n-grams and uncovered "
+        "tokens, or ngrams-only (the released run_ngram.py: n-grams until the budget is passed)",
     )

@@ -31,11 +31,12 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.errors import InputError
+from pipeline.objective_registry import PACKABLE
 from pipeline.pretrain.token_dataset import SPAN_COLUMNS, TokenDataset
 
 INPUTS = ("sentences", "packed")  # pretrain --input; the first is the default
 # the objectives whose inputs may be packed: masking only (MiSAD encodes single sentences, NSP / SOP pairs)
-PACKED_OBJECTIVES = ("mlm", "wwm", "burt", "spanbert", "entity")
+PACKED_OBJECTIVES = PACKABLE
 PACKED_LENGTH = 512  # BURT §5.2: "a continuous sequence with a maximum length of 512"
 
 

@@ -4,9 +4,13 @@ Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n
 BURT §3.2), ``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD +
 MLM, ULR-BERT §3.2; ``--misad-choice mlm-score`` as the paper, ``random`` as the released
 code), ``misad-span`` / ``misad-entity`` (MiSAD with w a random span / a named entity, drawn
-uniformly: ULR-BERT §7.2), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1).
-MiSAD's ``--pooling``: mean (default), cls, max, or ``pooler`` (BERT's pooler on [CLS], ULR-BERT
-§3.2; saved with the model: :mod:`pipeline.pretrain.pooler`).
+uniformly: ULR-BERT §7.2), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1);
+each is one entry of :mod:`pipeline.objective_registry`. MiSAD's ``--pooling``: mean (default), cls,
+max, or ``pooler`` (BERT's pooler on [CLS], ULR-BERT §3.2; saved with the model:
+:mod:`pipeline.pretrain.pooler`); its ``--misad-loss``: ``equation`` (ULR-BERT §3.2 as written) or
+``released`` (the authors' ``run_mse.py``: the sum re-normalised, R masked with its MLM loss added, a
+fresh pooler; docs/method.md §3). ``--span-max-words``: SpanBERT's longest span (6, ULR-BERT §7.2;
+BURT's Span rows 10, as ``run_span.py``). Both are recorded in ``pretrain_config.json``.
 
 Optimisation as in both papers: AdamW, lr 5e-5, linear warm-up over the first 10% of the
 steps then linear decay, dropout 0.1, gradient clipping at 1.0, one epoch by default
@@ -84,13 +88,21 @@ from pipeline.models.loading import (
     load_tokenizer,
 )
 from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
+from pipeline.objective_registry import lookup
 from pipeline.pretrain import checkpoint, heldout
 from pipeline.pretrain.batching import BATCHINGS, PaddingMeter, epoch_batches, example_lengths, padding_counts
 from pipeline.pretrain.checkpoint import RESUME_KEYS
 from pipeline.pretrain.loader import epoch_loader
 from pipeline.pretrain.masking_stats import MaskingStats, gather
-from pipeline.pretrain.misad import CHOICES, choice_for, choose_by_mlm_score
-from pipeline.pretrain.objectives import MISAD_SOURCES, OBJECTIVES, PretrainingModel, make_data
+from pipeline.pretrain.misad import choice_for, choose_by_mlm_score
+from pipeline.pretrain.objectives import (
+    MISAD_SOURCES,
+    OBJECTIVES,
+    RELEASED_NEEDS,
+    PretrainingModel,
+    add_objective_arguments,
+    make_data,
+)
 from pipeline.pretrain.packing import (
     INPUTS,
     PACKED_LENGTH,
@@ -99,8 +111,7 @@ from pipeline.pretrain.packing import (
     check_positions,
     sentence_length,
 )
-from pipeline.pretrain.pooler import MISAD_POOLINGS, export_pooler
-from pipeline.pretrain.span_sampling import POOLS
+from pipeline.pretrain.pooler import export_pooler
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_data, data_fingerprint
 from pipeline.progress import Progress
 from pipeline.shards import input_files
@@ -128,30 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the registry's pair, or MODEL/generator)",
     )
     parser.add_argument("--out", required=True, type=Path, help="output model directory")
-    parser.add_argument(
-        "--misad-choice",
-        choices=CHOICES,
-        default="mlm-score",
-        help="how MiSAD picks w: lowest MLM-head score (paper) or random (released code); misad-span and "
-        "misad-entity always draw at random (ULR-BERT §7.2 gives them no score)",
-    )
-    parser.add_argument(
-        "--misad-max-candidates", type=integer(0, 10**6), default=0, help="n-grams scored per sentence (0: all)"
-    )
-    parser.add_argument(
-        "--pooling",
-        choices=MISAD_POOLINGS,
-        default="mean",
-        help="MiSAD / exported pooling; pooler (MiSAD only): BERT's pooler on [CLS], as ULR-BERT §3.2",
-    )
-    parser.add_argument(
-        "--ngram-pool",
-        choices=POOLS,
-        default=POOLS[0],
-        help="BURT masking (docs/method.md §3): ngrams-first (default; BURT §3.2: n-grams drawn one at a time "
-        "until the 15%% budget, tokens only where n-grams run out), uniform over kept n-grams and uncovered "
-        "tokens, or ngrams-only (the released run_ngram.py: n-grams until the budget is passed)",
-    )
+    add_objective_arguments(parser)  # MiSAD's and the masking's own options
     parser.add_argument(
         "--input",
         choices=INPUTS,
@@ -276,6 +264,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         args.max_length = sentence_length(args.max_length, data_record)
     if args.pooling == "pooler" and args.objective not in MISAD_SOURCES:
         raise InputError(args.model, f"--pooling pooler is MiSAD's (ULR-BERT §3.2); {args.objective} trains no pooler")
+    if lookup(args.objective).loss == "misad" and args.misad_loss == "released" and args.pooling != "pooler":
+        raise InputError("--misad-loss", RELEASED_NEEDS)
     args.misad_choice = choice_for(MISAD_SOURCES.get(args.objective, "ngram"), args.misad_choice)  # as it runs
     settings = {key: getattr(args, key) for key in RESUME_KEYS}
     settings.update(data_sha256=data_sha, world_size=world.size)
@@ -304,6 +294,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     runtime.seed_everything(args.seed)
     discriminator = None
     if is_electra_discriminator(args.model):  # ELECTRA: generator MLM + replaced-token detection
+        if lookup(args.objective).loss == "misad" and args.misad_loss == "released":
+            raise InputError("--misad-loss", RELEASED_NEEDS)
         args.generator = generator_for(args.model, args.generator)
         discriminator = load_discriminator(args.model, args.dropout)
         mlm_model, new_head = load_masked_lm(args.generator, args.dropout)
@@ -318,9 +310,10 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         )
     positions = getattr(mlm_model.config, "max_position_embeddings", None)
     check_positions(args.input, max_length if args.input == "packed" else int(dataset.lengths().max()), positions)
-    module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator).to(device)
+    module = PretrainingModel(mlm_model, args.objective, args.pooling, args.dropout, discriminator, args.misad_loss)
+    module = module.to(device)
     new_pair_head = module.start_pair_head(args.model)  # NSP / SOP: from BERT's pre-trained head where there is one
-    new_pooler = module.start_pooler(args.model)  # MiSAD's pooler: from the checkpoint's where it has one
+    new_pooler = module.start_pooler(args.model)  # MiSAD's pooler: the checkpoint's, or fresh (released loss)
     model = (
         DistributedDataParallel(module, device_ids=[device.index] if device.type == "cuda" else None)
         if world.size > 1
@@ -340,6 +333,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         args.misad_max_candidates,
         args.ngram_pool,
         args.mlm_probability,
+        args.span_max_words,
+        args.misad_loss,
     )
     lengths = example_lengths(examples, dataset) if args.batching == "length-grouped" else None
     per_epoch = len(epoch_batches(len(examples), 0, args.seed, args.batch_size, world, lengths))

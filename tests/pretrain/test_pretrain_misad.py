@@ -134,16 +134,16 @@ def test_misad_loss_by_hand():
     stub.config = SimpleNamespace(hidden_size=2, pad_token_id=0, _attn_implementation="eager", model_type="bert")
     module = PretrainingModel.__new__(PretrainingModel)
     nn.Module.__init__(module)
-    module.mlm, module.discriminator, module.pooling = stub, None, "mean"
+    module.mlm, module.discriminator, module.pooling, module.misad_loss_variant = stub, None, "mean", "equation"
     s_hidden = torch.tensor([[[5.0, 0.0]], [[0.0, 1.0]]])  # E_S = (1, 0) and (0, 1) after normalising
     ones = torch.ones(2, 1, dtype=torch.long)
     w_ids = torch.tensor([[1], [3]])  # E_w = (1, 0) and (1, 1)/√2
     r_ids = torch.tensor([[2], [3]])  # E_R = (0, 1)
     valid = torch.tensor([True, False])
-    loss = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, valid)
+    loss = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, valid)["misad"]
     # (E_w + E_R - E_S) = (1 + 0 - 1, 0 + 1 - 0) = (0, 1): mean of squares over 2 units = 0.5
     assert loss.item() == pytest.approx(0.5)
-    both = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, torch.tensor([True, True]))
+    both = module.misad_loss(s_hidden, ones, w_ids, ones, r_ids, ones, torch.tensor([True, True]))["misad"]
     second = ((2**-0.5 * 2 - 0) ** 2 + (2**-0.5 * 2 - 1) ** 2) / 2  # (√2, √2) - (0, 1)
     assert both.item() == pytest.approx((0.5 + second) / 2)
 

@@ -66,8 +66,9 @@ def launcher(gpus):
     return ["python"] if gpus == 1 else ["torchrun", "--standalone", "--nproc_per_node", str(gpus)]
 
 
-# the objectives that train MiSAD, whose sentence vector pretrain.misad_pooling sets (--pooling)
-from pipeline.experiments import MISAD_OBJECTIVES
+# the objectives that train MiSAD, whose sentence vector pretrain.misad_pooling sets (--pooling) and whose
+# loss misad_loss (--misad-loss); those that draw SpanBERT spans, bounded by span_max_words
+from pipeline.objective_registry import MISAD_OBJECTIVES, SPAN_OBJECTIVES
 
 
 def pretrain_flags(label):
@@ -80,7 +81,9 @@ def pretrain_flags(label):
     if PRETRAIN["heldout"]:  # sentences never trained on, scored every eval_every steps
         flags += options(PRETRAIN, "heldout", "eval_every")
     if run.objective in MISAD_OBJECTIVES:  # elsewhere --pooling is only the exported one: mean, as before
-        flags += ["--pooling", PRETRAIN["misad_pooling"]]
+        flags += ["--pooling", PRETRAIN["misad_pooling"], *options(run.settings, "misad_loss")]
+    if run.objective in SPAN_OBJECTIVES:
+        flags += options(run.settings, "span_max_words")
     return flags
 
 
