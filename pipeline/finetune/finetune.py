@@ -318,7 +318,7 @@ def _train(args, columns: dict, summary: dict, out: Path, work: Path, halt_after
     trainer = build_trainer(args, columns, work, log_path)
     model, tasks, twin = trainer.model, list(columns), args.recipe == "twin"
     if resume_from:
-        verify_checkpoint(Path(resume_from), model)
+        verify_checkpoint(Path(resume_from), trainer)  # complete, regular files, a step within the run
     warmup = math.ceil(args.warmup * args.max_steps)
     if halt_after is not None:
         trainer.add_callback(HaltAfter(halt_after))

@@ -1,20 +1,38 @@
 """What a resume reads from ``.OUT.work/checkpoint-N/``, checked before training starts.
 
 ``--resume`` is passed by every workflow run, so a checkpoint folder found on disk is not
-trusted (docs/behaviour.md, "Nothing untrusted is unpickled"). The trainer itself reads its
-``.pt``/``.pth`` files with ``torch.load(weights_only=True)``, but a planted or damaged file
-would then fail deep inside ``trainer.train`` with a traceback. :func:`verify_checkpoint` opens
-every file the resume will read, the same safe way (with the trainer's allow-list of numpy
-array types, which its RNG state needs), and stops with one line naming the first
-that is corrupt or holds more than tensors and plain containers. It also refuses a
-``modules.json`` naming module classes other than the model being trained, since
-sentence-transformers imports the classes that file names when it loads the checkpoint.
+trusted (docs/behaviour.md, "Nothing untrusted is unpickled"; "A resume continues the run it
+resumes, or is refused"). The trainer itself reads its ``.pt``/``.pth`` files with
+``torch.load(weights_only=True)``, but a planted or damaged file would then fail deep inside
+``trainer.train`` with a traceback, and a file it cannot find it silently does without: a
+missing (or not regular) ``optimizer.pt``, ``scheduler.pt`` or ``rng_state.pth`` gives a fresh
+optimizer, schedule or random stream, so the run would end with other weights than an
+uninterrupted one. :func:`verify_checkpoint` therefore stops with one line naming the first file
+that fails any of:
+
+- the set is complete: the trainer state, the weights, ``modules.json``, the optimizer, the
+  schedule, this process's random state and the task heads (:data:`REQUIRED`);
+- every entry is a regular file or folder inside the checkpoint: not a link (a link out of the
+  checkpoint, or to ``/dev/urandom``), not a device, a FIFO or a socket (which would block a
+  reader), and no larger than the model could make it (:func:`size_bound`);
+- ``trainer_state.json`` is consistent with the folder and the run: its ``global_step`` is the
+  folder's ``N`` and within the run's planned steps (a step of 10⁹ would end training at once and
+  save the checkpoint's weights as the final model), its ``max_steps`` is the run's, and a best
+  checkpoint it names is one of this work folder's;
+- every ``.pt``/``.pth``/``.bin`` holds only tensors and plain containers (opened the trainer's
+  safe way, with its allow-list of numpy array types, which its RNG state needs), and every
+  ``.safetensors`` reads back;
+- ``modules.json`` names no module classes other than the model being trained, since
+  sentence-transformers imports the classes that file names when it loads the checkpoint.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import pickle
+import re
+import stat
 from pathlib import Path
 
 from pipeline.errors import InputError
@@ -23,26 +41,116 @@ from pipeline.errors import InputError
 # which weights_only=True would refuse): left alone, and never loaded by us either.
 NOT_READ = {"training_args.bin"}
 HINT = "delete the work folder or run without --resume"
+# What a resume of our trainer reads (transformers' Trainer and TwinTrainer): the rest it would
+# silently do without, and the run would not continue the one it resumes.
+REQUIRED = ("trainer_state.json", "modules.json", "optimizer.pt", "scheduler.pt", "heads.pt")
+WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+SLACK_BYTES = 256 << 20  # the JSON and tokenizer files; a trainer state with a log line per step
 
 
 def _reason(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def verify_checkpoint(folder: Path, model) -> None:
-    """Raise :class:`InputError` naming the first file of ``folder`` that the resume cannot trust."""
+def size_bound(model) -> int:
+    """The largest file a checkpoint of ``model`` can hold: Adam's two moments per parameter (the
+    optimizer state, the largest file) and the weights themselves, twice over, plus slack."""
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    return 4 * weights + SLACK_BYTES
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a link"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _check_entries(folder: Path, bound: int) -> None:
+    """Every entry of ``folder``: a regular file (or folder) of at most ``bound`` bytes, never followed
+    through a link, never opened (opening a FIFO blocks)."""
+    if folder.is_symlink():
+        raise InputError(folder, f"the checkpoint is a link, not a folder of this run; {HINT}")
+    for path in sorted(folder.rglob("*")):  # rglob does not descend into linked folders
+        mode = path.lstat().st_mode
+        if stat.S_ISDIR(mode):
+            continue
+        if not stat.S_ISREG(mode):
+            target = f" to {path.readlink()}" if stat.S_ISLNK(mode) else ""
+            raise InputError(path, f"is {_kind(mode)}{target}, not a regular file of the checkpoint; {HINT}")
+        size = path.lstat().st_size
+        if size > bound:
+            raise InputError(path, f"{size:,} bytes, more than a checkpoint of this model holds ({bound:,}); {HINT}")
+
+
+def _check_complete(folder: Path, world_size: int, process_index: int) -> None:
+    rng = "rng_state.pth" if world_size <= 1 else f"rng_state_{process_index}.pth"
+    missing = [name for name in (*REQUIRED, rng) if not (folder / name).exists()]
+    if not any((folder / name).exists() for name in WEIGHTS):
+        missing.append(" or ".join(WEIGHTS))
+    if missing:
+        raise InputError(
+            folder,
+            f"incomplete checkpoint: no {', '.join(missing)} (resuming without them would not continue the run); {HINT}",
+        )
+
+
+def _check_state(folder: Path, max_steps: int) -> int:
+    """``global_step`` of ``trainer_state.json``, checked against the folder's name and the run."""
+    state_path = folder / "trainer_state.json"
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        if not isinstance(state, dict):
+            raise TypeError("not a JSON object")
+        step = state["global_step"]
+        if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+            raise ValueError(f"global_step {step!r}")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise InputError(state_path, f"corrupt checkpoint state ({_reason(exc)}); {HINT}") from exc
+    named = re.fullmatch(r"checkpoint-(\d+)", folder.name)
+    if named is None or int(named.group(1)) != step:
+        raise InputError(state_path, f"global_step {step} is not the step of its folder {folder.name}; {HINT}")
+    if not 1 <= step <= max_steps:
+        raise InputError(state_path, f"global_step {step} is outside this run's planned 1-{max_steps} steps; {HINT}")
+    planned = state.get("max_steps")
+    if planned != max_steps:
+        raise InputError(state_path, f"max_steps {planned!r} is not this run's {max_steps}; {HINT}")
+    epoch = state.get("epoch", 0)
+    if not isinstance(epoch, int | float) or isinstance(epoch, bool) or not math.isfinite(epoch) or epoch < 0:
+        raise InputError(state_path, f"epoch {epoch!r} is not a number of passes; {HINT}")
+    best = state.get("best_model_checkpoint")
+    if best is not None:  # loaded at the end with --select-best: one of this work folder's checkpoints only
+        best_path = Path(best) if isinstance(best, str) else None
+        if (
+            best_path is None
+            or best_path.is_symlink()
+            or best_path.resolve().parent != folder.resolve().parent
+            or not re.fullmatch(r"checkpoint-\d+", best_path.name)
+        ):
+            raise InputError(
+                state_path, f"best_model_checkpoint {best!r} is not a checkpoint of this work folder; {HINT}"
+            )
+    return step
+
+
+def verify_checkpoint(folder: Path, trainer) -> None:
+    """Raise :class:`InputError` naming the first file of ``folder`` that the resume of ``trainer``
+    (its model, planned steps and processes) cannot trust or cannot honour."""
     import torch
     from safetensors import safe_open
     from transformers.trainer_pt_utils import safe_globals
 
     folder = Path(folder)
-    state = folder / "trainer_state.json"
-    try:
-        step = json.loads(state.read_text(encoding="utf-8"))["global_step"]
-        if not isinstance(step, int) or step < 0:
-            raise ValueError(f"global_step {step!r}")
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as exc:
-        raise InputError(state, f"corrupt checkpoint state ({_reason(exc)}); {HINT}") from exc
+    model = trainer.model
+    _check_entries(folder, size_bound(model))
+    _check_complete(folder, trainer.args.world_size, trainer.args.process_index)
+    _check_state(folder, trainer.args.max_steps)
     _check_module_types(folder / "modules.json", model)
     for path in sorted(folder.rglob("*")):
         if path.name in NOT_READ or not path.is_file():

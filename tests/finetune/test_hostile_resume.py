@@ -1,0 +1,142 @@
+"""finetune --resume on a checkpoint it cannot honour: a file that is a link, a FIFO, a device or too
+large; a set without the optimizer, schedule, random state or heads (the trainer would silently go
+on without them, and end with other weights); a trainer state whose step is not its folder's or
+lies outside the run. Each is one line naming the file (or the checkpoint), exit 2, nothing
+written (docs/behaviour.md, "A resume continues the run it resumes, or is refused")."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from finetune_builders import NLI_TRAIN, PPDB
+from hostile import assert_clean_failure
+
+from pipeline.cli import build_parser
+from pipeline.finetune.finetune import train
+from pipeline.finetune.twin_trainer import TrainingHalted
+
+
+def arguments(model, out):
+    return [
+        "finetune",
+        *("--model", model, "--recipe", "twin", "--nli", NLI_TRAIN, "--ppdb", PPDB, "--out", out),
+        *("--max-steps", 4, "--batch-size", 8, "--lr", 1e-3, "--save-every", 2, "--resume"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def halted_work(tiny_model, tmp_path_factory):
+    """The work folder of a run halted after step 3: ``checkpoint-2`` and ``settings.json``."""
+    root = tmp_path_factory.mktemp("halted")
+    argv = [str(a) for a in arguments(tiny_model, root / "m")]
+    with pytest.raises(TrainingHalted):
+        train(build_parser(argv).parse_args(argv), halt_after=3)
+    return root / ".m.work"
+
+
+def _link_to(target):
+    def change(checkpoint, name):
+        where = target(checkpoint) if callable(target) else target
+        (checkpoint / name).unlink()
+        (checkpoint / name).symlink_to(where)
+        return checkpoint / name
+
+    return change
+
+
+def _outside_copy(checkpoint):
+    """A regular file outside the checkpoint (another run's optimizer state, say)."""
+    copy = checkpoint.parents[1] / "elsewhere.pt"
+    shutil.copy(checkpoint / "optimizer.pt", copy)
+    return copy
+
+
+def _fifo(checkpoint, name):
+    (checkpoint / name).unlink()
+    os.mkfifo(checkpoint / name)
+    return checkpoint / name
+
+
+def _sparse_gigabyte(checkpoint, name):
+    os.truncate(checkpoint / name, 1 << 30)  # a hole: no disk used, larger than the tiny model's bound
+    return checkpoint / name
+
+
+def _without(*names):
+    def change(checkpoint, _):
+        for name in names:
+            (checkpoint / name).unlink()
+        return checkpoint
+
+    return change
+
+
+def _state(**changes):
+    def change(checkpoint, _):
+        path = checkpoint / "trainer_state.json"
+        state = json.loads(path.read_text())
+        state.update(changes)
+        path.write_text(json.dumps(state))
+        return path
+
+    return change
+
+
+def _renamed_to_step(step):
+    """A folder ``checkpoint-STEP`` whose state says STEP: consistent, but beyond the run's 4 steps."""
+
+    def change(checkpoint, _):
+        _state(global_step=step)(checkpoint, None)
+        moved = checkpoint.with_name(f"checkpoint-{step}")
+        checkpoint.rename(moved)
+        return moved / "trainer_state.json"
+
+    return change
+
+
+def _folder_link(checkpoint, _):
+    elsewhere = checkpoint.parents[1] / "elsewhere-checkpoint"
+    checkpoint.rename(elsewhere)
+    checkpoint.symlink_to(elsewhere, target_is_directory=True)
+    return checkpoint
+
+
+KINDS = {  # kind -> (change, the file changed, what the line says)
+    "optimizer.pt a link to /dev/urandom": (_link_to("/dev/urandom"), "optimizer.pt", "is a link to /dev/urandom"),
+    "optimizer.pt a link out of the checkpoint": (_link_to(_outside_copy), "optimizer.pt", "is a link"),
+    "model.safetensors a link to /dev/zero": (_link_to("/dev/zero"), "model.safetensors", "is a link"),
+    "rng_state.pth a FIFO": (_fifo, "rng_state.pth", "is a FIFO"),
+    "scheduler.pt a sparse 1 GiB file": (_sparse_gigabyte, "scheduler.pt", "more than a checkpoint of this model"),
+    "no optimizer.pt and scheduler.pt": (
+        _without("optimizer.pt", "scheduler.pt"),
+        None,
+        "incomplete checkpoint: no optimizer.pt, scheduler.pt",
+    ),
+    "no rng_state.pth": (_without("rng_state.pth"), None, "incomplete checkpoint: no rng_state.pth"),
+    "no heads.pt": (_without("heads.pt"), None, "incomplete checkpoint: no heads.pt"),
+    "global_step 10^9": (_state(global_step=10**9), None, "is not the step of its folder"),
+    "checkpoint-1000000000 with its state": (_renamed_to_step(10**9), None, "outside this run's planned 1-4 steps"),
+    "max_steps of another run": (_state(max_steps=10**9), None, "max_steps 1000000000 is not this run's 4"),
+    "best checkpoint outside the work folder": (
+        _state(best_model_checkpoint="/etc"),
+        None,
+        "is not a checkpoint of this work folder",
+    ),
+    "the checkpoint a link to a folder elsewhere": (_folder_link, None, "the checkpoint is a link"),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_checkpoint_the_resume_cannot_honour_is_refused(halted_work, tiny_model, tmp_path, cli, capsys, kind):
+    change, name, fragment = KINDS[kind]
+    work = tmp_path / ".m2.work"
+    shutil.copytree(halted_work, work)
+    checkpoint = work / "checkpoint-2"
+    assert checkpoint.is_dir(), sorted(p.name for p in work.iterdir())
+    named = change(checkpoint, name)
+    status = cli(*arguments(tiny_model, tmp_path / "m2"))
+    assert_clean_failure(status, capsys.readouterr().err, named, tmp_path / "m2", fragment)
+    assert not (tmp_path / "m2").exists()
