@@ -53,7 +53,7 @@ from pipeline.arguments import BATCH, EPOCHS, FRACTION, NEGATIVES, POSITIVE_STEP
 from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
 from pipeline.finetune import ppdb, recipes
-from pipeline.finetune.resume_check import verify_checkpoint
+from pipeline.finetune.resume_check import SETTINGS_BYTES, is_regular_file, resumed_log, verify_checkpoint
 from pipeline.models.directory import AtomicDir, check_output_dir
 from pipeline.models.pooling import POOLINGS
 from pipeline.tasks import nli
@@ -233,6 +233,8 @@ def settings_of(args, summary: dict) -> dict:
 def _same_settings(saved: Path, settings: dict) -> bool:
     """Was the work folder's checkpoint made with ``settings`` (an unreadable record counts as no)."""
     try:
+        if not is_regular_file(saved, SETTINGS_BYTES):  # a FIFO would block the read; a link, a huge file: not ours
+            return False
         return json.loads(saved.read_text(encoding="utf-8")) == json.loads(json.dumps(settings))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return False
@@ -312,8 +314,7 @@ def _train(args, columns: dict, summary: dict, out: Path, work: Path, halt_after
     log_path = work / "train_log.jsonl"
     resumed_step = int(resume_from.rsplit("-", 1)[-1]) if resume_from else 0
     if rank == 0:
-        kept = log_path.read_text().splitlines() if log_path.exists() else []
-        log_path.write_text("".join(line + "\n" for line in kept if json.loads(line)["step"] <= resumed_step))
+        log_path.write_text(resumed_log(log_path, resumed_step))  # checked: a regular file of step-log lines
 
     trainer = build_trainer(args, columns, work, log_path)
     model, tasks, twin = trainer.model, list(columns), args.recipe == "twin"

@@ -36,6 +36,7 @@ import stat
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.tasks.bounded_lines import text_lines
 
 # Saved by the trainer for the record, never read on resume (a pickled TrainingArguments,
 # which weights_only=True would refuse): left alone, and never loaded by us either.
@@ -46,6 +47,7 @@ HINT = "delete the work folder or run without --resume"
 REQUIRED = ("trainer_state.json", "modules.json", "optimizer.pt", "scheduler.pt", "heads.pt")
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 SLACK_BYTES = 256 << 20  # the JSON and tokenizer files; a trainer state with a log line per step
+SETTINGS_BYTES = 1 << 20  # the work folder's settings.json: a few hundred bytes
 
 
 def _reason(exc: BaseException) -> str:
@@ -70,6 +72,43 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def is_regular_file(path: Path, bound: int) -> bool:
+    """Is ``path`` itself (not through a link) a regular file of at most ``bound`` bytes."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= bound
+
+
+def resumed_log(path: Path, step: int) -> str:
+    """The step log ``train_log.jsonl`` of the work folder up to ``step``, the steps the resume keeps
+    (the later ones it redoes). The log must be a regular file (never a link: it is rewritten) of
+    JSON lines each with an integer ``step``; anything else is refused in one line."""
+    if not path.exists() and not path.is_symlink():
+        return ""
+    mode = path.lstat().st_mode
+    if not stat.S_ISREG(mode):
+        raise InputError(path, f"is {_kind(mode)}, not the run's step log; {HINT}")
+    kept = []
+    with open(path, "rb") as handle:
+        for number, line in text_lines(handle, path):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                logged = entry["step"]
+                if not isinstance(logged, int) or isinstance(logged, bool):
+                    raise TypeError(f"step {logged!r}")
+            except (ValueError, KeyError, TypeError, RecursionError) as exc:
+                raise InputError(
+                    path, f"not a step-log line ({_reason(exc)}); {HINT}", where=f"line {number}"
+                ) from None
+            if logged <= step:
+                kept.append(line.rstrip("\r\n") + "\n")
+    return "".join(kept)
 
 
 def _check_entries(folder: Path, bound: int) -> None:

@@ -140,3 +140,36 @@ def test_a_checkpoint_the_resume_cannot_honour_is_refused(halted_work, tiny_mode
     status = cli(*arguments(tiny_model, tmp_path / "m2"))
     assert_clean_failure(status, capsys.readouterr().err, named, tmp_path / "m2", fragment)
     assert not (tmp_path / "m2").exists()
+
+
+def _log_not_json(work):
+    log = work / "train_log.jsonl"
+    log.write_text(log.read_text() + "{not json\n")
+    return log
+
+
+def _log_link_out(work):
+    """The step log a link to a file outside the work folder: rewriting it would overwrite that file."""
+    outside = work.parent / "someone-elses.txt"
+    outside.write_text("keep me\n")
+    (work / "train_log.jsonl").unlink()
+    (work / "train_log.jsonl").symlink_to(outside)
+    return work / "train_log.jsonl"
+
+
+LOG_KINDS = {
+    "train_log.jsonl with a line that is not JSON": (_log_not_json, "not a step-log line"),
+    "train_log.jsonl a link out of the work folder": (_log_link_out, "is a link"),
+}
+
+
+@pytest.mark.parametrize("kind", LOG_KINDS)
+def test_a_step_log_the_resume_cannot_keep_is_refused(halted_work, tiny_model, tmp_path, cli, capsys, kind):
+    change, fragment = LOG_KINDS[kind]
+    work = tmp_path / ".m2.work"
+    shutil.copytree(halted_work, work)
+    named = change(work)
+    status = cli(*arguments(tiny_model, tmp_path / "m2"))
+    assert_clean_failure(status, capsys.readouterr().err, named, tmp_path / "m2", fragment)
+    if (tmp_path / "someone-elses.txt").exists():
+        assert (tmp_path / "someone-elses.txt").read_text() == "keep me\n"
