@@ -49,15 +49,28 @@ def has_bracket(ngram: str) -> bool:
     return "[" in ngram or "]" in ngram
 
 
-def count_ngrams(sentences: list[list[str]], max_n: int, skip_brackets: bool) -> list[dict[str, int]]:
-    """``vocab[n - 1][ngram] = count``, filled in order of first occurrence, never across sentences."""
+def cuts(start: int, end: int, entities: Iterable[tuple[int, int]]) -> bool:
+    """Whether the n-gram ``[start, end)`` starts or ends strictly inside one of the entity spans."""
+    return any(a < start < b or a < end < b for a, b in entities)
+
+
+def count_ngrams(
+    sentences: list[list[str]], max_n: int, skip_brackets: bool, entities: list[list[tuple[int, int]]] | None = None
+) -> list[dict[str, int]]:
+    """``vocab[n - 1][ngram] = count``, filled in order of first occurrence, never across sentences.
+
+    ``entities``: per sentence, the word spans ``(start, end)`` of its links; an occurrence of an
+    n-gram (n >= 2) that cuts one is not counted (the released code's bracket rule).
+    """
     vocab: list[dict[str, int]] = []
     for n in range(1, max_n + 1):
         counts: dict[str, int] = {}
-        for words in sentences:
+        for s, words in enumerate(sentences):
             for i in range(len(words) - n + 1):
                 ngram = " ".join(words[i : i + n])
                 if skip_brackets and has_bracket(ngram):
+                    continue
+                if n >= 2 and entities and cuts(i, i + n, entities[s]):
                     continue
                 counts[ngram] = counts.get(ngram, 0) + 1
         vocab.append(counts)
@@ -108,13 +121,14 @@ def top_k(vocab, scored, k: int, min_count: int = 1, threshold: float = -math.in
     return candidates[:k]
 
 
-def mark(words: list[str], kept: set[str], max_n: int) -> list[tuple[int, int]]:
-    """Greedy left-to-right matching, longest n-gram first: ``[(start, end)]`` word offsets."""
+def mark(words: list[str], kept: set[str], max_n: int, entities=()) -> list[tuple[int, int]]:
+    """Greedy left-to-right matching, longest n-gram first: ``[(start, end)]`` word offsets (never
+    an occurrence that cuts one of the sentence's ``entities``)."""
     spans = []
     i = 0
     while i < len(words):
         for n in range(max_n, 1, -1):
-            if i + n <= len(words) and " ".join(words[i : i + n]) in kept:
+            if i + n <= len(words) and " ".join(words[i : i + n]) in kept and not cuts(i, i + n, entities):
                 spans.append((i, i + n))
                 i += n
                 break
@@ -143,13 +157,17 @@ def process_document(
     lowercase: bool = False,
     min_count: int = 1,
     threshold: float = -math.inf,
+    entities: list[list[tuple[int, int]]] | None = None,
 ):
-    """One document: ``(kept n-grams best first, per-sentence words, per-sentence spans)``."""
+    """One document: ``(kept n-grams best first, per-sentence words, per-sentence spans)``.
+
+    ``entities``: per sentence, the token spans of its links (none may be cut)."""
     if mode == "reference":
         words = [reference_tokens(s) for s in sentences]
     else:
         words = [(s.lower() if lowercase else s).split() for s in sentences]
-    vocab = count_ngrams(words, max_n, skip_brackets=mode == "reference")
+    vocab = count_ngrams(words, max_n, skip_brackets=mode == "reference", entities=entities)
     kept = top_k(vocab, score_ngrams(vocab, mode, normalise), k, min_count, threshold)
     kept_set = {ngram for ngram, *_ in kept}
-    return kept, words, [mark(w, kept_set, max_n) for w in words]
+    entities = entities or [[] for _ in words]
+    return kept, words, [mark(w, kept_set, max_n, e) for w, e in zip(words, entities)]

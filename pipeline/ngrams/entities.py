@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from pipeline.ngrams.document_batches import DocumentBatch
 from pipeline.ngrams.pmi import Order
-from pipeline.ngrams.token_batch import TokenBatch
+from pipeline.ngrams.token_batch import REFERENCE_STRIP, TokenBatch
 from pipeline.words import char_spans
 
 MAX_N = 127  # the contract stores n as int8
@@ -38,8 +38,12 @@ class EntitySpans:
     dropped: int  # spans with no token, or longer than MAX_N tokens
 
 
-def locate(docs: DocumentBatch, tokens: TokenBatch, lang: str) -> EntitySpans:
-    """Token spans of the batch's entities (character spans in the sentences' text)."""
+def locate(docs: DocumentBatch, tokens: TokenBatch, lang: str, reference: bool = False) -> EntitySpans:
+    """Token spans of the batch's entities (character spans in the sentences' text).
+
+    ``reference``: in the words of reference mode, where a word made only of the punctuation the
+    released code strips is gone (the spans then still say where the link's brackets were).
+    """
     entities = docs.entities
     offsets = entities.offsets.to_numpy()
     sentence = np.repeat(np.arange(len(entities)), np.diff(offsets))
@@ -49,7 +53,7 @@ def locate(docs: DocumentBatch, tokens: TokenBatch, lang: str) -> EntitySpans:
     if lang == "zh":
         start, end = _trim_characters(docs.texts, sentence, char_start, char_end)
     else:
-        start, end = _to_words(docs.texts, sentence, char_start, char_end)
+        start, end = _to_words(docs.texts, sentence, char_start, char_end, reference)
     n = _tokens_in(tokens, sentence, start, end, lang)
     ok = (n > 0) & (n <= MAX_N)
     sentence, start, end, n = sentence[ok], start[ok], end[ok], n[ok]
@@ -62,18 +66,23 @@ def locate(docs: DocumentBatch, tokens: TokenBatch, lang: str) -> EntitySpans:
     return EntitySpans(sentence, start, end, n, position, np.full(len(start), np.nan), int((~ok).sum()))
 
 
-def _to_words(texts: pa.Array, sentence, char_start, char_end):
-    """Word spans ``[a, b)`` covering each character span."""
+def _to_words(texts: pa.Array, sentence, char_start, char_end, reference: bool = False):
+    """Word spans ``[a, b)`` covering each character span (in reference mode's words if ``reference``)."""
     start = np.zeros(len(sentence), dtype=np.int64)
     end = np.zeros(len(sentence), dtype=np.int64)
-    cache: dict[int, tuple[list[int], list[int]]] = {}
+    cache: dict[int, tuple[list[int], list[int], list[int]]] = {}
     for i, s in enumerate(sentence.tolist()):
         if s not in cache:
-            spans = char_spans(texts[s].as_py(), "en")
-            cache[s] = ([a for a, _ in spans], [b for _, b in spans])
-        word_starts, word_ends = cache[s]
-        start[i] = bisect_right(word_ends, char_start[i])  # first word ending after the span starts
-        end[i] = bisect_left(word_starts, char_end[i])  # words starting before the span ends
+            text = texts[s].as_py()
+            spans = char_spans(text, "en")
+            # words before each word index that survive reference mode's stripping
+            kept = [0]
+            for a, b in spans:
+                kept.append(kept[-1] + (not reference or REFERENCE_STRIP.fullmatch(text[a:b]) is None))
+            cache[s] = ([a for a, _ in spans], [b for _, b in spans], kept)
+        word_starts, word_ends, kept = cache[s]
+        start[i] = kept[bisect_right(word_ends, char_start[i])]  # first word ending after the span starts
+        end[i] = kept[bisect_left(word_starts, char_end[i])]  # words starting before the span ends
     return start, end
 
 

@@ -12,11 +12,12 @@ greedily left to right, longest n-gram first. Modes:
              the document- vs corpus-level ablation
 
 --preset names the vocabulary of one paper (pipeline/ngrams/presets.py): ``ulr`` (the default,
-ULR-BERT §4) or ``burt`` (BURT §5.1); it sets N, K, the mode, the minimum count and the threshold
-wherever the command line leaves them unset.
+ULR-BERT §4) or ``burt`` (BURT §5.1), or the ablation ``burt_windows``; it sets N, K, the mode, the
+minimum count and the threshold (per language) wherever the command line leaves them unset.
 
 Entity spans (links) from extraction join the candidates with source "entity" (not in
-reference mode, which reproduces code that has none). Outputs, in --out: ngrams.parquet and
+reference mode, which reproduces code that has none). In every mode no counted n-gram cuts an
+entity span (starts or ends strictly inside it): the released code's bracket rule. Outputs, in --out: ngrams.parquet and
 marked.parquet (schemas in pipeline.contracts) and stats.json.
 """
 
@@ -37,7 +38,7 @@ from pipeline import contracts, languages, provenance
 from pipeline.arguments import CHARACTERS, FREQUENCY, NGRAM_LENGTH, TOP_K, number
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
-from pipeline.ngrams import document_batches, entities, marking, pmi, presets, token_batch
+from pipeline.ngrams import document_batches, entities, marking, meaningfulness, pmi, presets, token_batch
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.ngrams")
@@ -60,9 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--preset",
         choices=presets.NAMES,
         default=presets.DEFAULT,
-        help="the n-gram vocabulary of one paper: ulr (ULR-BERT §4: N 6, min count 3) or burt (BURT §5.1: "
-        "N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold where they are not "
-        "given (docs/method.md §2)",
+        help="the n-gram vocabulary of one paper: ulr (ULR-BERT §4) or burt (BURT §5.1), or the ablation "
+        "burt_windows (N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold, per "
+        "language, where they are not given (pipeline/ngrams/presets.py, docs/method.md §2)",
     )
     parser.add_argument("--mode", choices=MODES, default=None, help="default: the preset's (paper)")
     parser.add_argument("--max-n", type=NGRAM_LENGTH, default=None, help="longest n-gram (N; default: the preset's)")
@@ -75,11 +76,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--min-count",
         type=FREQUENCY,
         default=None,
-        help="keep n-grams seen at least this often in their document (default: the preset's, 3 for ulr, which "
-        "gives the n-gram lengths ULR-BERT §4 describes, 1 for burt, see docs/method.md §2; 1 in reference "
-        "mode, as the released code; 1 = every n-gram)",
+        help="keep n-grams seen at least this often in their document (default: the preset's, see "
+        "docs/method.md §2; 1 in reference mode, as the released code; 1 = every n-gram)",
     )
-    parser.add_argument("--threshold", type=number(), help="keep n-grams scoring at least this (default: none)")
+    parser.add_argument(
+        "--threshold",
+        type=number(),
+        help="keep n-grams scoring at least this (default: the preset's in paper mode, else none)",
+    )
     parser.add_argument("--lm", type=Path, help="KenLM model for --mode corpus")
     parser.add_argument("--no-entities", action="store_true", help="leave the link spans out")
     parser.add_argument(
@@ -112,7 +116,8 @@ class NgramScorer:
         self.args = args
         self.lm = lm
         self.source = "corpus" if args.mode == "corpus" else "pmi"
-        self.entities = not args.no_entities and args.mode != "reference"
+        self.read_entities = not args.no_entities  # no n-gram cuts an entity span, in every mode
+        self.entities = self.read_entities and args.mode != "reference"  # entity candidates in the outputs
 
     def tokenize(self, docs: document_batches.DocumentBatch) -> token_batch.TokenBatch:
         a = self.args
@@ -137,7 +142,12 @@ class NgramScorer:
     def __call__(self, docs: document_batches.DocumentBatch, counts: Counter) -> tuple[pa.Table, pa.Table]:
         a = self.args
         tokens = self.tokenize(docs)
+        found = None
+        if self.read_entities and docs.entities is not None:
+            found = entities.locate(docs, tokens, a.lang, reference=a.mode == "reference")
         orders = pmi.count(tokens, a.max_n)
+        if found is not None:  # the released code's bracket rule (docs/method.md §2, "Entities")
+            orders = pmi.without_cuts(orders, tokens.doc, pmi.cut_points(len(tokens), found.position, found.n))
         order_scores = self.scores(orders, tokens)
         selection = pmi.select(orders, order_scores, docs.n_docs, a.top_k, a.min_count, a.threshold)
         length, span_score = marking.longest_match(orders, selection, len(tokens))
@@ -151,8 +161,8 @@ class NgramScorer:
         }
         spans["end"] = spans["start"] + spans["n"]  # PMI n-grams stay inside a run: no gaps
         rows = self._ngram_rows(docs, tokens, selection)
-        if self.entities and docs.entities is not None:
-            found = entities.locate(docs, tokens, a.lang)
+        self._count_meaningfulness(counts, tokens, selection, rows, spans, found)
+        if self.entities and found is not None:
             entities.score(found, orders, order_scores)
             counts["entity_spans"] += len(found.start)
             counts["entity_spans_dropped"] += found.dropped
@@ -179,6 +189,20 @@ class NgramScorer:
         counts["pmi_spans"] += len(picked)
         counts["tokens_in_pmi_spans"] += int(length[picked].sum())
         return rows, self._marked(docs, tokens, spans)
+
+    def _count_meaningfulness(self, counts, tokens, selection, rows, spans, found) -> None:
+        """The counts behind ``stats.json``'s ``meaningfulness`` (pipeline/ngrams/meaningfulness.py)."""
+        cuts = None
+        if found is not None:
+            scale = max(int(tokens.offset.max(initial=0)), int(found.end.max(initial=0))) + 2
+            cuts = meaningfulness.cutting(
+                spans["sentence"] * scale + spans["start"],
+                spans["sentence"] * scale + spans["end"],
+                found.sentence * scale + found.start,
+                found.sentence * scale + found.end,
+            )
+        text = rows.column("ngram").combine_chunks() if self.args.lang == "en" else None
+        meaningfulness.count_batch(counts, selection.n, selection.count, selection.rank, text, spans["n"], cuts)
 
     def _ngram_rows(self, docs, tokens, selection: pmi.Selection) -> pa.Table:
         return pa.table(
@@ -266,7 +290,7 @@ def run(args: argparse.Namespace) -> None:
         marked_writer = contracts.open_writer(outputs.temp(args.out / "marked.parquet"), contracts.MARKED, record)
         with ngrams_writer, marked_writer:
             for path in args.sentences:
-                for docs in document_batches.read(path, args.batch_chars, want_entities=scorer.entities):
+                for docs in document_batches.read(path, args.batch_chars, want_entities=scorer.read_entities):
                     ngram_rows, marked_rows = scorer(docs, counts)
                     ngrams_writer.write_table(ngram_rows)
                     marked_writer.write_table(marked_rows)
@@ -277,6 +301,7 @@ def run(args: argparse.Namespace) -> None:
             "seconds": round(seconds, 3),
             "words_per_second": round(counts["tokens"] / seconds) if seconds else None,
             "length_distribution": length_distribution(counts, args.max_n),
+            "meaningfulness": meaningfulness.summary(counts, args.max_n, args.lang),
             "provenance": record,
         }
         outputs.temp(args.out / "stats.json").write_text(json_text(stats))

@@ -278,3 +278,57 @@ def _kth_best(
         doc_scores = np.concatenate([values[bounds[d] : bounds[d + 1]] for values, bounds in slices])
         cut[d] = np.partition(doc_scores, len(doc_scores) - k)[len(doc_scores) - k]
     return cut
+
+
+def cut_points(n_tokens: int, position: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Per token boundary (``n_tokens + 1``; boundary b lies before token b): whether it lies strictly
+    inside one of the spans that start at token ``position`` and cover ``n`` tokens (the entity spans)."""
+    cut = np.zeros(n_tokens + 1, dtype=bool)
+    position, n = np.asarray(position, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    inner = np.maximum(n - 1, 0)
+    if inner.sum():
+        starts = np.repeat(position + 1 - np.concatenate([[0], np.cumsum(inner)[:-1]]), inner)
+        cut[starts + np.arange(int(inner.sum()))] = True
+    return cut
+
+
+def without_cuts(orders: list[Order], doc: np.ndarray, cut: np.ndarray) -> list[Order]:
+    """Orders 2..N without the occurrences that cut an entity span (the released code's bracket rule).
+
+    An occurrence ``[p, p + n)`` cuts a span when it starts or ends strictly inside it (``cut[p]`` or
+    ``cut[p + n]``): it covers part of the entity, not all of it. The released code never counts an
+    n-gram holding a ``[`` or ``]`` of a link (docs/method.md §2, "Entities"); here the n-grams that
+    hold a whole entity, or lie wholly outside it, still count. Counts, first occurrences and the
+    shared / unique split are recomputed from the occurrences that remain; unigrams are kept whole
+    (they are the marginals of the PMI, not candidates). ``doc``: the document of each token.
+    """
+    if not cut.any():
+        return orders
+    result = [orders[0]]
+    for order in orders[1:]:
+        n = order.n
+        ok = ~(cut[order.shared_pos] | cut[order.shared_pos + n])
+        pos, group = order.shared_pos[ok], order.shared_group[ok]
+        count = np.bincount(group, minlength=order.n_shared)
+        shared = count >= 2
+        at_shared = shared[group]
+        renumber = np.cumsum(shared) - 1
+        shared_pos, shared_group = pos[at_shared], renumber[group[at_shared]]
+        # shared_pos is sorted, so a group's first index in it is its first occurrence
+        _, first_index = np.unique(shared_group, return_index=True)
+        unique_first = order.first[order.n_shared :]
+        unique_first = unique_first[~(cut[unique_first] | cut[unique_first + n])]
+        unique_pos = np.sort(np.concatenate([unique_first, pos[(count == 1)[group]]]))
+        first = np.concatenate([shared_pos[first_index], unique_pos])
+        result.append(
+            Order(
+                n=n,
+                count=np.concatenate([count[shared], np.ones(len(unique_pos), dtype=np.int64)]),
+                first=first,
+                doc=doc[first],
+                n_shared=int(shared.sum()),
+                shared_pos=shared_pos,
+                shared_group=shared_group,
+            )
+        )
+    return result

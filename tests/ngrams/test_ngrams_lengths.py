@@ -1,10 +1,12 @@
-"""The ngrams presets give n-grams of the lengths their papers describe, and stats.json reports them.
+"""The ngrams presets on the real samples: meaningful first (no worse than the released code's output on
+the same text), then the lengths their papers describe; stats.json reports both (docs/method.md §2,
+BENCHMARKS.md "N-gram presets").
 
-ULR-BERT §4 (the default, ``ulr``): "more than 50% of the top 2000 n-grams contain 2 ∼ 3 words, and
-only less than 3% n-grams are longer than 4" (each document's top 2000), measured on 105 real
-English articles. BURT §5.1 (``burt``): 3–4 tokens 40–60% of the top 2000, at most 0.5% longer
-than 7, a vocabulary (distinct kept n-grams) of average length 4.6 ± 0.5 words (English) and
-4.5 ± 0.5 characters (Chinese); docs/method.md §2, BENCHMARKS.md "N-gram presets".
+English: the real dump sample through extract → clean → ngrams --lowercase, the presets against
+reference mode (the authors' released pmi.py). Chinese: extract → convert → clean, the ``burt``
+preset against ``ulr`` (the released code has no Chinese mode). Lengths: ULR-BERT §4, "more than
+50% of the top 2000 n-grams contain 2 ∼ 3 words"; BURT §5.1, 3–4 tokens nearly 50% of the top
+2000, at most 0.5% longer than 7, a vocabulary of average length 4.6 (en) and 4.5 (zh).
 """
 
 from __future__ import annotations
@@ -13,86 +15,132 @@ import json
 
 import polars as pl
 import pytest
+from testdata import EN_SAMPLE, ZH_SAMPLE
 
 
-def run(cli, data_root, out, *options):
-    assert (
-        cli(
-            "ngrams",
-            "--sentences",
-            data_root / "reference_pmi" / "sentences.parquet",
-            "--lang",
-            "en",
-            "--lowercase",
-            "--out",
-            out,
-            *options,
-        )
-        == 0
-    )
-    return json.loads((out / "stats.json").read_text())
+@pytest.fixture(scope="module")
+def samples(data_root, tmp_path_factory):
+    """The clean sentences of the real English and Chinese samples, made by the pipeline's own stages."""
+    from pipeline.cli import main
+
+    work = tmp_path_factory.mktemp("samples")
+    steps = [
+        ["extract", "--dump", data_root / EN_SAMPLE, "--lang", "en", "--out", work / "en-docs"],
+        ["clean", "--input", work / "en-docs/shard-000.parquet", "--lang", "en", "--out", work / "en"],
+        ["extract", "--dump", data_root / ZH_SAMPLE, "--lang", "zh", "--out", work / "zh-docs"],
+        ["convert", "--input", work / "zh-docs", "--out", work / "zh-simplified"],
+        ["clean", "--input", work / "zh-simplified/shard-000.parquet", "--lang", "zh", "--out", work / "zh"],
+    ]
+    for argv in steps:
+        assert main([str(a) for a in argv]) == 0
+    return work
 
 
-def test_default_ngram_lengths_match_the_paper(cli, data_root, tmp_path):
-    stats = run(cli, data_root, tmp_path / "default")
-    assert stats["provenance"]["params"]["min_count"] == 3
+@pytest.fixture(scope="module")
+def results(samples):
+    """stats.json and the distinct kept PMI n-grams of each (language, setting)."""
+    from pipeline.cli import main
+
+    settings = {
+        ("en", "reference"): ["--mode", "reference"],
+        ("en", "ulr"): ["--preset", "ulr"],
+        ("en", "burt"): ["--preset", "burt"],
+        ("en", "burt_windows"): ["--preset", "burt_windows"],
+        ("zh", "ulr"): ["--preset", "ulr"],
+        ("zh", "burt"): ["--preset", "burt"],
+    }
+    found = {}
+    for (lang, name), options in settings.items():
+        out = samples / "out" / f"{lang}-{name}"
+        lowercase = ["--lowercase"] if lang == "en" else []
+        argv = ["ngrams", "--sentences", samples / lang / "shard-000.parquet", "--lang", lang, *lowercase]
+        assert main([str(a) for a in [*argv, *options, "--out", out]]) == 0
+        stats = json.loads((out / "stats.json").read_text())
+        vocabulary = pl.read_parquet(out / "ngrams.parquet").filter(pl.col("source") == "pmi").unique("ngram")
+        found[lang, name] = stats, vocabulary, out
+    return found
+
+
+@pytest.mark.parametrize("preset", ["ulr", "burt"])
+def test_english_presets_are_no_worse_than_the_released_code(results, preset):
+    reference = results["en", "reference"][0]["meaningfulness"]
+    ours = results["en", preset][0]["meaningfulness"]
+    assert ours["once_seen_share"] <= reference["once_seen_share"]
+    assert ours["entity_cut_share"] == reference["entity_cut_share"] == 0.0
+    assert ours["function_word_edge_share"] <= reference["function_word_edge_share"]
+    assert results["en", preset][0]["pmi_spans"] > 100  # something is marked
+
+
+def test_chinese_burt_is_no_worse_than_ulr(results):
+    ulr, burt = (results["zh", name][0]["meaningfulness"] for name in ("ulr", "burt"))
+    assert burt["once_seen_share"] <= ulr["once_seen_share"]
+    assert burt["entity_cut_share"] == ulr["entity_cut_share"] == 0.0
+
+
+def test_chinese_burt_spans_respect_words_as_often_as_ulr(results):
+    """The share of marked spans whose ends fall inside a jieba word (a measure only: jieba is not a stage)."""
+    jieba = pytest.importorskip("jieba")
+    jieba.setLogLevel(60)
+
+    def inside_share(out):
+        marked = pl.read_parquet(out / "marked.parquet")
+        inside = total = 0
+        for text, spans in zip(marked["text"].to_list(), marked["spans"].to_list()):
+            ends, position = {0}, 0
+            for word in jieba.cut(text):
+                position += len(word)
+                ends.add(position)
+            for span in spans:
+                if span["source"] == "pmi":
+                    total += 1
+                    inside += span["start"] not in ends or span["end"] not in ends
+        return inside / total
+
+    assert inside_share(results["zh", "burt"][2]) <= inside_share(results["zh", "ulr"][2])
+
+
+def test_burt_lengths(results):
+    for lang, mean in (("en", 4.6), ("zh", 4.5)):
+        stats, vocabulary, _ = results[lang, "burt"]
+        lengths = stats["meaningfulness"]["lengths"]
+        assert 0.4 <= lengths["top2000_3_4"] <= 0.6 and lengths["top2000_over_7"] <= 0.005
+        assert vocabulary["n"].cast(pl.Float64).mean() == pytest.approx(mean, abs=0.3)
+
+
+def test_ulr_lengths(results):
+    for lang in ("en", "zh"):
+        assert results[lang, "ulr"][0]["meaningfulness"]["lengths"]["top2000_2_3"] > 0.5
+
+
+def test_burt_windows_ablation_matches_the_lengths_with_once_seen_windows(results):
+    stats, vocabulary, _ = results["en", "burt_windows"]
+    meaning = stats["meaningfulness"]
+    assert 0.4 <= meaning["lengths"]["top2000_3_4"] <= 0.6 and 4.1 <= vocabulary["n"].cast(pl.Float64).mean() <= 5.1
+    assert meaning["once_seen_share"] > results["en", "reference"][0]["meaningfulness"]["once_seen_share"]
+    assert meaning["entity_cut_share"] == 0.0
+
+
+def test_stats_lengths_are_those_of_the_output(results):
+    stats, _, out = results["en", "burt_windows"]
+    rows = pl.read_parquet(out / "ngrams.parquet").filter((pl.col("source") == "pmi") & (pl.col("rank") <= 2000))
     top = stats["length_distribution"]["top2000"]
-    assert top["2"] + top["3"] > 0.5 and top["5"] + top["6"] < 0.03
-    # the distribution in stats.json is that of the output's top-2000 rows
-    rows = pl.read_parquet(tmp_path / "default" / "ngrams.parquet").filter(
-        (pl.col("source") == "pmi") & (pl.col("rank") <= 2000)
-    )
     assert top["2"] == pytest.approx((rows["n"] == 2).mean(), abs=1e-4)
-    assert sum(stats[f"kept_{n}grams"] for n in range(2, 7)) == stats["kept_ngrams"]
-
-
-def test_every_ngram_kept_is_selectable_and_unlike_the_paper(cli, data_root, tmp_path):
-    top = run(cli, data_root, tmp_path / "all", "--min-count", "1")["length_distribution"]["top2000"]
-    assert top["2"] + top["3"] < 0.5 and top["6"] > top["2"]  # the longest one-off strings rank highest
-
-
-def burt_lengths(out) -> tuple[dict, float]:
-    """The top-2000 length shares (stats.json) and the mean length of the distinct kept PMI n-grams."""
-    stats = json.loads((out / "stats.json").read_text())
-    assert stats["provenance"]["params"]["preset"] == "burt"
-    vocabulary = pl.read_parquet(out / "ngrams.parquet").filter(pl.col("source") == "pmi").unique("ngram")
-    return stats["length_distribution"]["top2000"], vocabulary["n"].cast(pl.Float64).mean()
-
-
-def test_burt_preset_gives_the_lengths_burt_describes(cli, data_root, tmp_path):
-    """BURT §5.1: "nearly 50% of the top 2000 n-grams contain 3 ∼ 4 words ... only less than 0.5%
-    n-grams are longer than 7 ... vocabularies of n-grams with average lengths of 4.6" (English)."""
-    stats = run(cli, data_root, tmp_path / "burt", "--preset", "burt")
-    assert stats["provenance"]["params"]["min_count"] == 1 and stats["provenance"]["params"]["max_n"] == 5
-    top, mean = burt_lengths(tmp_path / "burt")
-    assert 0.4 <= top["3"] + top["4"] <= 0.6
-    assert sum(share for n, share in top.items() if int(n) > 7) <= 0.005
-    assert 4.1 <= mean <= 5.1
-
-
-def test_an_explicit_option_overrides_the_preset(cli, data_root, tmp_path):
-    params = run(cli, data_root, tmp_path / "burt6", "--preset", "burt", "--max-n", "6")["provenance"]["params"]
-    assert (params["preset"], params["max_n"], params["min_count"]) == ("burt", 6, 1)
-
-
-def test_burt_preset_on_the_chinese_sample(cli, data_root, tmp_path):
-    """BURT §5.1: Chinese vocabulary of average length 4.5 characters, 3 ∼ 4 characters nearly 50%."""
-    from testdata import ZH_SAMPLE
-
-    if not (data_root / ZH_SAMPLE).exists():
-        pytest.skip(f"the Chinese sample {ZH_SAMPLE} is not in the data root")
-    assert cli("extract", "--dump", data_root / ZH_SAMPLE, "--lang", "zh", "--out", tmp_path / "docs") == 0
-    assert cli("convert", "--input", tmp_path / "docs", "--out", tmp_path / "simplified") == 0
-    sentences = tmp_path / "sentences"
-    assert (
-        cli("clean", "--input", tmp_path / "simplified" / "shard-000.parquet", "--lang", "zh", "--out", sentences) == 0
+    assert stats["meaningfulness"]["lengths"]["top2000_3_4"] == pytest.approx(
+        rows["n"].is_between(3, 4).mean(), abs=1e-4
     )
-    out = tmp_path / "burt"
-    assert (
-        cli("ngrams", "--sentences", sentences / "shard-000.parquet", "--lang", "zh", "--preset", "burt", "--out", out)
-        == 0
+    assert sum(stats[f"kept_{n}grams"] for n in range(2, 6)) == stats["kept_ngrams"]
+    assert stats["meaningfulness"]["once_seen_share"] == pytest.approx(
+        (pl.read_parquet(out / "ngrams.parquet").filter(pl.col("source") == "pmi")["count"] == 1).mean(), abs=1e-4
     )
-    top, mean = burt_lengths(out)
-    assert 0.4 <= top["3"] + top["4"] <= 0.6
-    assert sum(share for n, share in top.items() if int(n) > 7) <= 0.005
-    assert 4.0 <= mean <= 5.0
+
+
+def test_an_explicit_option_overrides_the_preset(results, samples):
+    from pipeline.cli import main
+
+    out = samples / "out" / "override"
+    argv = ["ngrams", "--sentences", samples / "en/shard-000.parquet", "--preset", "burt", "--max-n", "5"]
+    assert main([str(a) for a in [*argv, "--out", out]]) == 0
+    params = json.loads((out / "stats.json").read_text())["provenance"]["params"]
+    assert (params["preset"], params["max_n"], params["min_count"], params["threshold"]) == ("burt", 5, 2, 5.0)
+    zh = results["zh", "burt"][0]["provenance"]["params"]
+    assert (zh["max_n"], zh["threshold"]) == (7, 3.0)  # a preset's knobs are per language

@@ -48,8 +48,10 @@ def real_docs(data_root):
 
 
 def run_stage(cli, tmp_path, sentences, *options, name="out"):
+    """The stage with every n-gram a candidate (no minimum count, no threshold), N 6, K 3000, then ``options``."""
     out = tmp_path / name
-    assert cli("ngrams", "--sentences", sentences, "--out", out, "--min-count", "1", *options) == 0
+    plain = ["--preset", "burt_windows", "--max-n", "6", "--min-count", "1"]
+    assert cli("ngrams", "--sentences", sentences, "--out", out, *plain, *options) == 0
     return pl.read_parquet(out / "ngrams.parquet"), pl.read_parquet(out / "marked.parquet"), out
 
 
