@@ -291,3 +291,21 @@ def test_glue_clue_reader_refuses_in_one_line(tmp_path, kind):
     error = _glue_read(tmp_path, name, relative, text)
     assert message in error.message and "\n" not in str(error)
     assert error.where and error.where.startswith("line ")
+
+
+def test_clue_json_document_with_a_lone_surrogate(tmp_path):
+    document = {
+        "data": [
+            {
+                "paragraphs": [
+                    {
+                        "id": "p1",
+                        "context": "\ud800 北京",
+                        "qas": [{"id": "q1", "question": "哪里", "answers": [{"text": "北京", "answer_start": 2}]}],
+                    }
+                ]
+            }
+        ]
+    }
+    error = _glue_read(tmp_path, "cmrc2018", "chinese/cmrc2018/cmrc2018_dev.json", json.dumps(document))
+    assert "lone surrogate" in error.message

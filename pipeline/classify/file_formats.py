@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.tasks.bounded_lines import file_lines, json_line
+from pipeline.tasks.bounded_lines import check_encodable, file_lines, json_line
 
 
 def text_of(path: Path) -> str:
@@ -115,10 +115,16 @@ def json_lines(path: Path) -> list[tuple[int, dict]]:
 
 
 def json_document(path: Path):
+    text = text_of(path)
     try:
-        return json.loads(text_of(path))
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not JSON: {exc.msg}", where=f"line {exc.lineno}") from exc
+    except (RecursionError, ValueError):  # nested too deeply; an integer beyond Python's digit limit
+        raise InputError(path, "not JSON this reader takes: nested too deeply or a number too long") from None
+    if "\\u" in text:  # a lone surrogate (JSON "\ud800") can only come from an escape
+        check_encodable(json.dumps(value, ensure_ascii=False), path, None)
+    return value
 
 
 def field(path: Path, row: dict, key: str, number: int | str):

@@ -36,7 +36,10 @@ def _first_present(rows: TsvRows, names: tuple[str, ...]) -> str | None:
 
 
 def read_cola(path: Path, labels: tuple[str, ...]) -> list[Example]:
-    first = Path(path).read_bytes()[:5]
+    if not Path(path).is_file():
+        raise InputError(path, "file not found")
+    with open(path, "rb") as handle:  # the first bytes only: the layout, test (header) or train/dev
+        first = handle.read(5)
     if first.startswith(b"index"):
         return [Example(id=get("index"), text_a=get("sentence")) for _, get in TsvRows(path, header=True)]
     return [

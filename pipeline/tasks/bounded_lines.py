@@ -63,7 +63,7 @@ def file_lines(path, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
             yield number, text.rstrip("\r\n")
 
 
-def check_encodable(text: str, name, where: str) -> str:
+def check_encodable(text: str, name, where: str | None) -> str:
     """``text`` unchanged, or an :class:`InputError` when it holds a lone surrogate (from a JSON
     ``\\ud800`` escape): such a string cannot be written as UTF-8 by anything downstream."""
     try:
