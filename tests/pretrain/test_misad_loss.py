@@ -200,3 +200,15 @@ def test_by_hand_the_equation_wants_a_half_negative_dot_product_and_the_released
     s_sum = torch.tensor([[[1.0 - 0.5, 3**0.5 / 2]]])  # E^w + E^R, of unit length
     assert loss("equation", 1, 3, s_sum)["misad"].item() == pytest.approx(0.0, abs=1e-7)
     assert np.isclose(float(torch.tensor([1.0, 0.0]) @ torch.tensor(half)), -0.5)
+
+
+def test_a_released_loss_from_an_electra_discriminator_is_refused(tokens_en, electra_en, tmp_path, capsys):
+    """ELECTRA's discriminator has no masked-LM head for R's term: one line, exit 2, before any training."""
+    from pipeline.cli import main
+
+    argv = ["pretrain", "--data", tokens_en, "--model", electra_en, "--objective", "misad", "--out", tmp_path / "x"]
+    argv += ["--pooling", "pooler", "--misad-loss", "released", "--max-steps", 1]
+    assert main([str(a) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "ELECTRA" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
