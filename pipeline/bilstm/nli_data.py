@@ -6,6 +6,13 @@ one file: a CSV export (``snli_1.0_dev.csv``, ``multinli_1.0_dev_matched.csv``),
 three-file layout. Pairs without a gold label (``-``) are dropped and counted (``skipped``);
 any other label outside entailment / neutral / contradiction stops with an
 :class:`~pipeline.errors.InputError` naming the file and the line.
+
+A CSV row is one line. RFC 4180 lets a quoted field span lines, but no SNLI / MultiNLI sentence
+holds a line break (the official releases are JSON lines and TAB-separated text, one pair a
+line; the CSV exports hold the same sentences), so a quoted field that runs onto the next line is
+a stray quote joining two rows, and is refused naming the line where it opened; a quoted field
+within one line (``"I like him, but ..."``) is read as CSV. The ``.txt`` releases are read
+without quote processing (``csv.QUOTE_NONE``), as their own loaders read them.
 """
 
 from __future__ import annotations
