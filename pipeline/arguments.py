@@ -80,8 +80,10 @@ MAX_LENGTH = 8192  # tokens per input [128, 256, 512 (BURT §5.2)]
 MAX_WORKERS = 256  # processes or threads of one job
 MAX_EXAMPLES = 10**10  # examples, sentences or pairs (more than any corpus here holds)
 MAX_SENTENCE_TOKENS = 10**6  # a bound on one sentence's length
+MAX_SEEDS = 100  # fine-tuning seeds of one job or one config [5; ULR-BERT Table 6]
+MAX_SHARDS = 1000  # shard files of one part, or jobs of one dump (the workflow names them shard-000 .. shard-999)
 
-SEEDS = integer(1, 100)  # fine-tuning seeds of one job [5; ULR-BERT Table 6]
+SEEDS = integer(1, MAX_SEEDS)
 STEPS = integer(0, MAX_STEPS)  # a number of steps, 0 for "off" (--max-steps 0 runs the epochs)
 POSITIVE_STEPS = integer(1, MAX_STEPS)  # a number of steps, at least one
 EPOCHS = number(0, MAX_EPOCHS, low_open=True)  # a (fractional) number of epochs: (0, 1000]
@@ -93,8 +95,8 @@ THREADS = integer(1, MAX_WORKERS)
 EXAMPLES = integer(0, MAX_EXAMPLES)  # a cap on examples, sentences or pairs, 0 for "all" (or "none")
 SAMPLE = integer(1, MAX_EXAMPLES)  # sentences in a sample
 CHARACTERS = integer(1, 2**30)  # characters buffered before a flush [2 to 4 million]
-SHARDS = integer(1, 1000)  # shard files of one part (the workflow names them shard-000 .. shard-999)
-SHARD = integer(0, 999)  # one of them
+SHARDS = integer(1, MAX_SHARDS)
+SHARD = integer(0, MAX_SHARDS - 1)  # one of them
 SENTENCE_TOKENS = integer(0, MAX_SENTENCE_TOKENS)  # a bound on a sentence's length in tokens, 0 for "none"
 MIN_TOKENS = integer(1, MAX_SENTENCE_TOKENS)
 HIDDEN = integer(1, 4096)  # units of a layer, a vector's dimension [300, 512, 1024 (BERT-large), 2048 (InferSent)]

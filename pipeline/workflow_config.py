@@ -6,8 +6,9 @@ so every scalar inside it arrives as a string ("100") and fails the schema's ``i
 ``items``, ``$ref``) and turns such strings into the integer, number, boolean or null the
 schema asks for, in place. :func:`check` then reports what is still wrong in one line per
 problem (the key's dotted path and what is expected; for an unknown key, the allowed ones)
-instead of jsonschema's dump of the whole schema; and what the schema cannot say: a number
-that is not finite (``.nan`` passes every ``minimum``), a data path that leaves the data root.
+instead of jsonschema's dump of the whole schema; and what the schema does not say: a number
+that is not finite (``.nan`` passes every ``minimum``), a data path that leaves the data root,
+a count past the bound of the flag it becomes (pipeline/arguments.py).
 
 Before either walks the config, :func:`check_shape` bounds it: a 2 KB file of YAML aliases
 (``&a8 [*a7, *a7, ...]``) loads as a few shared lists, but expands to 10⁹ values for anything
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 
+from pipeline.arguments import MAX_SEEDS, MAX_SHARDS
 from pipeline.tasks.data_root import leaves_root
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
@@ -209,6 +211,23 @@ def _at(config, pattern: tuple, found: tuple = ()):
             yield from _at(config[key], rest, (*found, key))
 
 
+# Counts of the config that the workflow turns into lists of files or jobs while it reads the
+# Snakefile (range(shards), range(slices), range(seeds)): bounded as the stages' flags are.
+COUNTS = (
+    (("corpus", "shards"), MAX_SHARDS),
+    (("corpus", "*", "dumps", "*", "slices"), MAX_SHARDS),
+    (("corpus", "*", "dumps", "*", "index", "slices"), MAX_SHARDS),
+    (("classify", "seeds"), MAX_SEEDS),
+)
+
+
+def _too_many(config):
+    for pattern, bound in COUNTS:
+        for where, value in _at(config, pattern):
+            if isinstance(value, int) and value > bound:
+                yield f"{where}: {value} is more than {bound:,}"
+
+
 def _unfinished_numbers(config, found: tuple = ()):
     stack = [(config, found)]
     while stack:
@@ -238,7 +257,7 @@ def check(config: dict, schema: dict) -> None:
     validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
     errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     problems = [_message(error) for error in errors]
-    problems += sorted(_unfinished_numbers(config)) + list(_outside_data_root(config))
+    problems += sorted(_unfinished_numbers(config)) + list(_outside_data_root(config)) + list(_too_many(config))
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  {problem}" for problem in problems))
 

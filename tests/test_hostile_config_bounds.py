@@ -198,3 +198,37 @@ def test_bilstm_train_outside_the_data_root_never_reaches_a_command(tmp_path):
 def test_paths_inside_the_data_root_pass():
     config = {**BASE, "bilstm": {"train": ["nli/a/../b.csv", "./nli/c.csv"], "vectors": "word2vec"}}
     check(coerce(config, SCHEMA), SCHEMA)
+
+
+# ---------------------------------------------------------------------------- counts the workflow lists
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("corpus={shards: 1000000000}", "corpus.shards: 1000000000 is more than 1,000"),
+        ("classify={seeds: 1000000000}", "classify.seeds: 1000000000 is more than 100"),
+    ],
+)
+def test_a_count_that_becomes_a_list_of_jobs_is_bounded(override, fragment):
+    """Snakemake built range(shards) and range(seeds) while reading the rules: 10**9 of them ran out of memory."""
+    assert_snakemake_refuses("--config", override, fragment=fragment)
+
+
+def test_dump_slices_are_bounded():
+    config = {**BASE, "corpus": {"languages": ["en"], "en": {"dumps": {"p": {"path": "x", "slices": 10**9}}}}}
+    with pytest.raises(ConfigError, match=re.escape("corpus.en.dumps.p.slices: 1000000000 is more than 1,000")):
+        check(config, SCHEMA)
+
+
+def test_a_classify_grid_of_a_billion_settings_is_one_line(tmp_path):
+    """Four lists of 200 values each (800 values, a small config) make 1.6 * 10**9 settings."""
+    import yaml
+
+    config = yaml.safe_load(DEMO)
+    values = [1 + i for i in range(200)]
+    config["classify"]["batch_sizes"] = {"glue": values, "clue": [8]}
+    for key in ("lr", "epochs"):
+        config["classify"][key] = {"glue": values, "clue": 1}
+    config["classify"]["max_length"] = {"glue": [8 + i for i in range(200)], "clue": 128}
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert_snakemake_refuses("--configfile", str(path), fragment="has 1,600,000,000 settings; at most 1,000")

@@ -18,6 +18,7 @@ weight decay 0.01) is used.
 
 from __future__ import annotations
 
+import math
 from itertools import product
 
 GLUE = {"lr": 3e-5, "epochs": 3.0, "max_length": 128, "batch_sizes": (8, 16, 32, 64), "batch_size": 32}
@@ -30,6 +31,7 @@ TASK_OVERRIDES = {
 }
 COMMON = {"warmup_ratio": 0.1, "weight_decay": 0.01, "doc_stride": 128, "max_answer_tokens": 30}
 GRID_KEYS = ("batch_size", "lr", "epochs", "max_length")
+MAX_SETTINGS = 1000  # settings of one task's grid: each is a job per seed, listed while Snakemake reads the rules
 
 
 def defaults(task) -> dict:
@@ -49,5 +51,11 @@ def grid(**values) -> dict[str, dict]:
         list(dict.fromkeys(values[key] if isinstance(values[key], list | tuple) else [values[key]]))
         for key in GRID_KEYS
     ]
+    size = math.prod(len(axis) for axis in axes)
+    if size > MAX_SETTINGS:
+        raise ValueError(
+            f"config: classify: the grid of {' x '.join(str(len(axis)) for axis in axes)} values "
+            f"({', '.join(GRID_KEYS)}) has {size:,} settings; at most {MAX_SETTINGS:,}"
+        )
     settings = (dict(zip(GRID_KEYS, point)) for point in product(*axes))
     return {setting_label(**setting): setting for setting in settings}
