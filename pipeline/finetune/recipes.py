@@ -14,7 +14,7 @@ Pair features (Table 4, "Concatenation Methods"): ``uv`` = [u; v], ``diff`` = [|
 ``prod`` = [u∗v], and their joins with ``-``; the default ``uv-diff`` is the paper's [u; v; |u−v|].
 ``SoftmaxLoss`` builds the features in the order u, v, |u−v|, u∗v, which is the paper's.
 
-Each recipe trains under its own optimiser (:data:`OPTIMISERS`): the twin recipe under BURT
+Each recipe trains under its own optimiser (:data:`OPTIMISERS`, from :mod:`pipeline.training_settings`): the twin recipe under BURT
 twin §3.3's Adam (β2 0.98, ε 1e-9, no weight decay); ``sbert-nli`` under SBERT's, which
 Reimers & Gurevych 2019 §3.1 state as "Adam optimizer with learning rate 2e-5, and a linear
 learning rate warm-up over 10% of the training data" and whose released code
@@ -26,7 +26,6 @@ clipping at 1. ``nli-mnrl``, beyond the papers, keeps the twin recipe's.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from pipeline.errors import InputError
 from pipeline.finetune.ppdb import PPDBPair
 from pipeline.finetune.ppdb_tasks import PI_LABELS, PTC_CLASSES, pairwise_text_classification, paraphrase_identification
 from pipeline.tasks.nli import LABELS, NLIPairs
+from pipeline.training_settings import RECIPE_OPTIMISERS
 
 RECIPES = ("twin", "sbert-nli", "nli-mnrl")
 OBJECTIVES = ("nli", "nli+pi", "nli+ptc", "nli+pi+ptc")
@@ -50,32 +50,8 @@ CONCATENATIONS = {
 NUM_LABELS = {"nli": len(LABELS), "pi": len(PI_LABELS), "ptc": len(PTC_CLASSES)}
 
 
-@dataclass(frozen=True)
-class Optimiser:
-    """A recipe's optimiser: Adam(W) with these moments, ε and decoupled weight decay (never on
-    biases and norms), the learning rate warmed up linearly and decayed linearly to 0."""
-
-    name: str
-    betas: tuple[float, float]
-    eps: float
-    weight_decay: float
-    source: str
-
-    def record(self) -> dict:
-        """As finetune_config.json records it."""
-        return {"name": self.name, "betas": list(self.betas), "eps": self.eps, "weight_decay": self.weight_decay}
-
-
-TWIN_OPTIMISER = Optimiser("Adam", (0.9, 0.98), 1e-9, 0.0, "BURT twin §3.3")
-OPTIMISERS = {
-    "twin": TWIN_OPTIMISER,
-    # SBERT §3.1 states Adam, lr 2e-5, 10% warm-up; sentence-transformers' fit() of the paper's time:
-    # AdamW(lr=2e-5, eps=1e-6), weight_decay=0.01 without biases and LayerNorm, WarmupLinear, max_grad_norm 1
-    "sbert-nli": Optimiser(
-        "AdamW", (0.9, 0.999), 1e-6, 0.01, "Reimers & Gurevych 2019 §3.1; sentence-transformers fit()"
-    ),
-    "nli-mnrl": TWIN_OPTIMISER,
-}
+# each recipe's optimiser (the module docstring); the plan reads the same table
+OPTIMISERS = RECIPE_OPTIMISERS
 
 
 def tasks_of(recipe: str, objectives: str) -> list[str]:

@@ -46,8 +46,15 @@ from pipeline import experiments
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
-from pipeline.finetune.recipes import OPTIMISERS
 from pipeline.report import cost
+from pipeline.report.plan_costs import PlanCosts, architecture
+from pipeline.report.plan_output import budget, markdown
+from pipeline.training_settings import (
+    BILSTM_CLASSIFIER_HIDDEN,
+    BILSTM_LR_DECAY,
+    BILSTM_OPTIMISER,
+    RECIPE_OPTIMISERS,
+)
 from pipeline.workflow_config import ConfigError, check, check_unique_keys, coerce
 
 HERE = Path(__file__).parent
@@ -94,11 +101,7 @@ def hub_repo(spec: str) -> str:
     return spec.removeprefix("hub:").split("@", 1)[0] if isinstance(spec, str) else str(spec)
 
 
-def architecture(repo: str) -> cost.Architecture | None:
-    return cost.ARCHITECTURES.get(repo.rsplit("/", 1)[-1])
-
-
-class Planner:
+class Planner(PlanCosts):
     """The records of one resolved config."""
 
     def __init__(self, config: dict, gpu: str, mfu: float):
@@ -184,25 +187,6 @@ class Planner:
             }
             for key, entry in paper.get("released", {}).items()
         ]
-
-    def floor(self, arch: cost.Architecture) -> float:
-        """Seconds one eager training step of ``arch`` takes at least (workloads.yaml step_floor)."""
-        return arch.step_floor_seconds(self.work["step_floor"]["per_layer_ms"])
-
-    def pretrain_hours(self, run: experiments.PretrainRun, settings: dict) -> float | None:
-        arch = architecture(settings["backbone"])
-        if arch is None:
-            return None
-        tokens, forward, passes = float(settings["tokens"]), 0.0, 1.0
-        if run.objective in MISAD_OBJECTIVES:
-            tokens *= 1 + self.work["misad"]["extra_train_passes"]
-            passes += self.work["misad"]["extra_train_passes"]
-            if self.config["pretrain"]["misad_choice"] == "mlm-score" and run.objective == "misad":
-                forward = settings["tokens"] * self.work["misad"]["scored_candidates"]
-                passes += 1 / 3  # one gradient-free forward of the candidates per step
-        padding = self.work["padding_share"][settings["input"]]
-        work = cost.Workload(arch, tokens, settings["max_length"], padding_share=padding, forward_tokens=forward)
-        return cost.job_hours(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, self.mfu)
 
     def missing(self, repo: str) -> str:
         """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
@@ -346,35 +330,20 @@ class Planner:
         label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
         if pooling not in section["poolings"] or size not in section["sizes"]:
             return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
-        from pipeline.bilstm.train import Schedule
-
         vectors = Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt")
-        schedule = Schedule()  # the bilstm stage's schedule (paper 004 §3.1); the config sets lr and batch
+        # the bilstm stage's fixed schedule (paper 004 §3.1, pipeline/training_settings.py); the config sets
+        # lr, batch and epochs
         settings = {
             "batch_size": section["batch_size"],
             "lr": section["lr"],
-            "lr_decay": schedule.decay,
+            "lr_decay": BILSTM_LR_DECAY,
             "hidden": size,
-            "classifier_hidden": schedule.classifier_hidden,
+            "classifier_hidden": BILSTM_CLASSIFIER_HIDDEN,
             "vectors": vectors,
-            "optimizer": "SGD",
+            "optimizer": BILSTM_OPTIMISER,
             "epochs": section["epochs"],
         }
         return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, self.bilstm_hours(settings))
-
-    def bilstm_hours(self, settings: dict) -> float:
-        """At most ``epochs`` passes over the SNLI training pairs (the schedule stops earlier once the rate
-        falls under 1e-5): both sentences through a BiLSTM of ``hidden`` units per direction over 300-d
-        vectors, 2 x 4 gates x (300 + hidden) x hidden multiply-adds per word and direction, three times for
-        training; at least steps x the BiLSTM floor."""
-        data, section = self.work["bilstm"], self.config["bilstm"]
-        pairs = min(data["train_pairs"], section["max_train_pairs"] or data["train_pairs"])
-        words = pairs * 2 * data["words_per_sentence"] * settings["epochs"]
-        hidden = settings["hidden"]
-        flops = words * 3 * 2 * (2 * 4 * (300 + hidden) * hidden)  # training x directions x one direction's gates
-        steps = pairs // settings["batch_size"] * settings["epochs"]
-        floor = self.work["step_floor"]["bilstm_ms"] / 1000
-        return cost.job_hours(flops, steps, floor, self.gpu, self.mfu)
 
     def downstream(self, source: dict, label: str) -> dict:
         benchmark = source.get("downstream")
@@ -406,30 +375,6 @@ class Planner:
         name = self.runs[label].backbone if label in self.runs else label
         return hub_repo(self.config["models"]["backbones"].get(name, name))
 
-    def classify_hours(self, benchmark: str, label: str) -> float | None:
-        """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
-        lr x epochs x lengths per task, each example padded to the length (an upper bound: classify pads
-        each batch to its longest example), each job at least its steps x the per-step floor."""
-        arch = architecture(self.repo_of(label))
-        if arch is None:
-            return None
-        section, sizes = self.config["classify"], self.work["train_examples"][benchmark]
-
-        def listed(key, task):
-            value = section[key].get(task, section[key][benchmark])
-            return value if isinstance(value, list) else [value]
-
-        hours, floor = 0.0, self.floor(arch)
-        for task in section[benchmark]["tasks"]:
-            runs = section["seeds"] * len(listed("lr", task))
-            for batch in section["batch_sizes"][benchmark]:
-                for epochs in listed("epochs", task):
-                    steps = math.ceil(sizes[task] / batch) * epochs
-                    for length in listed("max_length", task):
-                        flops = sizes[task] * epochs * length * arch.training_flops_per_token(length)
-                        hours += runs * cost.job_hours(flops, steps, floor, self.gpu, self.mfu)
-        return hours
-
     def finetune_record(self, made_by: dict, experiment: str) -> dict:
         section = self.config["finetune"]
         start = made_by["start"]
@@ -460,7 +405,7 @@ class Planner:
         twin_tasks = (variant.get("objectives") or section["objectives"]).count("+") + 1 if recipe == "twin" else 1
         epochs = section["epochs"][recipe]
         updates = section["max_steps"] or math.ceil(epochs * nli_batches * (2 if twin_tasks > 1 else 1))
-        optimiser = OPTIMISERS[recipe]  # the recipe's own (pipeline/finetune/recipes.py)
+        optimiser = RECIPE_OPTIMISERS[recipe]  # the recipe's own (pipeline/training_settings.py)
         settings = {
             "recipe": recipe,
             "batch_size": section["batch_size"],
@@ -493,63 +438,6 @@ class Planner:
 def optimizer_name(name: str, weight_decay: float) -> str:
     """Adam(W) as the papers name it: AdamW without weight decay is Adam."""
     return "Adam" if weight_decay == 0 and name in ("Adam", "AdamW") else f"{name} (weight decay {weight_decay:g})"
-
-
-def deviation_text(d: dict) -> str:
-    if d["ours"] is None:
-        return f"{d['key']}: {d['why']} (paper {d['paper']})"
-    return f"{d['key']}: {d['ours']} vs {d['paper']}"
-
-
-def budget(records: list[dict]) -> dict:
-    """GPU-hours by rule over the planned jobs, each job counted once however many rows it serves."""
-    jobs: dict[tuple[str, str], float] = {}
-    for r in records:
-        if r["status"] != "planned":
-            continue
-        settings = r.get("settings", {})
-        if r.get("gpu_hours") and ("objective" in settings or "recipe" in settings or "lr_decay" in settings):
-            rule = "pretrain" if "objective" in settings else "finetune" if "recipe" in settings else "bilstm"
-            jobs[(rule, r["label"])] = r["gpu_hours"]
-        down = r.get("downstream", {})
-        if down.get("gpu_hours"):
-            jobs[(f"classify {down['benchmark']}", r["label"])] = down["gpu_hours"]
-    by_rule: dict[str, float] = {}
-    for (rule, _), hours in jobs.items():
-        by_rule[rule] = by_rule.get(rule, 0.0) + hours
-    largest = sorted(jobs.items(), key=lambda item: -item[1])[:5]
-    return {
-        "total": sum(jobs.values()),
-        "by_rule": by_rule,
-        "largest": [{"rule": rule, "label": label, "gpu_hours": hours} for (rule, label), hours in largest],
-    }
-
-
-def markdown(records: list[dict], assumption: str) -> str:
-    lines = [
-        f"GPU-hours: {assumption}",
-        "",
-        "| paper | table | row | status | run | deviations | our choices; released code | GPU-hours |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in records:
-        blocks = [r.get("deviations", []), r.get("downstream", {}).get("deviations", [])]
-        deviations = "; ".join(deviation_text(d) for block in blocks for d in block)
-        notes = [
-            f"{c['key']}: {c['ours']}" + (f" (or {c['alternative']})" if c.get("alternative") else "")
-            for c in r.get("choices", [])
-        ]
-        notes += [f"{e['key']}: paper {e['paper']}, released code {e['released']}" for e in r.get("released", [])]
-        hours = r.get("gpu_hours")
-        lines.append(
-            f"| {r['paper']} | {r['table']} | {r['row']} | {r['status']} | {r.get('label', r.get('reason', ''))} | "
-            f"{deviations} | {'; '.join(notes)} | {'' if hours is None else f'{hours:,.2f}'} |"
-        )
-    total = budget(records)
-    lines += ["", f"GPU budget of the planned rows: {total['total']:,.1f} GPU-hours"]
-    lines += [f"- {rule}: {hours:,.1f}" for rule, hours in sorted(total["by_rule"].items())]
-    lines += [f"- largest: {j['rule']} {j['label']} {j['gpu_hours']:,.1f}" for j in total["largest"]]
-    return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> None:

@@ -284,3 +284,11 @@ def test_packed_updates_count_content_tokens():
     burt = records[("burt_t6", "BURT-base")]["settings"]
     blocks = -(-9_990_000 * 26.6 // 510)
     assert burt["tokens"] == blocks * 512 and burt["updates"] == -(-blocks // 16) == 32_566
+
+
+def test_the_plans_bilstm_constants_are_the_bilstm_stages():
+    """The plan reads the BiLSTM schedule from pipeline/training_settings.py (it may not import a stage)."""
+    from pipeline.bilstm.train import Schedule
+    from pipeline.training_settings import BILSTM_CLASSIFIER_HIDDEN, BILSTM_LR_DECAY
+
+    assert (Schedule().decay, Schedule().classifier_hidden) == (BILSTM_LR_DECAY, BILSTM_CLASSIFIER_HIDDEN)
