@@ -232,3 +232,10 @@ def test_a_classify_grid_of_a_billion_settings_is_one_line(tmp_path):
     path = tmp_path / "grid.yaml"
     path.write_text(yaml.safe_dump(config))
     assert_snakemake_refuses("--configfile", str(path), fragment="has 1,600,000,000 settings; at most 1,000")
+
+
+def test_ngrams_max_n_past_the_flags_bound_is_refused_when_the_config_is_checked():
+    """ngrams --max-n takes at most 16 (pipeline/arguments.py NGRAM_LENGTH); the config says so before a job runs."""
+    with pytest.raises(ConfigError, match="ngrams.max_n: 127 is greater than the maximum of 16"):
+        check({**BASE, "ngrams": {"max_n": 127}}, SCHEMA)
+    check({**BASE, "ngrams": {"max_n": 16}}, SCHEMA)
