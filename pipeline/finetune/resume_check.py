@@ -17,13 +17,15 @@ that fails any of:
   reader), and no larger than the model could make it (:func:`size_bound`);
 - ``trainer_state.json`` is consistent with the folder and the run: its ``global_step`` is the
   folder's ``N`` and within the run's planned steps (a step of 10⁹ would end training at once and
-  save the checkpoint's weights as the final model), its ``max_steps`` is the run's, and a best
-  checkpoint it names is one of this work folder's;
+  save the checkpoint's weights as the final model), its ``max_steps`` is the run's, a best
+  checkpoint it names is one of this work folder's, and it holds only the trainer's own fields,
+  each of its JSON kind (transformers builds its state from the file's keys);
 - every ``.pt``/``.pth``/``.bin`` holds only tensors and plain containers (opened the trainer's
   safe way, with its allow-list of numpy array types, which its RNG state needs), and every
   ``.safetensors`` reads back;
 - ``modules.json`` names no module classes other than the model being trained, since
-  sentence-transformers imports the classes that file names when it loads the checkpoint.
+  sentence-transformers imports the classes that file names when it loads the checkpoint, and
+  no module folder outside the checkpoint.
 """
 
 from __future__ import annotations
@@ -111,6 +113,45 @@ def resumed_log(path: Path, step: int) -> str:
     return "".join(kept)
 
 
+# What transformers' TrainerState holds, as JSON kinds (trainer_state.json is TrainerState(**json)).
+STATE_FIELDS = {
+    "epoch": "a number",
+    "global_step": "an integer",
+    "max_steps": "an integer",
+    "logging_steps": "a number",
+    "eval_steps": "a number",
+    "save_steps": "a number",
+    "train_batch_size": "an integer or null",
+    "num_train_epochs": "an integer",
+    "num_input_tokens_seen": "an integer",
+    "total_flos": "a number",
+    "log_history": "a list",
+    "best_metric": "a number or null",
+    "best_global_step": "an integer or null",
+    "best_model_checkpoint": "a string or null",
+    "is_local_process_zero": "a boolean",
+    "is_world_process_zero": "a boolean",
+    "is_hyper_param_search": "a boolean",
+    "trial_name": "a string or null",
+    "trial_params": "an object or null",
+    "stateful_callbacks": "an object or null",
+}
+_KINDS = {
+    "a number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "an integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "a list": lambda v: isinstance(v, list),
+    "a string": lambda v: isinstance(v, str),
+    "a boolean": lambda v: isinstance(v, bool),
+    "an object": lambda v: isinstance(v, dict),
+}
+
+
+def _is(value, kind: str) -> bool:
+    if kind.endswith(" or null"):
+        return value is None or _KINDS[kind.removesuffix(" or null")](value)
+    return _KINDS[kind](value)
+
+
 def _check_entries(folder: Path, bound: int) -> None:
     """Every entry of ``folder``: a regular file (or folder) of at most ``bound`` bytes, never followed
     through a link, never opened (opening a FIFO blocks)."""
@@ -160,8 +201,15 @@ def _check_state(folder: Path, max_steps: int) -> int:
     planned = state.get("max_steps")
     if planned != max_steps:
         raise InputError(state_path, f"max_steps {planned!r} is not this run's {max_steps}; {HINT}")
+    for key, value in state.items():  # transformers builds TrainerState(**state): a stray key is a TypeError
+        if key not in STATE_FIELDS:
+            raise InputError(state_path, f"{key!r} is not a field of the trainer's state; {HINT}")
+        if not _is(value, STATE_FIELDS[key]):
+            raise InputError(state_path, f"{key} {repr(value)[:40]} is not {STATE_FIELDS[key]}; {HINT}")
+    if any(not isinstance(entry, dict) for entry in state.get("log_history", [])):
+        raise InputError(state_path, f"log_history holds an entry that is not a JSON object; {HINT}")
     epoch = state.get("epoch", 0)
-    if not isinstance(epoch, int | float) or isinstance(epoch, bool) or not math.isfinite(epoch) or epoch < 0:
+    if not math.isfinite(epoch) or epoch < 0:
         raise InputError(state_path, f"epoch {epoch!r} is not a number of passes; {HINT}")
     best = state.get("best_model_checkpoint")
     if best is not None:  # loaded at the end with --select-best: one of this work folder's checkpoints only
@@ -217,9 +265,16 @@ def _check_module_types(path: Path, model) -> None:
     # the names sentence-transformers writes for the model's own modules (``module.__name__``)
     ours = {f"{type(module).__module__}.{type(module).__name__}" for module in model._modules.values()}
     try:
-        named = {entry["type"] for entry in json.loads(path.read_text(encoding="utf-8"))}
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+        named = {entry["type"] for entry in entries}
+        folders = [str(entry.get("path", "")) for entry in entries]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise InputError(path, f"corrupt checkpoint ({_reason(exc)}); {HINT}") from exc
+    inside = path.parent.resolve()
+    for folder in folders:  # each module loads from its folder: one of the checkpoint's own
+        target = (path.parent / folder).resolve()
+        if target != inside and inside not in target.parents:
+            raise InputError(path, f"names a module folder outside the checkpoint ({folder!r}); {HINT}")
     foreign = sorted(map(str, named - ours))
     if foreign:
         raise InputError(

@@ -104,6 +104,17 @@ def _folder_link(checkpoint, _):
     return checkpoint
 
 
+def _module_folder(folder):
+    def change(checkpoint, _):
+        path = checkpoint / "modules.json"
+        modules = json.loads(path.read_text())
+        modules[-1]["path"] = folder
+        path.write_text(json.dumps(modules))
+        return path
+
+    return change
+
+
 KINDS = {  # kind -> (change, the file changed, what the line says)
     "optimizer.pt a link to /dev/urandom": (_link_to("/dev/urandom"), "optimizer.pt", "is a link to /dev/urandom"),
     "optimizer.pt a link out of the checkpoint": (_link_to(_outside_copy), "optimizer.pt", "is a link"),
@@ -126,6 +137,10 @@ KINDS = {  # kind -> (change, the file changed, what the line says)
         "is not a checkpoint of this work folder",
     ),
     "the checkpoint a link to a folder elsewhere": (_folder_link, None, "the checkpoint is a link"),
+    "trainer_state.json with a key the trainer lacks": (_state(payload=1), None, "'payload' is not a field"),
+    "trainer_state.json with a log_history that is not a list": (_state(log_history=5), None, "log_history 5"),
+    "trainer_state.json with a NaN epoch": (_state(epoch=float("nan")), None, "epoch nan"),
+    "modules.json naming a folder outside the checkpoint": (_module_folder("../../.."), None, "outside the checkpoint"),
 }
 
 
