@@ -79,6 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kfold", type=arguments.FOLDS, default=10, help="transfer: folds of the cross-validations (default 10)"
     )
+    parser.add_argument(
+        "--transfer-classifier",
+        choices=("adam", "sklearn"),
+        default="adam",
+        help="transfer: logistic regression trained with Adam, batch 64 (paper 004 §3.2; default), or scikit-learn's",
+    )
 
 
 def finite(value):
@@ -113,7 +119,12 @@ def transfer_options(args: argparse.Namespace) -> dict:
         raise InputError("--transfer-tasks", f"unknown tasks {unknown} (known: {', '.join(TRANSFER_TASKS)})")
     if args.kfold < 2:
         raise InputError("--kfold", f"needs at least 2 folds, not {args.kfold}")
-    return {"tasks": tasks, "kfold": args.kfold, "seed": args.seed}
+    return {
+        "tasks": tasks,
+        "kfold": args.kfold,
+        "seed": args.seed,
+        "classifier": getattr(args, "transfer_classifier", "adam"),
+    }
 
 
 def check_arguments(args: argparse.Namespace) -> None:

@@ -33,18 +33,21 @@ def test_cv_splits_are_deterministic_per_seed():
 
 
 def test_classifier_protocols_on_a_separable_set():
+    """scikit-learn's logistic regression; the Adam one (the default): tests/tasks/test_transfer_adam.py."""
     x, y = separable(120)
-    nested = transfer_classifier.nested_kfold(x, y, k=5, seed=0)
+    nested = transfer_classifier.nested_kfold(x, y, k=5, seed=0, classifier="sklearn")
     assert nested.devacc == 100.0 and nested.acc == 100.0 and len(nested.C) == 5
     assert all(c in transfer_classifier.REGULARISATION for c in nested.C)
     x_test, y_test = separable(40, seed=1)
-    kfold = transfer_classifier.kfold_then_test(x, y, x_test, y_test, k=5, seed=0)
+    kfold = transfer_classifier.kfold_then_test(x, y, x_test, y_test, k=5, seed=0, classifier="sklearn")
     assert (kfold.devacc, kfold.acc) == (100.0, 100.0) and np.array_equal(kfold.predictions, y_test)
-    split = transfer_classifier.dev_then_test(x, y, *separable(30, seed=2), x_test, y_test, seed=0)
+    split = transfer_classifier.dev_then_test(
+        x, y, *separable(30, seed=2), x_test, y_test, seed=0, classifier="sklearn"
+    )
     assert (split.devacc, split.acc) == (100.0, 100.0)
     # labels carry no signal: accuracy near chance, not 100
     shuffled = np.random.default_rng(3).permutation(y)
-    assert transfer_classifier.nested_kfold(x, shuffled, k=5, seed=0).acc < 75
+    assert transfer_classifier.nested_kfold(x, shuffled, k=5, seed=0, classifier="sklearn").acc < 75
 
 
 def test_score_distribution_is_tai_et_al():
@@ -150,6 +153,7 @@ def test_the_cli_writes_the_contract(tmp_path, cli):
     assert 0 <= result["micro"] <= 100 and 0 <= result["macro"] <= 100
     assert result["task"] == "transfer" and result["model"]["kind"] == "bilstm"
     assert result["provenance"]["params"]["kfold"] == 3
+    assert result["classifier"] == "adam" and "l2" in result["tasks"]["MR"]  # paper 004 §3.2's, by default
     # both files feed paper 004's tables: one run row each, beside the published rows
     assert cli("tables", "--metrics", tmp_path / "snli.json", out, "--out", tmp_path / "tables") == 0
     snli_row = next(

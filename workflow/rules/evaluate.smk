@@ -97,6 +97,7 @@ rule evaluate_transfer:
         flags=[
             *("--data", DATA_ROOT, "--transfer-tasks", ",".join(config["transfer"]["tasks"])),
             *options(config["transfer"], "kfold"),
+            *("--transfer-classifier", config["transfer"]["classifier"]),
             *options(EVALUATE, "batch_size", "max_length", "seed"),
         ],
     shell:
