@@ -239,3 +239,32 @@ def test_ngrams_max_n_past_the_flags_bound_is_refused_when_the_config_is_checked
     with pytest.raises(ConfigError, match="ngrams.max_n: 127 is greater than the maximum of 16"):
         check({**BASE, "ngrams": {"max_n": 127}}, SCHEMA)
     check({**BASE, "ngrams": {"max_n": 16}}, SCHEMA)
+
+
+def test_every_input_under_data_root_is_joined_by_the_one_checking_helper():
+    """The kind, not the instances: a rule file that joins data_root itself would skip the check."""
+    rules = sorted((REPO / "workflow" / "rules").rglob("*.smk"))
+    joins = [f"{path.name}: {line.strip()}" for path in rules for line in path.read_text().splitlines()]
+    assert [j for j in joins if "join(DATA_ROOT" in j and "return os.path.join(DATA_ROOT, relative)" not in j] == []
+
+
+def test_every_schema_key_said_to_lie_under_data_root_is_checked():
+    """A path key added to the schema with "under data_root" in its description joins DATA_PATHS."""
+    from pipeline.workflow_config import DATA_PATHS
+
+    found = []
+
+    def walk(schema, where):
+        if not isinstance(schema, dict):
+            return
+        text = str(schema.get("description", ""))
+        if re.search(r"(under|relative to) data_root", text) and where[-1] not in ("data_root", "download"):
+            found.append(where)
+        for key, child in schema.get("properties", {}).items():
+            walk(child, (*where, key))
+        walk(schema.get("additionalProperties"), (*where, "*"))
+
+    walk(SCHEMA, ("",))
+    checked = {tuple(part for part in pattern if part is not None) for pattern in DATA_PATHS}
+    dumps = {("corpus", "*", "dumps", "*", "path")}
+    assert found and {where[1:] for where in found} - checked - dumps == set()

@@ -11,6 +11,7 @@ import yaml
 
 from pipeline.errors import InputError
 from pipeline.models.spec import HUB_PREFIX, resolve_path
+from pipeline.tasks.data_root import leaves_root
 
 RUN = config["run"]
 RESULTS = f"results/{RUN}"
@@ -60,11 +61,23 @@ def per_shard(pattern, lang):
     return expand(pattern, lang=lang, part=dump_parts(lang), shard=SHARDS)
 
 
+# ------------------------------------------------------------------ paths under data_root
+def data_path(*parts):
+    """data_root/PARTS: every input the rules read under data_root is joined here, which refuses a
+    path that would leave it (absolute, or climbing out with '..'; pipeline/tasks/data_root.py),
+    whichever config key or data list it came from."""
+    relative = os.path.join(*parts)
+    reason = leaves_root(relative)
+    if reason:
+        raise ValueError(f"config: data path {relative!r} {reason}")
+    return os.path.join(DATA_ROOT, relative)
+
+
 # ------------------------------------------------------------------ NLI sources (finetune, word2vec)
 def nli_data_files(spec):
     """The files behind one NLI source under data_root, as the stages' --nli takes it (DIR:SPLIT -> its
     three files; ARCHIVE.zip:SPLIT -> the archive; a CSV or jsonl file -> itself)."""
-    path = os.path.join(DATA_ROOT, spec)
+    path = data_path(spec)
     if ":" in spec and not os.path.exists(path):
         head, split = path.rsplit(":", 1)
         if head.endswith(".zip"):

@@ -14,23 +14,23 @@ BILSTM_MODELS = {
 }
 if BILSTM_MODELS and BILSTM["vectors"] != "word2vec" and "vectors_url" in BILSTM:
     register_download(
-        os.path.join(DATA_ROOT, BILSTM["vectors"]),
+        data_path(BILSTM["vectors"]),
         {"url": BILSTM["vectors_url"], **({"sha256": BILSTM["vectors_sha256"]} if "vectors_sha256" in BILSTM else {})},
     )
 if BILSTM_MODELS:
     for _path, _spec in BILSTM["downloads"].items():
-        register_download(os.path.join(DATA_ROOT, _path), _spec)
+        register_download(data_path(_path), _spec)
 
 
 def bilstm_vectors():
     """The word vectors file: the word2vec stage's English vectors, or a file under data_root."""
     if BILSTM["vectors"] == "word2vec":
         return expand(rules.word2vec.output[0], lang="en")[0]  # rules.word2vec: pretrain.smk, included before
-    return os.path.join(DATA_ROOT, BILSTM["vectors"])
+    return data_path(BILSTM["vectors"])
 
 
 def bilstm_files(key):
-    return [os.path.join(DATA_ROOT, path) for path in BILSTM[key]]
+    return [data_path(path) for path in BILSTM[key]]
 
 
 def bilstm_splits(wildcards, input):

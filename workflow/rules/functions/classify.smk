@@ -135,13 +135,13 @@ if CLASSIFY["download"]:
             f"tasks in workflow/data/classification-sources.yaml; missing for {', '.join(sorted(_unpinned))}"
         )
     for _name, _spec in _archives.items():
-        register_download(os.path.join(DATA_ROOT, "downloads", _name), _spec)
+        register_download(data_path("downloads", _name), _spec)
     for _path, _spec in _files.items():
         if "url" in _spec:
-            register_download(os.path.join(DATA_ROOT, _path), _spec)
+            register_download(data_path(_path), _spec)
         else:
-            CLASSIFY_UNPACK[os.path.join(DATA_ROOT, _path)] = (
-                os.path.join(DATA_ROOT, "downloads", _spec["archive"]),
+            CLASSIFY_UNPACK[data_path(_path)] = (
+                data_path("downloads", _spec["archive"]),
                 _spec["member"],
             )
         CLASSIFY_DATA.append(_path)
@@ -153,10 +153,10 @@ def classify_data(task):
     from pipeline.classify.tasks import TASKS
 
     folder = CLASSIFY_FOLDERS.get(task)
-    files = [os.path.join(DATA_ROOT, path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
+    files = [data_path(path) for path in CLASSIFY_DATA if folder and path.startswith(folder)]
     spec = TASKS[task]
     candidates = {
-        os.path.join(DATA_ROOT, name)
+        data_path(name)
         for paths in (
             *spec.splits.values(),
             *spec.extra_dev.values(),

@@ -8,11 +8,11 @@ def dump_spec(lang, part):
 
 
 def dump_path(lang, part):
-    return os.path.join(DATA_ROOT, dump_spec(lang, part)["path"])
+    return data_path(dump_spec(lang, part)["path"])
 
 
 def index_path(lang, part):
-    return os.path.join(DATA_ROOT, dump_spec(lang, part)["index"]["path"])
+    return data_path(dump_spec(lang, part)["index"]["path"])
 
 
 def dump_slices(lang, part):

@@ -9,7 +9,7 @@ RETRIEVAL = ("geogranno", "faq")
 # With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
 with open(os.path.join(workflow.basedir, "workflow", "data", "evaluation-sources.yaml")) as _sources:
     EVAL_DATA = {
-        task: {os.path.join(DATA_ROOT, path): spec for path, spec in files.items()}
+        task: {data_path(path): spec for path, spec in files.items()}
         for task, files in yaml.safe_load(_sources).items()
     }
 if EVALUATE["download"]:
@@ -62,12 +62,12 @@ OPTIONAL_TASK_DATA = {"scws": "scws/ratings.txt"}
 SKIPPED_TASKS = sorted(
     task
     for task, path in OPTIONAL_TASK_DATA.items()
-    if any(task in tasks for tasks in EVALUATE["tasks"].values()) and not os.path.isfile(os.path.join(DATA_ROOT, path))
+    if any(task in tasks for tasks in EVALUATE["tasks"].values()) and not os.path.isfile(data_path(path))
 )
 if SKIPPED_TASKS:
     print(
         f"evaluate: skipping {', '.join(SKIPPED_TASKS)}: no "
-        f"{', '.join(os.path.join(DATA_ROOT, OPTIONAL_TASK_DATA[t]) for t in SKIPPED_TASKS)}",
+        f"{', '.join(data_path(OPTIONAL_TASK_DATA[t]) for t in SKIPPED_TASKS)}",
         file=sys.stderr,
     )
 

@@ -64,14 +64,14 @@ if FINETUNE["download"]:
             _checksum = FINETUNE["download_checksums"].get(_path)
             _spec = {**_spec, **({"sha256": _checksum} if _checksum else {})}
             if _spec.get("unverified") or any(algorithm in _spec for algorithm in ("sha256", "sha1", "md5")):
-                register_download(os.path.join(DATA_ROOT, _path), _spec)
+                register_download(data_path(_path), _spec)
 
 
 def finetune_inputs(wildcards):
     run = FINETUNE_RUNS[wildcards.label]
     files = [f for spec in FINETUNE["nli"] for f in nli_data_files(spec)]
     if run["recipe"] == "twin" and FINETUNE["ppdb"]:
-        files.append(os.path.join(DATA_ROOT, FINETUNE["ppdb"]))
+        files.append(data_path(FINETUNE["ppdb"]))
     if FINETUNE["eval_steps"]:  # the in-training evaluation reads STS-B dev, STS and analogy sets
         files += dict.fromkeys(
             path
@@ -84,7 +84,7 @@ def finetune_inputs(wildcards):
 def finetune_flags(wildcards):
     run = FINETUNE_RUNS[wildcards.label]
     flags = ["--recipe", run["recipe"]]
-    flags += [arg for spec in FINETUNE["nli"] for arg in ("--nli", os.path.join(DATA_ROOT, spec))]
+    flags += [arg for spec in FINETUNE["nli"] for arg in ("--nli", data_path(spec))]
     if FINETUNE["max_steps"] is None:  # the papers' budget: passes over the NLI data, per recipe
         flags += ["--epochs", str(FINETUNE["epochs"][run["recipe"]])]
     else:
@@ -92,7 +92,7 @@ def finetune_flags(wildcards):
     flags += options(FINETUNE, "batch_size", "seed", "lr", "warmup", "max_length", "save_every")
     flags += ["--resume", *options(run["settings"], *FINETUNE_FLAG_KEYS)]  # resume: a rerun continues
     if run["recipe"] == "twin" and FINETUNE["ppdb"]:
-        flags += ["--ppdb", os.path.join(DATA_ROOT, FINETUNE["ppdb"])]
+        flags += ["--ppdb", data_path(FINETUNE["ppdb"])]
     if FINETUNE["eval_steps"]:
         tasks = ",".join(FINETUNE["eval_tasks"])
         flags += ["--eval-data", DATA_ROOT, *options(FINETUNE, "eval_steps"), "--eval-tasks", tasks]

@@ -57,7 +57,7 @@ def word2vec_nli(lang):
     """(--nli options, input files) of the word2vec job of ``lang``: word2vec.nli's NLI files, English
     only (the BiLSTM's training sentences, docs/stages/bilstm.md)."""
     specs = config["word2vec"]["nli"] if lang == "en" else []
-    flags = [arg for spec in specs for arg in ("--nli", os.path.join(DATA_ROOT, spec))]
+    flags = [arg for spec in specs for arg in ("--nli", data_path(spec))]
     return flags, [path for spec in specs for path in nli_data_files(spec)]
 
 
