@@ -268,3 +268,20 @@ def test_every_schema_key_said_to_lie_under_data_root_is_checked():
     checked = {tuple(part for part in pattern if part is not None) for pattern in DATA_PATHS}
     dumps = {("corpus", "*", "dumps", "*", "path")}
     assert found and {where[1:] for where in found} - checked - dumps == set()
+
+
+@pytest.mark.parametrize(
+    "file, folder",
+    [("../outside.txt", "../outdir"), ("/etc/hostname", "/etc"), ("sts/../../outside.txt", "sts/../../outdir")],
+)
+def test_a_task_file_outside_the_data_root_is_refused(tmp_path, file, folder):
+    from pipeline.errors import InputError
+    from pipeline.tasks.data_root import DataRoot
+
+    (tmp_path / "outside.txt").write_text("x\n")
+    (tmp_path / "outdir").mkdir()
+    (tmp_path / "root" / "sts").mkdir(parents=True)
+    with pytest.raises(InputError, match="data root"):
+        DataRoot(tmp_path / "root").file(file)
+    with pytest.raises(InputError, match="data root"):
+        DataRoot(tmp_path / "root").folder(folder)
