@@ -4,6 +4,7 @@ cannot be a file, a failed rename, and a full disk named by the path being writt
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -154,3 +155,61 @@ def test_a_special_file_is_written_into_never_replaced(tmp_path):
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)  # still the pipe
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary beside it
     assert not temp_path(pipe).exists() and temp_path(pipe).parent != tmp_path
+
+
+# ------------------------------------------------------------------ symbolic links, folders of outputs
+def test_a_link_s_file_is_replaced_beside_it_and_the_link_kept(tmp_path):
+    from pipeline.atomic import resolve_target, write_json
+
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "out.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(Path("real") / "out.json")
+    outer = tmp_path / "outer.json"
+    outer.symlink_to(link)
+    assert resolve_target(outer) == real and resolve_target(real) == real
+    assert temp_path(outer).parent == real.parent  # the rename stays within the file's own folder
+    write_json(outer, {"a": 1})
+    assert outer.is_symlink() and link.is_symlink() and json.loads(real.read_text()) == {"a": 1}
+
+
+def test_a_link_into_proc_is_special_and_stays_as_it_is(tmp_path):
+    from pipeline.atomic import is_special, resolve_target
+
+    with open(tmp_path / "held", "w") as stream:
+        link = tmp_path / "fd"
+        link.symlink_to(f"/proc/self/fd/{stream.fileno()}")
+        assert is_special(link) and resolve_target(link) == link
+    assert not is_special(tmp_path / "held")
+
+
+def test_a_loop_of_links_is_an_input_error(tmp_path):
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    with pytest.raises(InputError, match="loop of symbolic links"), AtomicFiles() as files:
+        files.temp(tmp_path / "a").write_text("x")
+    assert (tmp_path / "a").is_symlink()
+
+
+def test_a_folder_of_outputs_is_swapped_in_whole_and_a_failure_keeps_the_earlier_one(tmp_path):
+    from pipeline.atomic import AtomicFolder, exchange
+
+    first, second = tmp_path / "x", tmp_path / "y"
+    first.mkdir()
+    second.mkdir()
+    (first / "f").write_text("1")
+    if exchange(first, second):  # where the system can: both names swapped in one step
+        assert (second / "f").read_text() == "1" and not (first / "f").exists()
+    out = tmp_path / "tables"
+    with AtomicFolder(out, ["a.md", "b.md"]) as folder:
+        (folder / "a.md").write_text("a1")
+        (folder / "b.md").write_text("b1")
+    with pytest.raises(RuntimeError), AtomicFolder(out, ["a.md", "b.md"]) as folder:
+        (folder / "a.md").write_text("a2")
+        raise RuntimeError("killed")
+    assert {p.name: p.read_text() for p in out.iterdir()} == {"a.md": "a1", "b.md": "b1"}
+    with AtomicFolder(out, ["a.md", "b.md"]) as folder:
+        (folder / "a.md").write_text("a3")
+    assert {p.name: p.read_text() for p in out.iterdir()} == {"a.md": "a3"}  # the new set, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tables", "x", "y"]  # no temporaries

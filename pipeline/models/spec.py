@@ -23,7 +23,6 @@ folders), :func:`load_model` builds the model behind any spec and :func:`model_p
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections.abc import Callable
@@ -60,17 +59,46 @@ class Loader:
 
 
 # ------------------------------------------------------------------ locating a checkpoint
+PACKAGE_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def _package_locations(spec: str, package: str) -> list[Path]:
+    """The folders of the installed package ``package`` (a dotted name), found on ``sys.path`` by
+    ``importlib.machinery.PathFinder`` part by part, so no package code is imported and run. A name that
+    is not a package installed on the path (a built-in or frozen module such as ``sys`` or ``os``, a
+    one-file module such as ``typing_extensions``, a name not installed at all) is refused."""
+    from importlib.machinery import PathFinder
+
+    if not PACKAGE_NAME.match(package):
+        raise InputError(spec, f"{package!r} is not a Python package name (dotted identifiers)")
+    locations: list[str] | None = None
+    parts = package.split(".")
+    for depth, part in enumerate(parts):
+        found = PathFinder.find_spec(part, locations)
+        name = ".".join(parts[: depth + 1])
+        if found is None:
+            raise InputError(spec, f"package {package} is not installed ({name} not found on the Python path)")
+        locations = list(found.submodule_search_locations or [])
+        if locations and found.origin is None:  # a bare folder on the path (the working folder's, say)
+            raise InputError(spec, f"{name} is a folder without __init__.py, not an installed package")
+        if not locations:
+            raise InputError(spec, f"{name} is a one-file module, not a package: it ships no checkpoint folder to load")
+    return [Path(location) for location in locations or []]
+
+
 def package_folder(spec: str) -> str:
-    """``package:NAME`` → the checkpoint folder inside that installed package."""
+    """``package:NAME`` → the checkpoint folder that package ships: the first folder inside the package's
+    own folder (links leading out of it are not followed) holding ``config.json`` beside
+    ``tokenizer_config.json``. Anything else (no such package, a module that is not a package, a package
+    shipping no model) is refused: never a search of the working folder or of site-packages."""
     package = spec.removeprefix(PACKAGE_PREFIX)
-    found = importlib.util.find_spec(package)
-    if found is None or found.origin is None:
-        raise InputError(spec, f"package {package} is not installed")
-    folders = [
-        config.parent
-        for config in sorted(Path(found.origin).parent.rglob("config.json"))
-        if (config.parent / "tokenizer_config.json").exists()
-    ]
+    folders = []
+    for root in _package_locations(spec, package):
+        real_root = root.resolve()
+        for config in sorted(root.rglob("config.json")):
+            folder = config.parent
+            if (folder / "tokenizer_config.json").is_file() and folder.resolve().is_relative_to(real_root):
+                folders.append(folder)
     if not folders:
         raise InputError(spec, f"package {package} holds no checkpoint (config.json + tokenizer_config.json)")
     return str(folders[0])

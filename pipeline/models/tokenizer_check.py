@@ -9,13 +9,19 @@ tokenizer (``tokenize``, ``pretrain``, ``evaluate``'s transformer and input-embe
 - fails to load at all (a missing, truncated or corrupt file),
 - has no vocabulary beyond its special tokens, or
 - does not round-trip its own vocabulary: words of the vocabulary (decoded back to text, spread
-  over the whole vocabulary) are encoded again, and more than half of them come back unknown.
+  over the whole vocabulary) are encoded again, and more than half of them come back unknown, or
+- maps a token to an id the model has no embedding for (an id at or beyond ``vocab_size`` of the
+  folder's ``config.json``), which would pass every other check and then fail with an ``IndexError``
+  in the embedding lookup of the first batch that holds the token (:func:`check_ids_fit_model`).
 
 The probe is built from the tokenizer's own vocabulary, so it holds for every language and every
 tokenizer family (WordPiece, SentencePiece, byte-level BPE).
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from pipeline.errors import InputError
 
@@ -52,8 +58,42 @@ def probe_words(tokenizer) -> list[str]:
     return words[:: max(1, len(words) // PROBE_WORDS)][:PROBE_WORDS]
 
 
+def model_vocab_size(name_or_path) -> int | None:
+    """``vocab_size`` of the model in the folder ``name_or_path`` (its ``config.json``): how many rows its
+    embedding matrix has. None where the folder has no readable config (a hub id, a tokenizer-only folder):
+    the model's own loading reports a bad config."""
+    try:
+        config = json.loads((Path(name_or_path) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    size = config.get("vocab_size") if isinstance(config, dict) else None
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
+
+
+def check_ids_fit_model(tokenizer, name_or_path) -> None:
+    """Refuse a tokenizer that maps a token to an id beyond the model's embeddings (module docstring),
+    naming the tokenizer's file, the token, its id and the model's vocabulary size."""
+    size = model_vocab_size(name_or_path)
+    if size is None:
+        return
+    vocab = tokenizer.get_vocab()
+    if not vocab:
+        return
+    token, top = max(vocab.items(), key=lambda item: (item[1], item[0]))
+    if top < size:
+        return
+    folder = Path(name_or_path)
+    named = next((folder / name for name in ("tokenizer.json", "vocab.txt") if (folder / name).is_file()), folder)
+    raise InputError(
+        named,
+        f"maps {token[:40]!r} to id {top}, beyond the model's {size} embeddings (vocab_size in config.json): "
+        "the tokenizer does not belong to this model",
+    )
+
+
 def check_tokenizer(tokenizer, name_or_path) -> None:
-    """Refuse a tokenizer that did not load completely (see the module docstring)."""
+    """Refuse a tokenizer that did not load completely or does not fit its model (see the module docstring)."""
+    check_ids_fit_model(tokenizer, name_or_path)
     special = set(tokenizer.all_special_ids)
     if not [i for i in tokenizer.get_vocab().values() if i not in special]:
         raise InputError(

@@ -12,7 +12,8 @@ fixed maskings, the same for every objective so that runs compare:
   ``heldout_ngram_acc``, the share of masked n-grams whose every token is predicted right (whole
   n-grams: the unit BURT masks), and ``heldout_ngram_token_acc`` over their tokens.
 
-The masks are drawn once, from ``(seed, epoch 0, sentence)``, so a change between two evaluations is
+Where the held-out sentences have no masked token (or no masked n-gram), the scores are logged as
+``null``, not as a loss of 0 and an accuracy of 0 (``heldout_ngrams`` counts the n-grams scored). The masks are drawn once, from ``(seed, epoch 0, sentence)``, so a change between two evaluations is
 the model's. Each evaluation goes into that step's line of ``train_log.jsonl``. With ELECTRA the
 masked LM is the generator.
 """
@@ -75,6 +76,11 @@ def set_aside(args, dataset, tokenizer):
     return train, HeldOut(held, tokenizer, args.seed, args.eval_every, args.ngram_pool)
 
 
+def _share(part: float, whole: float) -> float | None:
+    """``part / whole`` rounded for the log; None (JSON null) where there is nothing to score."""
+    return round(part / whole, 5) if whole else None
+
+
 class HeldOut:
     """The held-out sentences masked once both ways; :meth:`evaluate` scores a masked LM on them."""
 
@@ -97,7 +103,7 @@ class HeldOut:
         return step % self.every == 0 or step == total_steps
 
     @torch.no_grad()
-    def evaluate(self, mlm_model, device) -> dict[str, float]:
+    def evaluate(self, mlm_model, device) -> dict[str, float | None]:
         was_training = mlm_model.training
         mlm_model.eval()
         head = mlm_head(mlm_model)
@@ -120,13 +126,12 @@ class HeldOut:
                         if where[row, start:end].all():
                             units += 1
                             units_right += int(correct[row, start:end].all())
-            found[f"heldout_{name}_acc" if name == "token" else "heldout_ngram_token_acc"] = round(
-                right / max(total, 1), 5
-            )
+            # no masked token (or n-gram): no score, logged as null, not as a perfect loss and a zero accuracy
+            found[f"heldout_{name}_acc" if name == "token" else "heldout_ngram_token_acc"] = _share(right, total)
             if name == "token":
-                found["heldout_token_loss"] = round(loss / max(total, 1), 5)
+                found["heldout_token_loss"] = _share(loss, total)
             else:
-                found["heldout_ngram_acc"] = round(units_right / max(units, 1), 5)
+                found["heldout_ngram_acc"] = _share(units_right, units)
                 found["heldout_ngrams"] = units
         mlm_model.train(was_training)
         return found

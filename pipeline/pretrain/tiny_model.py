@@ -29,6 +29,7 @@ from pipeline.shards import input_files
 log = logging.getLogger("pipeline.tiny-model")
 
 MAX_PIECE_CHARS = 24  # longer words are spelled with shorter pieces
+MAX_PARAMETERS = 350_000_000  # BERT-large's size: more is not a tiny model, and needs > 1.4 GB to build
 
 SPECIAL_TOKENS = {
     "pad_token": "[PAD]",
@@ -138,10 +139,43 @@ def tiny_bert(tokenizer, hidden: int, layers: int, heads: int, max_length: int, 
     return BertForMaskedLM(config)
 
 
-def check_sizes(args: argparse.Namespace) -> None:
-    """Sizes that do not fit together (each alone is typed by its flag), refused before any work."""
+def parameter_count(vocabulary: int, hidden: int, layers: int, max_length: int) -> int:
+    """The parameters of ``BertForMaskedLM`` with these sizes (intermediate size 4 × hidden): embeddings
+    (words, positions, 2 segments, LayerNorm), per layer the attention's four h×h maps and the 4h
+    feed-forward in and out with their biases and two LayerNorms, the MLM head (dense, LayerNorm, a
+    decoder tied to the word embeddings, its bias)."""
+    embeddings = (vocabulary + max_length + 2) * hidden + 2 * hidden
+    layer = 4 * (hidden * hidden + hidden) + 2 * (4 * hidden * hidden) + 4 * hidden + hidden + 4 * hidden
+    head = hidden * hidden + hidden + 2 * hidden + vocabulary
+    return embeddings + layers * layer + head
+
+
+def check_sizes(args: argparse.Namespace, vocabulary: int = 0) -> None:
+    """Sizes that do not fit together (each alone is typed by its flag), refused before any work: --hidden
+    a multiple of --heads, and the model no larger than :data:`MAX_PARAMETERS` (checked again once the
+    vocabulary is learned), so a huge --hidden or --layers is one line, not a failed allocation."""
     if args.hidden % args.heads:
         raise InputError("--hidden", f"{args.hidden} is not a multiple of --heads {args.heads}")
+    count = parameter_count(vocabulary, args.hidden, args.layers, args.max_length)
+    if count > MAX_PARAMETERS:
+        raise InputError(
+            "--hidden",
+            f"--hidden {args.hidden} with --layers {args.layers}"
+            + (f" and a vocabulary of {vocabulary:,}" if vocabulary else "")
+            + f" makes a model of {count:,} parameters; tiny-model builds at most {MAX_PARAMETERS:,}"
+            " (BERT-large's size): give a smaller --hidden or --layers",
+        )
+
+
+def check_vocabulary(tokenizer, files: list[Path]) -> None:
+    """A vocabulary of the special tokens alone means the input held no text (zero sentences, or only
+    empty ones): such a model could only ever see [UNK], so it is refused, naming the input."""
+    if len(tokenizer) <= len(SPECIAL_TOKENS):
+        named = ", ".join(str(path) for path in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise InputError(
+            named or "--sentences",
+            "holds no text to learn a vocabulary from (no sentence, or only empty ones): no model written",
+        )
 
 
 def run(args: argparse.Namespace) -> None:
@@ -152,6 +186,8 @@ def run(args: argparse.Namespace) -> None:
     for path in files:
         contracts.check_schema(path, contracts.SENTENCES, columns=["text"])
     tokenizer = train_tokenizer(files, args.vocab_size, args.min_frequency, args.max_length)
+    check_vocabulary(tokenizer, files)
+    check_sizes(args, len(tokenizer))
     model = tiny_bert(tokenizer, args.hidden, args.layers, args.heads, args.max_length, args.seed)
     params = {k: v for k, v in vars(args).items() if k not in ("sentences", "out", "run", "verbose", "stage")}
     record = provenance.make(

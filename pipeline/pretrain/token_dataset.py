@@ -51,10 +51,13 @@ def build_arrow_cache(parquet_paths, cache_path, batch_rows: int = 65536) -> Pat
     return Path(cache_path)
 
 
-def check_token_rows(path, vocab_size: int, batch_rows: int = 65536) -> None:
-    """Refuse rows the collators cannot trust, naming the first: no tokens, an id outside
+def check_token_rows(path, vocab_size: int, batch_rows: int = 65536, special_ids=()) -> None:
+    """Refuse rows the collators cannot trust, naming the first: no tokens, only special tokens
+    (``special_ids``: ``[CLS] [SEP]`` leaves nothing to mask, and a batch of them trains with loss 0;
+    ``tokenize`` drops such sentences, and packed input refuses them too), an id outside
     ``[0, vocab_size)``, ``word_ids`` of another length than ``input_ids``, a span that is empty
     or reaches past its row (docs/design.md, the ``tokens`` contract). Vectorised per batch."""
+    specials = pa.array(sorted({int(i) for i in special_ids}), type=pa.int64())
     seen = 0
     for batch in contracts.iter_batches(path, contracts.TOKENS.names, batch_rows):
         ids = batch.column("input_ids")
@@ -67,6 +70,10 @@ def check_token_rows(path, vocab_size: int, batch_rows: int = 65536) -> None:
             ),
         ]
         values = pc.list_flatten(ids)
+        if len(specials):
+            content = pc.invert(pc.is_in(pc.cast(values, pa.int64()), value_set=specials))
+            only_specials = pc.and_(pc.invert(_rows_of(ids, content, batch.num_rows)), pc.greater(lengths, 0))
+            problems.append((only_specials, "only special tokens (no text between [CLS] and [SEP]: nothing to mask)"))
         outside = pc.or_(pc.less(values, 0), pc.greater_equal(values, vocab_size))
         problems.append(
             (_rows_of(ids, outside, batch.num_rows), f"a token id outside the vocabulary [0, {vocab_size})")
@@ -101,7 +108,7 @@ def check_data(paths: list[Path], tokenizer) -> dict:
             )
         if records and record.get("params", {}).get("max_length") != records[0].get("params", {}).get("max_length"):
             raise InputError(path, "tokenized with another --max-length than the other shards")
-        check_token_rows(path, len(tokenizer))
+        check_token_rows(path, len(tokenizer), special_ids=tokenizer.all_special_ids)
         records.append(record)
     return records[0]
 
