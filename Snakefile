@@ -55,6 +55,7 @@ rule all:
         corpus_outputs(),
         ngram_outputs(),
         rules.tables.output,
+        rules.scoreboard.output,
         [f"{d}/analogy_pca_male_female.png" for d in figure_dirs()],
         rules.corpus_stats.output,
         [f"{RESULTS}/report/training/{model}.png" for model in trained_models()],

@@ -68,6 +68,7 @@ def _row(path: Path, source_id: str, source: dict, paper: dict, spec: TableSpec,
         facet=facet,
         signed=bool(row.get("signed")),
         source={
+            "source_id": source_id,
             "paper": paper["short"],
             "paper_file": paper["file"],
             "cite": paper["cite"],

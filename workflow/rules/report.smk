@@ -4,6 +4,9 @@
 # classify_summaries() (functions/evaluate.smk, functions/classify.smk).
 
 
+import json
+
+
 include: "functions/report.smk"
 
 
@@ -58,6 +61,40 @@ rule tables:
         runtime=10,
     shell:
         "python -m pipeline tables --metrics {input:q} --out $(dirname {output.index:q}) > {log:q} 2>&1"
+
+
+# How far the run reproduced the papers (pipeline/report/scoreboard.py): the published numbers the
+# plan maps to this config's runs, ours beside them, and every claim of pipeline/report/claims.yaml
+# judged, across seeds where there are seeds. The report's first section. The config goes in as JSON
+# (quoted), so that the plan is made from the config this run resolved, overrides included.
+
+
+rule scoreboard:
+    input:
+        rules.tables.output.index,
+    output:
+        html=report(
+            f"{RESULTS}/scoreboard.html",
+            caption="../report/scoreboard.rst",
+            category="1. Reproduction scoreboard",
+            labels={"page": "claims and published numbers"},
+        ),
+        md=f"{RESULTS}/scoreboard.md",
+        json=f"{RESULTS}/scoreboard.json",
+    log:
+        f"{LOGS}/scoreboard/scoreboard.log",
+    benchmark:
+        f"{BENCHMARKS}/scoreboard/scoreboard.tsv"
+    conda:
+        "../../envs/models.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        config=lambda wc: json.dumps(config, sort_keys=True),
+    shell:
+        "python -m pipeline scoreboard --tables {input:q} --config-json {params.config:q}"
+        " --out $(dirname {output.json:q}) > {log:q} 2>&1"
 
 
 # Corpus statistics per stage (corpus_stats) and training curves per trained model

@@ -1,0 +1,177 @@
+"""The reproduction scoreboard (pipeline/report/scoreboard.py): claims judged from a run's tables."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from scipy import stats
+
+from pipeline.report import scoreboard
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONFIGS = Path(__file__).parents[2] / "workflow" / "config"
+
+
+def renamed_metrics(tmp_path: Path, fixture: str, name: str, scale: float) -> Path:
+    """A real metrics fixture under another model name, every number of its levels scaled."""
+    data = json.loads((FIXTURES / f"{fixture}.json").read_text())
+    data["model"]["name"] = name
+
+    def scaled(value):
+        if isinstance(value, dict):
+            return {k: scaled(v) for k, v in value.items()}
+        return value * scale if isinstance(value, float) else value
+
+    for key in ("levels", "overall"):
+        data[key] = scaled(data[key])
+    path = tmp_path / f"{fixture}-{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def glue_summary(tmp_path: Path, name: str, cola: list[float]) -> Path:
+    """A classify-summary for GLUE CoLA (several seeds), as the stage writes it."""
+    mean = sum(cola) / len(cola)
+    std = math.sqrt(sum((x - mean) ** 2 for x in cola) / (len(cola) - 1))
+    record = {
+        "task": "glue",
+        "model": {"name": name, "path": f"models/{name}", "kind": "classifier", "pooling": None},
+        "tasks": {
+            "cola": {
+                "metric": "mcc",
+                "batch_size": 32,
+                "seeds": list(range(len(cola))),
+                "search": {"batch32": mean},
+                "dev": {"mcc": {"mean": mean, "std": std, "max": max(cola), "min": min(cola)}},
+            }
+        },
+        "avg": {"mean": mean, "columns": ["cola"]},
+        "geogranno": None,
+        "provenance": {"stage": "classify-summary", "seed": list(range(len(cola)))},
+    }
+    path = tmp_path / f"glue-{name}.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+@pytest.fixture
+def board(cli, tmp_path):
+    """Run tables then the scoreboard on metrics files; returns the scoreboard JSON."""
+
+    def make(metrics: list[Path], config: dict) -> dict:
+        assert cli("tables", "--metrics", *metrics, "--out", tmp_path / "tables") == 0
+        out = tmp_path / "board"
+        status = cli(
+            "scoreboard", "--tables", tmp_path / "tables/tables.json", "--config-json", json.dumps(config), "--out", out
+        )
+        assert status == 0
+        assert (out / "scoreboard.md").is_file() and (out / "scoreboard.html").is_file()
+        return json.loads((out / "scoreboard.json").read_text())
+
+    return make
+
+
+def demo_config() -> dict:
+    import yaml
+
+    from pipeline.report import plan
+
+    config = plan.resolve_config(CONFIGS / "demo.yaml")
+    return json.loads(json.dumps(config, default=str)) | {
+        "run": yaml.safe_load((CONFIGS / "demo.yaml").read_text())["run"]
+    }
+
+
+def claim(board: dict, claim_id: str) -> dict:
+    return next(c for c in board["claims"] if c["id"] == claim_id)
+
+
+def test_every_claim_is_listed_with_a_verdict_and_at_least_twenty(board, tmp_path):
+    result = board([renamed_metrics(tmp_path, "analogy_minilm", "tiny", 1.0)], demo_config())
+    claims = scoreboard.load_claims()
+    assert len(claims) >= 20 and len({c["paper"] for c in claims}) == 5
+    assert [c["id"] for c in result["claims"]] == [c["id"] for c in claims]
+    assert all(c["verdict"] in scoreboard.VERDICTS for c in result["claims"])
+    assert sum(result["claim_counts"].values()) == len(claims)
+
+
+def test_a_role_pair_of_this_run_is_judged_and_marked_not_comparable(board, tmp_path):
+    """tiny+burt scores above tiny on word analogies: the claim holds here, on models that are not the paper's."""
+    metrics = [
+        renamed_metrics(tmp_path, "analogy_minilm", "tiny", 1.0),
+        renamed_metrics(tmp_path, "analogy_minilm", "tiny+burt", 1.2),
+        renamed_metrics(tmp_path, "analogy_minilm", "tiny+mlm", 1.5),
+    ]
+    result = board(metrics, demo_config())
+    over_bert = claim(result, "burt-analogy-word-over-bert")
+    assert over_bert["verdict"] == "holds" and over_bert["comparable"] is False
+    (pair,) = over_bert["pairs"]
+    assert (pair["higher"]["label"], pair["lower"]["label"]) == ("tiny+burt", "tiny")
+    assert pair["higher"]["n"] == 1 and pair["test"].startswith("none: n = 1")
+    assert pair["difference"] == pytest.approx(0.2 * pair["lower"]["mean"])
+    assert claim(result, "burt-analogy-over-mlm")["verdict"] == "does not hold"  # mlm scaled higher
+    assert claim(result, "ulr-analogy-average")["verdict"] == "not run"  # no tiny+misad
+    # the paper's own difference comes from published.yaml: BURT-base 72.8 vs BERT-base 55.8 word accuracy
+    assert over_bert["paper_difference"] == pytest.approx(72.8 - 55.8)
+    text = (tmp_path / "board/scoreboard.md").read_text()
+    assert "not comparable at this scale" in text and "burt-analogy-word-over-bert" in text
+
+
+def test_seeds_give_welch_test_and_the_smallest_detectable_difference(board, tmp_path):
+    high, low = [60.0, 62.0, 61.0, 63.0, 59.0], [55.0, 58.0, 54.0, 57.0, 56.0]
+    metrics = [glue_summary(tmp_path, "tiny+misad", high), glue_summary(tmp_path, "tiny+mlm", low)]
+    result = board(metrics, demo_config())
+    (pair,) = claim(result, "ulr-glue-cola")["pairs"]
+    assert pair["higher"]["n"] == 5 and pair["lower"]["n"] == 5
+    # a direct transcription of Welch's test on the seeds themselves
+    direct = stats.ttest_ind(high, low, equal_var=False, alternative="greater")
+    assert pair["p"] == pytest.approx(direct.pvalue, rel=1e-6)
+    assert pair["verdict"] == "holds" and pair["p"] < 0.05
+    se = math.sqrt(stats.tstd(high) ** 2 / 5 + stats.tstd(low) ** 2 / 5)
+    df = se**4 / ((stats.tstd(high) ** 2 / 5) ** 2 / 4 + (stats.tstd(low) ** 2 / 5) ** 2 / 4)
+    assert pair["detectable"] == pytest.approx((stats.t.ppf(0.95, df) + stats.t.ppf(0.8, df)) * se, rel=1e-6)
+
+
+def test_a_difference_inside_seed_noise_does_not_hold(board, tmp_path):
+    metrics = [
+        glue_summary(tmp_path, "tiny+misad", [60.0, 50.0, 61.0]),
+        glue_summary(tmp_path, "tiny+mlm", [58.0, 57.0, 55.0]),
+    ]
+    (pair,) = claim(board(metrics, demo_config()), "ulr-glue-cola")["pairs"]
+    assert pair["difference"] > 0 and pair["p"] > 0.05 and pair["verdict"] == "does not hold"
+
+
+def test_plan_mapped_rows_are_compared_with_the_published_numbers(tmp_path):
+    """Where the plan maps a published row to a run, the run's number stands beside the paper's."""
+    plan_records = [
+        {"source": "burt_t8", "row": "BURT-base", "status": "planned", "label": "bert-base-uncased+burt.packed"},
+        {"source": "burt_t8", "row": "BERT-base", "status": "planned", "label": "bert-base-uncased"},
+    ]
+
+    def row(label, word_avg):
+        cells = {"word_avg": word_avg, "avg": word_avg}
+        return {"label": label, "pooling": "mean", "facet": None, "cells": cells, "source": {"seed": 0}}
+
+    tables = {"analogy": {"rows": [row("bert-base-uncased+burt.packed", 70.0), row("bert-base-uncased", 56.0)]}}
+    result = scoreboard.build(tables, {"run": "x"}, scoreboard.load_claims(), plan_records)
+    over_bert = claim(result, "burt-analogy-word-over-bert")
+    assert over_bert["comparable"] is True and over_bert["verdict"] == "holds"
+    numbers = {(n["row"], n["column"]): n for n in result["published_numbers"]}
+    assert numbers[("BURT-base", "word_avg")]["paper"] == 72.8
+    assert numbers[("BURT-base", "word_avg")]["delta"] == pytest.approx(70.0 - 72.8)
+    assert numbers[("BURT-base", "word_avg")]["within_seed_spread"] is None  # n = 1 cannot tell
+    assert numbers[("BURT-base", "phrase_avg")]["status"] == "not run"  # our row has no phrase cell
+    assert result["published_counts"]["mapped_rows"] == 2
+
+
+def test_paper_config_plan_maps_claims_to_its_runs():
+    """On paper-en, the plan maps both sides of the headline ULR claim: the verdict would be comparable."""
+    from pipeline.report import plan
+
+    config = plan.resolve_config(CONFIGS / "paper-en.yaml")
+    mapped = scoreboard.plan_labels(scoreboard.plan_rows(config))
+    assert mapped[("ulr_t2", "ULR-BERT_LARGE", 1)] == "bert-large-uncased+misad"
+    assert mapped[("ulr_t2", "BERT_LARGE", 1)] == "bert-large-uncased"
