@@ -1,7 +1,9 @@
 # The papers' result tables (tables) from every metrics JSON of the run, shown with the
 # figures by `snakemake --report report.html`. Table names: pipeline/report/table_specs.py
 # (tests/test_workflow.py keeps the list below in step with it). Inputs: metrics_files() and
-# classify_summaries() (functions/evaluate.smk, functions/classify.smk).
+# classify_summaries() (functions/evaluate.smk, functions/classify.smk). The stage writes the whole
+# set into a hidden folder beside tables/ and swaps it in (pipeline.atomic.AtomicFolder): a killed
+# job leaves the earlier set or none, never some of the files; nothing else may live in tables/.
 
 
 import json
