@@ -22,7 +22,8 @@ that fails any of:
   each of its JSON kind (transformers builds its state from the file's keys);
 - every ``.pt``/``.pth``/``.bin`` holds only tensors and plain containers (opened the trainer's
   safe way, with its allow-list of numpy array types, which its RNG state needs), and every
-  ``.safetensors`` reads back;
+  ``.safetensors`` reads back; the weights are the model's and ``heads.pt`` holds this run's
+  task heads, name for name and shape for shape;
 - ``modules.json`` names no module classes other than the model being trained, since
   sentence-transformers imports the classes that file names when it loads the checkpoint, and
   no module folder outside the checkpoint.
@@ -257,6 +258,55 @@ def verify_checkpoint(folder: Path, trainer) -> None:
             ) from exc
         except Exception as exc:  # whatever the loaders raise on a damaged file: torch, zipfile, safetensors
             raise InputError(path, f"corrupt checkpoint file ({_reason(exc)}); {HINT}") from exc
+    if (folder / "model.safetensors").exists():
+        _check_weights(folder / "model.safetensors", model)
+    if isinstance(trainer.loss, dict):
+        _check_heads(folder / "heads.pt", trainer.loss)
+
+
+def _check_weights(path: Path, model) -> None:
+    """The encoder's weights are the model's, name for name and shape for shape: a file from another
+    model would fail to load deep in the trainer, or leave weights at their initial values."""
+    from safetensors import safe_open
+
+    expected = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    with safe_open(path, framework="pt") as weights:
+        found = {key: tuple(weights.get_slice(key).get_shape()) for key in weights.keys()}  # noqa: SIM118
+    first = next(iter(found), None)
+    prefixes = [name[: len(name) - len(first)] for name in expected if first and name.endswith(first)]
+    prefix = next((p for p in prefixes if (not p or p.endswith(".")) and all(p + k in expected for k in found)), None)
+    if prefix is None:
+        raise InputError(path, f"holds weights the model being trained does not have; {HINT}")
+    wrong = [key for key, shape in found.items() if expected[prefix + key] != shape]
+    missing = [name[len(prefix) :] for name in expected if name.startswith(prefix) and name[len(prefix) :] not in found]
+    if wrong or missing:
+        what = f"shapes differ ({', '.join(wrong[:3])})" if wrong else f"lacks {', '.join(missing[:3])}"
+        raise InputError(path, f"not the weights of the model being trained: {what}; {HINT}")
+
+
+def _check_heads(path: Path, losses: dict) -> None:
+    """``heads.pt`` holds this run's task heads, each with its parameters' names and shapes: a head
+    left out would be trained afresh from the checkpoint on (TwinTrainer loads them by name)."""
+    import torch
+
+    expected = {
+        task: {key: tuple(value.shape) for key, value in loss.state_dict().items() if not key.startswith("model.")}
+        for task, loss in losses.items()
+    }
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    found = (
+        {
+            task: {key: tuple(value.shape) if isinstance(value, torch.Tensor) else None for key, value in head.items()}
+            for task, head in state.items()
+            if isinstance(head, dict)
+        }
+        if isinstance(state, dict)
+        else None
+    )
+    if found != expected:
+        raise InputError(
+            path, f"does not hold this run's task heads ({', '.join(sorted(expected))}) and their shapes; {HINT}"
+        )
 
 
 def _check_module_types(path: Path, model) -> None:

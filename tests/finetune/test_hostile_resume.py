@@ -11,6 +11,7 @@ import os
 import shutil
 
 import pytest
+import torch
 from finetune_builders import NLI_TRAIN, PPDB
 from hostile import assert_clean_failure
 
@@ -104,6 +105,36 @@ def _folder_link(checkpoint, _):
     return checkpoint
 
 
+def _heads_without(task):
+    def change(checkpoint, name):
+        heads = torch.load(checkpoint / name, weights_only=True)
+        torch.save({key: value for key, value in heads.items() if key != task}, checkpoint / name)
+        return checkpoint / name
+
+    return change
+
+
+def _rewrite_weights(checkpoint, name, edit):
+    from safetensors.torch import load_file, save_file
+
+    weights = load_file(checkpoint / name)
+    edit(weights)
+    save_file(weights, checkpoint / name, metadata={"format": "pt"})
+    return checkpoint / name
+
+
+def _smaller_embeddings(checkpoint, name):
+    def edit(weights):
+        key = next(k for k in weights if k.endswith("word_embeddings.weight"))
+        weights[key] = weights[key][:-10].clone()
+
+    return _rewrite_weights(checkpoint, name, edit)
+
+
+def _lacking_a_weight(checkpoint, name):
+    return _rewrite_weights(checkpoint, name, lambda weights: weights.pop(max(weights)))
+
+
 def _module_folder(folder):
     def change(checkpoint, _):
         path = checkpoint / "modules.json"
@@ -140,6 +171,9 @@ KINDS = {  # kind -> (change, the file changed, what the line says)
     "trainer_state.json with a key the trainer lacks": (_state(payload=1), None, "'payload' is not a field"),
     "trainer_state.json with a log_history that is not a list": (_state(log_history=5), None, "log_history 5"),
     "trainer_state.json with a NaN epoch": (_state(epoch=float("nan")), None, "epoch nan"),
+    "heads.pt without a task's head": (_heads_without("pi"), "heads.pt", "does not hold this run's task heads"),
+    "model.safetensors of another model's shape": (_smaller_embeddings, "model.safetensors", "shapes differ"),
+    "model.safetensors lacking a weight": (_lacking_a_weight, "model.safetensors", "lacks"),
     "modules.json naming a folder outside the checkpoint": (_module_folder("../../.."), None, "outside the checkpoint"),
 }
 
