@@ -9,6 +9,8 @@ import numpy as np
 import pmi_python
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 from test_ngrams_stage import run_stage, sentences_file
 
@@ -147,3 +149,57 @@ def test_function_word_edges_and_summary():
     assert summary["lengths"]["top2000_2_3"] == 0.75 and summary["lengths"]["top2000_over_4"] == 0.25
     assert summary["lengths"]["mean_kept"] == 3.0 and summary["lengths"]["mean_marked_span"] == 2.5
     assert meaningfulness.summary(counts, 5, "zh")["function_word_edge_share"] is None
+
+
+@pytest.fixture(scope="module")
+def english_sample(data_root, tmp_path_factory):
+    """Four real articles of the English dump sample after extract → clean, with their links."""
+    from testdata import EN_SAMPLE
+
+    from pipeline.cli import main
+
+    work = tmp_path_factory.mktemp("en-sample")
+    assert main(["extract", "--dump", str(data_root / EN_SAMPLE), "--lang", "en", "--out", str(work / "docs")]) == 0
+    assert main(["clean", "--input", str(work / "docs/shard-000.parquet"), "--lang", "en", "--out", str(work)]) == 0
+    table = pq.read_table(work / "shard-000.parquet")
+    docs = pa.array(pl.from_arrow(table.column("doc_id")).unique(maintain_order=True)[3:7].to_list())
+    picked = table.filter(pc.is_in(table.column("doc_id"), value_set=docs))
+    path = work / "picked.parquet"
+    pq.write_table(picked, path)  # the contract's schema (string, not large_string)
+    return path, pl.from_arrow(picked)
+
+
+@pytest.mark.parametrize("mode", ["paper", "reference"])
+def test_real_articles_with_links_equal_the_specification(cli, tmp_path, english_sample, mode):
+    path, picked = english_sample
+    ngrams, marked, _ = run_stage(cli, tmp_path, path, "--mode", mode, "--top-k", "400", "--batch-chars", "30000")
+    assert picked["entities"].list.len().sum() > 100
+    for (doc_id,), rows in picked.group_by(["doc_id"], maintain_order=True):
+        texts = rows["text"].to_list()
+        links = [[(e["start"], e["end"], e["target"]) for e in row] for row in rows["entities"].to_list()]
+        spans = [word_spans(t, found) for t, found in zip(texts, links)]
+        if mode == "reference":  # the words reference mode deletes (only [().,?;'!:]) shift the spans left
+            spans = [reference_spans(t, s) for t, s in zip(texts, spans)]
+        kept, _words, expected = pmi_python.process_document(texts, mode=mode, k=400, entities=spans)
+        got = ngrams.filter((pl.col("doc_id") == doc_id) & (pl.col("source") == "pmi")).sort("rank")
+        assert got["ngram"].to_list() == [g for g, *_ in kept]
+        assert got["pmi"].to_list() == [float(s) for *_, s in kept]
+        doc_marked = marked.filter(pl.col("doc_id") == doc_id).sort("sent_id")
+        assert [[(s["start"], s["end"]) for s in row if s["source"] != "entity"] for row in doc_marked["spans"]] == (
+            expected
+        )
+
+
+def reference_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    words = text.split()
+    kept = [0]
+    for word in words:
+        kept.append(kept[-1] + bool(pmi_python.reference_tokens(word)))
+    return [(kept[a], kept[b]) for a, b in spans]
+
+
+def test_batches_do_not_change_the_result_with_links(cli, tmp_path, english_sample):
+    path, _ = english_sample
+    one = run_stage(cli, tmp_path, path, "--preset", "burt", name="one")
+    many = run_stage(cli, tmp_path, path, "--preset", "burt", "--batch-chars", "2000", name="many")
+    assert one[0].equals(many[0]) and one[1].equals(many[1])
