@@ -3,12 +3,15 @@
 - The task heads live in the losses, which the library's checkpoints leave out (it saves the
   encoder only); :class:`TwinTrainer` saves them beside each checkpoint (``heads.pt``) and
   loads them back on resume, so an interrupted run ends with the weights of an uninterrupted one.
+- A saved optimizer, schedule or random state that the trainer cannot apply is one line
+  (:class:`~pipeline.errors.InputError`), not a traceback from inside ``train``.
 - :class:`StepLog` writes ``train_log.jsonl`` as the ``pretrain`` stage does: one line per
   optimizer step (step, epoch, task, loss, lr, tokens, tokens/s) and one per evaluation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -16,6 +19,8 @@ from pathlib import Path
 import torch
 from sentence_transformers import SentenceTransformerTrainer
 from transformers import TrainerCallback
+
+from pipeline.errors import InputError
 
 HEADS = "heads.pt"
 
@@ -59,6 +64,14 @@ class TwinTrainer(SentenceTransformerTrainer):
             folder = Path(self.args.output_dir) / f"checkpoint-{self.state.global_step}"
             torch.save(head_state(self.loss), folder / HEADS)
 
+    def _load_optimizer_and_scheduler(self, checkpoint):
+        with _state_of(checkpoint, "optimizer.pt and scheduler.pt"):
+            super()._load_optimizer_and_scheduler(checkpoint)
+
+    def _load_rng_state(self, checkpoint):
+        with _state_of(checkpoint, "rng_state.pth"):
+            super()._load_rng_state(checkpoint)
+
     def _load_from_checkpoint(self, checkpoint_path, model=None):
         super()._load_from_checkpoint(checkpoint_path)
         heads = Path(checkpoint_path) / HEADS
@@ -66,6 +79,20 @@ class TwinTrainer(SentenceTransformerTrainer):
             state = torch.load(heads, map_location="cpu", weights_only=True)
             for name, loss in self.loss.items():
                 loss.load_state_dict(state[name], strict=False)
+
+
+@contextlib.contextmanager
+def _state_of(checkpoint, files: str):
+    """A resume state the trainer cannot apply (tensors of other shapes, keys it lacks: checked
+    safe to load by :mod:`pipeline.finetune.resume_check`, not fit for this run) is one line."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(
+            f"{checkpoint}/{files}",
+            f"a state this run cannot resume from ({reason[:200]}); delete the work folder or run without --resume",
+        ) from exc
 
 
 class StepLog(TrainerCallback):

@@ -135,6 +135,14 @@ def _lacking_a_weight(checkpoint, name):
     return _rewrite_weights(checkpoint, name, lambda weights: weights.pop(max(weights)))
 
 
+def _saved(value):
+    def change(checkpoint, name):
+        torch.save(value, checkpoint / name)
+        return checkpoint
+
+    return change
+
+
 def _module_folder(folder):
     def change(checkpoint, _):
         path = checkpoint / "modules.json"
@@ -174,6 +182,12 @@ KINDS = {  # kind -> (change, the file changed, what the line says)
     "heads.pt without a task's head": (_heads_without("pi"), "heads.pt", "does not hold this run's task heads"),
     "model.safetensors of another model's shape": (_smaller_embeddings, "model.safetensors", "shapes differ"),
     "model.safetensors lacking a weight": (_lacking_a_weight, "model.safetensors", "lacks"),
+    "rng_state.pth without the numpy state": (_saved({"python": None}), "rng_state.pth", "cannot resume from"),
+    "optimizer.pt of another optimizer": (
+        _saved({"state": {}, "param_groups": []}),
+        "optimizer.pt",
+        "cannot resume from",
+    ),
     "modules.json naming a folder outside the checkpoint": (_module_folder("../../.."), None, "outside the checkpoint"),
 }
 
