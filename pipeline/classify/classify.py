@@ -34,7 +34,7 @@ import random
 import time
 from pathlib import Path
 
-from pipeline import provenance
+from pipeline import provenance, tracking
 from pipeline.arguments import (
     BATCH,
     EPOCHS,
@@ -63,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, type=Path, help="data root")
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--seeds", type=SEEDS, default=5, help="number of seeds (default 5, at most 100)")
+    tracking.add_arguments(parser)  # live curves, one folder per seed (pipeline/tracking.py)
     parser.add_argument("--first-seed", type=SEED, default=0, help="seeds are FIRST .. FIRST+K-1")
     parser.add_argument(
         "--seed-dirs",
@@ -222,7 +223,7 @@ def run(args: argparse.Namespace) -> None:
     log.info("ready to fine-tune %d seed(s): data read and encoded", len(seeds))
     outcomes = []
     for seed in seeds:
-        outcome = training.run_seed(task, model_path, tokenizer, train, evaluations, settings, seed)
+        outcome = training.run_seed(task, model_path, tokenizer, train, evaluations, settings, seed, args)
         log.info(  # speed goes to the log: metrics.json holds only what the same seed reproduces
             "seed %d: %d steps in %.1f s (%.1f train examples/s), train loss %.4f",
             seed,
@@ -237,7 +238,7 @@ def run(args: argparse.Namespace) -> None:
     params = {
         key: (str(value) if isinstance(value, Path) else value)
         for key, value in vars(args).items()
-        if key not in ("run", "verbose", "stage")
+        if key not in ("run", "verbose", "stage", "report_to", "tracking_dir")  # trackers change no result
     }
 
     # hashed once per job, not once per seed folder

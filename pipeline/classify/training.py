@@ -13,6 +13,7 @@ it. The seed fixes the new head's initialisation and the data order, so the same
 
 from __future__ import annotations
 
+import argparse
 import logging
 import tempfile
 import time
@@ -32,6 +33,7 @@ from transformers import (
     set_seed,
 )
 
+from pipeline import tracking
 from pipeline.classify import encoding, metrics
 from pipeline.models.weights import load_pretrained
 from pipeline.progress import Progress
@@ -85,7 +87,7 @@ class Settings:
     bf16: bool = False
 
 
-def training_arguments(settings: Settings, seed: int, output_dir: str) -> TrainingArguments:
+def training_arguments(settings: Settings, seed: int, output_dir: str, report_to=()) -> TrainingArguments:
     return TrainingArguments(
         output_dir=output_dir,
         per_device_train_batch_size=settings.batch_size,
@@ -101,7 +103,7 @@ def training_arguments(settings: Settings, seed: int, output_dir: str) -> Traini
         eval_strategy="no",
         logging_strategy="steps",
         logging_steps=50,
-        report_to="none",
+        report_to=list(report_to) or "none",
         disable_tqdm=True,
         bf16=settings.bf16,
         dataloader_num_workers=0,
@@ -133,15 +135,25 @@ def score(task, examples, predicted) -> dict[str, float]:
     return metrics.classification(task.metrics, [int(e.label) for e in examples], predicted)
 
 
-def run_seed(task, model_path: str, tokenizer, train, evaluations: dict, settings: Settings, seed: int) -> dict:
+def run_seed(
+    task, model_path: str, tokenizer, train, evaluations: dict, settings: Settings, seed: int, tracker_args=None
+) -> dict:
     """Fine-tune a fresh copy of the model on ``train`` (examples, features) with ``seed``; predict
-    every evaluation set ({name: (examples, features)}). Returns predictions, metrics and speed."""
+    every evaluation set ({name: (examples, features)}). Returns predictions, metrics and speed.
+    ``tracker_args`` (``--report-to``, ``--tracking-dir``): the live curves, in ``seed-N`` under the folder."""
+    report_to = []
+    if tracker_args is not None:
+        folder = tracker_args.tracking_dir
+        seed_args = argparse.Namespace(
+            report_to=tracker_args.report_to, tracking_dir=folder / f"seed-{seed}" if folder else None
+        )
+        report_to = tracking.trainer_report_to(seed_args)
     set_seed(seed)
     model = load_model(task, model_path)
     with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
         trainer = Trainer(
             model=model,
-            args=training_arguments(settings, seed, scratch),
+            args=training_arguments(settings, seed, scratch, report_to),
             train_dataset=train[1],
             data_collator=collator(task, tokenizer),
             processing_class=tokenizer,

@@ -60,7 +60,7 @@ import torch
 from torch.nn.parallel import DistributedDataParallel
 from transformers import get_linear_schedule_with_warmup
 
-from pipeline import provenance
+from pipeline import provenance, tracking
 from pipeline.arguments import (
     BATCH,
     EPOCHS,
@@ -187,6 +187,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compile", action="store_true", help="torch.compile the model (CUDA; see docs/stages)")
     parser.add_argument("--heldout", type=EXAMPLES, default=0, help="sentences set aside for held-out evaluation")
     parser.add_argument("--eval-every", type=POSITIVE_STEPS, default=100, help="held-out evaluation every N steps")
+    tracking.add_arguments(parser)  # live curves (pipeline/tracking.py)
 
 
 def dropout_seed(seed: int, rank: int) -> int:
@@ -363,7 +364,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         **{
             k: (str(v) if isinstance(v, Path) else [str(p) for p in v] if k == "data" else v)
             for k, v in vars(args).items()
-            if k not in ("run", "verbose", "stage")
+            if k not in ("run", "verbose", "stage", "report_to", "tracking_dir")  # trackers change no result
         },
         "total_steps": total_steps,
         "warmup_steps": math.ceil(args.warmup * total_steps),
@@ -398,9 +399,12 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     meter.count = step
     loader_rng = torch.Generator().manual_seed(args.seed)  # keeps worker seeding off the global (dropout) RNG
     model.train()
-    with log_path.open("a") as log_file:
+    curves = tracking.Tracker(args if world.is_main else None, Path(args.out).name, config)  # live curves
+    with log_path.open("a") as log_file, curves:
         if held is not None and step == 0 and world.is_main:  # where the held-out accuracy starts from
-            log_file.write(json.dumps({"step": 0, **held.evaluate(module.mlm, device)}) + "\n")
+            start = {"step": 0, **held.evaluate(module.mlm, device)}
+            log_file.write(json.dumps(start) + "\n")
+            curves.log(start, 0)
         while step < total_steps:
             collator.set_epoch(epoch)
             if hasattr(examples, "set_epoch"):
@@ -449,11 +453,14 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 for key in ("misad_fallbacks", "nsp_relabelled"):
                     if counts[key]:
                         entry[key] = counts[key]
+                if device.type == "cuda":
+                    entry["gpu_memory_gb"] = round(torch.cuda.max_memory_allocated(device) / 1e9, 3)
                 run_stats.add(step_stats)
                 run_padding.add(padding.sums)
                 if world.is_main:
                     log_file.write(json.dumps(entry) + "\n")
                     log_file.flush()
+                    curves.log(entry, step)
                 meter.update(1, position=step, info={"loss": float(losses["loss"])})
                 sums, started, step_stats, padding = {}, time.monotonic(), MaskingStats(), PaddingMeter()
                 if args.save_every and step % args.save_every == 0 and step < total_steps:

@@ -37,9 +37,10 @@ rule classify:
         flags=classify_flags,
         seeds=CLASSIFY["seeds"],
         out=lambda wc: f"{RESULTS}/classify/{wc.label}/{wc.task}/{wc.setting}",
+        tracking=tracking_flags("classify"),
     shell:
         "python -m pipeline classify --model {params.model:q} --task {wildcards.task:q} --data {params.data:q}"
-        " --seeds {params.seeds} --seed-dirs {params.flags:q}"
+        " --seeds {params.seeds} --seed-dirs {params.flags:q} {params.tracking:q}"
         " --name {wildcards.label:q} --out {params.out:q} > {log:q} 2>&1"
 
 

@@ -94,6 +94,18 @@ def options(settings, *keys):
     return [arg for key in keys for arg in (f"--{key.replace('_', '-')}", str(settings[key]))]
 
 
+# ------------------------------------------------------------------ live curves (pipeline/tracking.py)
+def tracking_flags(stage):
+    """Params of a training rule: --report-to (tracking.report_to) and --tracking-dir, its TensorBoard
+    event files under LOGS/tensorboard/<stage>/<the job's wildcards> (`tensorboard --logdir results/<run>`)."""
+
+    def flags(wildcards):
+        folder = "/".join([f"{LOGS}/tensorboard/{stage}", *(str(value) for value in wildcards)])
+        return ["--report-to", config["tracking"]["report_to"], "--tracking-dir", folder]
+
+    return flags
+
+
 # ------------------------------------------------------------------ downloaded inputs (download.smk)
 # Local path -> where it comes from (a URL or parts, checksums): the outputs of the download rule.
 # Each stage file registers its own inputs while it is read; download.smk, included last, turns

@@ -92,10 +92,11 @@ rule pretrain:
         objective=lambda wc: PRETRAIN_RUNS[wc.label].objective,
         flags=lambda wc: pretrain_flags(wc.label),
         workers=lambda wc, threads: loader_workers(threads),
+        tracking=tracking_flags("pretrain"),
     shell:
         "{params.launcher:q} -m pipeline pretrain --data {input.tokens:q} --model {params.model:q}"
         " --objective {params.objective:q} --generator={params.generator:q} {params.flags:q}"
-        " --num-workers {params.workers} --out {output:q}"
+        " --num-workers {params.workers} {params.tracking:q} --out {output:q}"
         " > {log:q} 2>&1"
 
 

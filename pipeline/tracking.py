@@ -1,0 +1,133 @@
+"""Live training curves: every training stage mirrors its step log to an experiment tracker while it
+trains (docs/running.md, "Watching a run").
+
+``pretrain``, ``finetune``, ``classify`` and ``bilstm`` write one ``train_log.jsonl`` line per step or
+epoch (loss terms, learning rate, held-out accuracy, tokens/s, padding share, GPU memory where there is
+a GPU); the same numbers go to the tracker as they are written, so a run can be watched live::
+
+    tensorboard --logdir results/<run>
+
+The tracker is ``tracking.report_to`` in the config (``--report-to`` of the stages), or the environment
+variable ``ULR_REPORT_TO``, which wins: ``tensorboard`` (the default: event files under
+``results/<run>/logs/tensorboard/<stage>/<label>``, nothing leaves the machine), ``wandb`` or ``mlflow``
+(their own libraries, which the user installs and configures with their own environment variables:
+``WANDB_PROJECT``, ``MLFLOW_TRACKING_URI``, ...), or ``none``. The stages built on the transformers
+``Trainer`` (finetune, classify) hand the choice to its ``report_to`` integrations; the others
+(pretrain, bilstm) log through :class:`Tracker`, which uses the same libraries.
+
+The event files are logs: a rerun adds a file beside the earlier ones, and they are not outputs of the
+rules (a killed job may leave a partial one, as it leaves a partial log).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+from typing import Self
+
+from pipeline.errors import InputError
+
+TRACKERS = ("tensorboard", "wandb", "mlflow", "none")
+ENV = "ULR_REPORT_TO"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--report-to",
+        choices=TRACKERS,
+        default="tensorboard",
+        help=f"experiment tracker for live curves (${ENV} overrides): " + ", ".join(TRACKERS),
+    )
+    parser.add_argument("--tracking-dir", type=Path, help="where tensorboard writes its event files (default: none)")
+
+
+def backend(flag: str | None) -> str:
+    """The tracker: ``$ULR_REPORT_TO`` where set, else the flag."""
+    chosen = os.environ.get(ENV) or flag or "tensorboard"
+    if chosen not in TRACKERS:
+        raise InputError(f"${ENV}", f"unknown tracker {chosen!r}; one of {', '.join(TRACKERS)}")
+    return chosen
+
+
+def scalars(record: dict, prefix: str = "") -> dict[str, float]:
+    """The finite numbers of a log record, nested keys joined with "/" (strings, lists and nulls left out)."""
+    found = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            found.update(scalars(value, f"{name}/"))
+        elif isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            found[name] = float(value)
+    return found
+
+
+def trainer_report_to(args: argparse.Namespace) -> list[str]:
+    """``TrainingArguments(report_to=...)`` for the stages on the transformers Trainer; points its
+    TensorBoard callback at ``--tracking-dir``."""
+    chosen = backend(args.report_to)
+    if chosen == "none" or (chosen == "tensorboard" and args.tracking_dir is None):
+        return []
+    if chosen == "tensorboard":
+        args.tracking_dir.mkdir(parents=True, exist_ok=True)
+        os.environ["TENSORBOARD_LOGGING_DIR"] = str(args.tracking_dir)
+    return [chosen]
+
+
+class Tracker:
+    """Mirrors log records to the chosen tracker; a no-op for ``none`` or without a place to write."""
+
+    def __init__(self, args: argparse.Namespace | None, run_name: str, config: dict | None = None):
+        """``args=None``: log nothing (a process other than the main one of a distributed run)."""
+        self.kind = "none" if args is None else backend(getattr(args, "report_to", None))
+        self.writer = None
+        if self.kind == "tensorboard" and getattr(args, "tracking_dir", None) is not None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            args.tracking_dir.mkdir(parents=True, exist_ok=True)
+            self.writer = SummaryWriter(log_dir=str(args.tracking_dir), flush_secs=10)  # live, not per step
+        elif self.kind == "wandb":
+            import wandb
+
+            self.writer = wandb.init(name=run_name, config=config or {}, reinit=True)
+        elif self.kind == "mlflow":
+            import mlflow
+
+            self.writer = mlflow.start_run(run_name=run_name)
+            if config:
+                mlflow.log_params({k: str(v)[:250] for k, v in scalars(config).items()})
+
+    def log(self, record: dict, step: int) -> None:
+        if self.writer is None:
+            return
+        values = scalars(record)
+        values.pop("step", None)
+        if self.kind == "tensorboard":
+            for name, number in values.items():
+                self.writer.add_scalar(name, number, step)
+        elif self.kind == "wandb":
+            self.writer.log(values, step=step)
+        else:
+            import mlflow
+
+            mlflow.log_metrics(values, step=step)
+
+    def close(self) -> None:
+        if self.writer is None:
+            return
+        if self.kind == "tensorboard":
+            self.writer.close()
+        elif self.kind == "wandb":
+            self.writer.finish()
+        else:
+            import mlflow
+
+            mlflow.end_run()
+        self.writer = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
