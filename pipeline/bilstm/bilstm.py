@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pipeline import provenance
+from pipeline import provenance, tracking
 from pipeline.arguments import BATCH, EXAMPLES, HIDDEN, RATE, SEED, VOCABULARY, WHOLE_EPOCHS, number
 from pipeline.atomic import write_json
 from pipeline.bilstm import nli_data, train
@@ -80,6 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", help="model label in the tables (default: the --out folder name)")
     parser.add_argument("--out", required=True, type=Path, help="encoder directory to write")
     parser.add_argument("--metrics", required=True, type=Path, help="SNLI metrics JSON (paper 004 Table 2)")
+    tracking.add_arguments(parser)  # live curves (pipeline/tracking.py)
 
 
 def split_dev(pairs: nli_data.Pairs, fraction: float, seed: int) -> tuple[nli_data.Pairs, nli_data.Pairs]:
@@ -151,13 +152,16 @@ def run(args: argparse.Namespace) -> None:
         max_epochs=args.epochs,
         classifier_hidden=args.classifier_hidden,
     )
-    model, lines = train.train(train_pairs, dev_pairs, vectors, args.hidden, args.pooling, schedule, args.seed)
+    with tracking.Tracker(args, args.name or Path(args.out).name) as curves:  # live curves, one point an epoch
+        model, lines = train.train(
+            train_pairs, dev_pairs, vectors, args.hidden, args.pooling, schedule, args.seed, on_epoch=curves.log
+        )
     dev = train.accuracy(model, train.Encoded.of(dev_pairs, vectors))
     test = train.accuracy(model, train.Encoded.of(test_pairs, vectors)) if test_pairs else None
     params = {
         key: (str(value) if isinstance(value, Path) else value)
         for key, value in vars(args).items()
-        if key not in ("run", "verbose")
+        if key not in ("run", "verbose", "report_to", "tracking_dir")  # trackers change no result
     }
     params.update(train=[str(p) for p in args.train], dev=[str(p) for p in args.dev], test=[str(p) for p in args.test])
     inputs = [provenance.file_fingerprint(p) for p in [*args.train, *args.dev, *args.test, args.vectors]]

@@ -90,8 +90,10 @@ def train(
     pooling: str,
     schedule: Schedule = Schedule(),
     seed: int = 0,
+    on_epoch=None,
 ) -> tuple[NLIClassifier, list[dict]]:
-    """Train an encoder + classifier; returns the model at its best dev epoch and the epoch log."""
+    """Train an encoder + classifier; returns the model at its best dev epoch and the epoch log.
+    ``on_epoch(line, epoch)`` sees each epoch's log line as it is made (the live curves)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     train_data, dev_data = Encoded.of(train_pairs, vectors), Encoded.of(dev_pairs, vectors)
@@ -134,6 +136,8 @@ def train(
             "seconds": time.monotonic() - started,
         }
         lines.append(line)
+        if on_epoch is not None:
+            on_epoch({**line, "pairs_per_s": len(train_data) / max(line["seconds"], 1e-9)}, epoch)
         log.info(
             "epoch %d: loss %.4f, train %.2f, dev %.2f, lr %.2g", epoch, line["loss"], line["train_accuracy"], dev, lr
         )

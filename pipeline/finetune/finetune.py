@@ -48,7 +48,7 @@ import os
 import shutil
 from pathlib import Path
 
-from pipeline import provenance
+from pipeline import provenance, tracking
 from pipeline.arguments import BATCH, EPOCHS, FRACTION, NEGATIVES, POSITIVE_STEPS, RATE, SEED, STEPS, TOKENS, WORKERS
 from pipeline.atomic import json_text, writing
 from pipeline.errors import InputError
@@ -130,6 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-every", type=STEPS, default=0, help="resume checkpoint every N steps (0: never)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in .OUT.work/")
     parser.add_argument("--num-workers", type=WORKERS, default=0, help="data-loader worker processes")
+    tracking.add_arguments(parser)  # live curves (pipeline/tracking.py)
 
 
 def check_args(args) -> None:
@@ -206,7 +207,7 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
         data_seed=args.seed,
         bf16=torch.cuda.is_available(),
         logging_steps=1,
-        report_to="none",
+        report_to=tracking.trainer_report_to(args) or "none",  # live curves (pipeline/tracking.py)
         disable_tqdm=True,
         dataloader_drop_last=True,
         dataloader_num_workers=args.num_workers,
@@ -331,7 +332,7 @@ def _train(args, columns: dict, summary: dict, out: Path, work: Path, halt_after
         **{
             k: (str(v) if isinstance(v, Path) else v)
             for k, v in vars(args).items()
-            if k not in ("run", "verbose", "stage")
+            if k not in ("run", "verbose", "stage", "report_to", "tracking_dir")  # trackers change no result
         },
         "tasks": tasks,
         "warmup_steps": warmup,

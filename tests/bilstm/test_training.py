@@ -107,3 +107,20 @@ def test_the_stage_writes_the_documented_format_and_evaluates_like_any_model(tmp
     with torch.inference_mode():
         direct = encoder([vectors_.ids(texts[1])]).numpy()
     assert np.allclose(encoded[1], direct[0])
+
+
+def test_each_epoch_line_reaches_the_live_curves_as_it_is_made(vectors, pairs):
+    seen = []
+    _, lines = train.train(
+        pairs,
+        pairs,
+        vectors,
+        4,
+        "max",
+        train.Schedule(lr=0.1, batch_size=64, max_epochs=3),
+        seed=0,
+        on_epoch=lambda line, epoch: seen.append((epoch, line)),
+    )
+    assert [epoch for epoch, _ in seen] == [1, 2, 3]
+    for (_, live), logged in zip(seen, lines, strict=True):
+        assert {k: v for k, v in live.items() if k != "pairs_per_s"} == logged and live["pairs_per_s"] > 0

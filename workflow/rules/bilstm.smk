@@ -31,7 +31,8 @@ rule bilstm:
     params:
         splits=bilstm_splits,
         flags=bilstm_flags,
+        tracking=tracking_flags("bilstm"),
     shell:
         "python -m pipeline bilstm --train {input.train:q} {params.splits:q} --vectors {input.vectors:q}"
-        " {params.flags:q} --name {wildcards.label:q} --out {output.model:q} --metrics {output.metrics:q}"
+        " {params.flags:q} {params.tracking:q} --name {wildcards.label:q} --out {output.model:q} --metrics {output.metrics:q}"
         " > {log:q} 2>&1"

@@ -30,6 +30,8 @@ rule finetune:
         launcher=launcher(FINETUNE["gpus"]),
         model=lambda wc: finetune_start(FINETUNE_RUNS[wc.label]["start"])[0],
         flags=finetune_flags,
+        tracking=tracking_flags("finetune"),
     shell:
-        "{params.launcher:q} -m pipeline finetune --model {params.model:q} {params.flags:q} --out {output:q}"
+        "{params.launcher:q} -m pipeline finetune --model {params.model:q} {params.flags:q} {params.tracking:q}"
+        " --out {output:q}"
         " > {log:q} 2>&1"
