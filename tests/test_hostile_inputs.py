@@ -279,6 +279,10 @@ def test_bad_output_location(good, tmp_path, capsys, stage, kind):
         "output folder not writable": "not writable",
         "disk full (file size limit)": "file too large" if stage.name != "kenlm" else "file size limit",
     }[kind]
+    if stage.name == "tables" and kind == "output folder not writable" and os.geteuid() == 0:
+        # as root the unwritable folder is /sys/kernel, which holds files: tables refuses any folder with
+        # files it does not write (its set is swapped in whole) before it tries to write
+        expected = "holds files this stage does not write"
     assert expected in errors[0].lower(), errors[0]
     if out.is_dir():
         left = {p for p in set(out.rglob("*")) - before if not any(part.endswith(".work") for part in p.parts)}
@@ -344,7 +348,7 @@ def test_extract_zero_shards(tmp_path, capsys):
     dump.write_text(dump_xml(GOOD_PAGES))
     out = tmp_path / "out"
     status = main(["extract", "--dump", str(dump), "--lang", "en", "--shards", "0", "--out", str(out)])
-    assert_clean_failure(status, capsys.readouterr().err, "argument --shards", out, "must be an integer >= 1")
+    assert_clean_failure(status, capsys.readouterr().err, "argument --shards", out, "must be an integer in [1, ")
 
 
 def test_unknown_language(tmp_path, capsys):

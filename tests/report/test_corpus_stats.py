@@ -46,6 +46,10 @@ def demo_stages(tmp_path_factory):
                 "en",
                 "--out",
                 str(ngrams / "shard-000"),
+                # the demo's 15 short documents repeat almost no n-gram: every n-gram a candidate, so that
+                # the PMI lengths have rows (the ulr preset's other knobs as they are)
+                "--min-count",
+                "1",
             ]
         )
         == 0
