@@ -10,6 +10,9 @@ also reports, in ``stats.json`` under ``meaningfulness``, what a reader checks b
   inside it), which the released code's bracket rule never allows;
 * ``function_word_edge_share`` (English): n-grams of each document's top 2000 that begin or end
   with one of ``FUNCTION_WORDS`` ("to the", "for an");
+* ``pmi_token_coverage`` and ``kept_per_document``: the share of the tokens inside a marked PMI span and
+  the kept n-grams per document, what n-gram masking has to draw from (BURT §3.2 masks n-grams up to
+  the budget, 15% of the tokens: a vocabulary that covers less leaves the rest to entities and tokens);
 * the lengths beside the papers' figures: the shares of 2–3, 3–4, more than 4 and more than 7
   tokens in each document's top 2000, the mean length of the kept n-grams and of the marked spans.
 
@@ -108,6 +111,8 @@ def summary(counts: Counter, max_n: int, lang: str) -> dict:
         "entity_cut_share": share(counts["pmi_spans_cutting_entities"], counts["pmi_spans_checked"]),
         "function_word_edge_share": share(counts[f"top{TOP}_function_word_edged"], top) if lang == "en" else None,
         "function_words": list(FUNCTION_WORDS) if lang == "en" else None,
+        "pmi_token_coverage": share(counts["tokens_in_pmi_spans"], counts["tokens"]),
+        "kept_per_document": share(counts["kept_ngrams"], counts["documents"]),
         "lengths": {
             f"top{TOP}_2_3": share(top_n.get(2, 0) + top_n.get(3, 0), top),
             f"top{TOP}_3_4": share(top_n.get(3, 0) + top_n.get(4, 0), top),

@@ -71,6 +71,19 @@ def test_english_presets_are_no_worse_than_the_released_code(results, preset):
     assert results["en", preset][0]["pmi_spans"] > 100  # something is marked
 
 
+def test_coverage_of_the_marked_text_is_reported(results):
+    """What n-gram masking has to draw from. The released code and the windows ablation mark about half
+    of the English words; the English presets, whose n-grams recur in their document, about 1% (the open
+    cost of docs/method.md §2, "What this costs")."""
+    coverage = {name: results["en", name][0]["meaningfulness"]["pmi_token_coverage"] for name in
+                ("reference", "burt_windows", "ulr", "burt")}  # fmt: skip
+    assert coverage["reference"] > 0.4 and coverage["burt_windows"] > 0.4
+    assert 0 < coverage["ulr"] < coverage["reference"] and 0 < coverage["burt"] < coverage["reference"]
+    stats = results["en", "burt"][0]
+    kept = stats["meaningfulness"]["kept_per_document"]
+    assert kept == pytest.approx(stats["kept_ngrams"] / stats["documents"], abs=1e-4)
+
+
 def test_chinese_burt_is_no_worse_than_ulr(results):
     ulr, burt = (results["zh", name][0]["meaningfulness"] for name in ("ulr", "burt"))
     assert burt["once_seen_share"] <= ulr["once_seen_share"]
