@@ -40,3 +40,12 @@ def tiny_bert_dir(out: Path, texts: list[str], hidden: int = 32, seed: int = 0) 
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+def resume_arguments(model, out) -> list:
+    """``finetune`` arguments of a 4-step twin run that checkpoints every 2 steps and resumes."""
+    return [
+        "finetune",
+        *("--model", model, "--recipe", "twin", "--nli", NLI_TRAIN, "--ppdb", PPDB, "--out", out),
+        *("--max-steps", 4, "--batch-size", 8, "--lr", 1e-3, "--save-every", 2, "--resume"),
+    ]

@@ -8,30 +8,8 @@ import shutil
 
 import pytest
 import torch
-from finetune_builders import NLI_TRAIN, PPDB
+from finetune_builders import resume_arguments
 from hostile import Payload, assert_clean_failure
-
-from pipeline.cli import build_parser
-from pipeline.finetune.finetune import train
-from pipeline.finetune.twin_trainer import TrainingHalted
-
-
-def arguments(model, out):
-    return [
-        "finetune",
-        *("--model", model, "--recipe", "twin", "--nli", NLI_TRAIN, "--ppdb", PPDB, "--out", out),
-        *("--max-steps", 4, "--batch-size", 8, "--lr", 1e-3, "--save-every", 2, "--resume"),
-    ]
-
-
-@pytest.fixture(scope="module")
-def halted_work(tiny_model, tmp_path_factory):
-    """The work folder of a run halted after step 3: ``checkpoint-2`` and ``settings.json``."""
-    root = tmp_path_factory.mktemp("halted")
-    argv = [str(a) for a in arguments(tiny_model, root / "m")]
-    with pytest.raises(TrainingHalted):
-        train(build_parser(argv).parse_args(argv), halt_after=3)
-    return root / ".m.work"
 
 
 def _payload_in(name):
@@ -84,14 +62,14 @@ def test_a_planted_or_damaged_checkpoint_is_refused_and_runs_nothing(
     checkpoint = work / "checkpoint-2"
     assert checkpoint.is_dir(), sorted(p.name for p in work.iterdir())
     named = change(checkpoint)
-    status = cli(*arguments(tiny_model, tmp_path / "m2"))
+    status = cli(*resume_arguments(tiny_model, tmp_path / "m2"))
     assert_clean_failure(status, capsys.readouterr().err, named, tmp_path / "m2", fragment)
     assert not (tmp_path / "payload-ran").exists() and not (tmp_path / "m2").exists()
 
 
 def test_an_intact_checkpoint_passes_the_check_and_resumes(halted_work, tiny_model, tmp_path, cli):
     shutil.copytree(halted_work, tmp_path / ".m2.work")
-    assert cli(*arguments(tiny_model, tmp_path / "m2")) == 0
+    assert cli(*resume_arguments(tiny_model, tmp_path / "m2")) == 0
     assert [json.loads(line)["step"] for line in (tmp_path / "m2" / "train_log.jsonl").read_text().splitlines()] == [
         1,
         2,

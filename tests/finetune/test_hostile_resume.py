@@ -12,30 +12,8 @@ import shutil
 
 import pytest
 import torch
-from finetune_builders import NLI_TRAIN, PPDB
+from finetune_builders import resume_arguments
 from hostile import assert_clean_failure
-
-from pipeline.cli import build_parser
-from pipeline.finetune.finetune import train
-from pipeline.finetune.twin_trainer import TrainingHalted
-
-
-def arguments(model, out):
-    return [
-        "finetune",
-        *("--model", model, "--recipe", "twin", "--nli", NLI_TRAIN, "--ppdb", PPDB, "--out", out),
-        *("--max-steps", 4, "--batch-size", 8, "--lr", 1e-3, "--save-every", 2, "--resume"),
-    ]
-
-
-@pytest.fixture(scope="module")
-def halted_work(tiny_model, tmp_path_factory):
-    """The work folder of a run halted after step 3: ``checkpoint-2`` and ``settings.json``."""
-    root = tmp_path_factory.mktemp("halted")
-    argv = [str(a) for a in arguments(tiny_model, root / "m")]
-    with pytest.raises(TrainingHalted):
-        train(build_parser(argv).parse_args(argv), halt_after=3)
-    return root / ".m.work"
 
 
 def _link_to(target):
@@ -200,7 +178,7 @@ def test_a_checkpoint_the_resume_cannot_honour_is_refused(halted_work, tiny_mode
     checkpoint = work / "checkpoint-2"
     assert checkpoint.is_dir(), sorted(p.name for p in work.iterdir())
     named = change(checkpoint, name)
-    status = cli(*arguments(tiny_model, tmp_path / "m2"))
+    status = cli(*resume_arguments(tiny_model, tmp_path / "m2"))
     assert_clean_failure(status, capsys.readouterr().err, named, tmp_path / "m2", fragment)
     assert not (tmp_path / "m2").exists()
 
@@ -232,7 +210,7 @@ def test_a_step_log_the_resume_cannot_keep_is_refused(halted_work, tiny_model, t
     work = tmp_path / ".m2.work"
     shutil.copytree(halted_work, work)
     named = change(work)
-    status = cli(*arguments(tiny_model, tmp_path / "m2"))
+    status = cli(*resume_arguments(tiny_model, tmp_path / "m2"))
     assert_clean_failure(status, capsys.readouterr().err, named, tmp_path / "m2", fragment)
     if (tmp_path / "someone-elses.txt").exists():
         assert (tmp_path / "someone-elses.txt").read_text() == "keep me\n"
