@@ -19,13 +19,13 @@ def _evaluate(cli, good, task: str, out: Path, *extra, data: Path | None = None,
 @pytest.mark.parametrize(
     "flag, value, fragment",
     [
-        ("--batch-size", 0, ">= 1"),
-        ("--batch-size", -5, ">= 1"),
-        ("--max-length", 0, ">= 3"),
-        ("--max-length", -1, ">= 3"),
-        ("--max-length", 2, ">= 3"),
+        ("--batch-size", 0, "in [1, 65536]"),
+        ("--batch-size", -5, "in [1, 65536]"),
+        ("--max-length", 0, "in [3, 8192]"),
+        ("--max-length", -1, "in [3, 8192]"),
+        ("--max-length", 2, "in [3, 8192]"),
         ("--seed", -1, "in [0, 4294967295]"),
-        ("--kfold", 1, ">= 2"),
+        ("--kfold", 1, "in [2, 100]"),
     ],
 )
 @pytest.mark.parametrize("model", ["transformer", "word2vec"])

@@ -100,7 +100,7 @@ def tracking_flags(stage):
     event files under LOGS/tensorboard/<stage>/<the job's wildcards> (`tensorboard --logdir results/<run>`)."""
 
     def flags(wildcards):
-        folder = "/".join([f"{LOGS}/tensorboard/{stage}", *(str(value) for value in wildcards)])
+        folder = os.path.join(f"{LOGS}/tensorboard/{stage}", *(str(value) for value in wildcards))
         return ["--report-to", config["tracking"]["report_to"], "--tracking-dir", folder]
 
     return flags
