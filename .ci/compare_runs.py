@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 
 SKIPPED = {"logs", "benchmarks"}
 # Timings of the stats sidecars (*.stats.json, stats.json); metrics carry none.
-VOLATILE = {"provenance", "source", "code_version", "seconds", "words_per_second", "tokens_per_second"}
+# "run": the scoreboard names its run, as provenance does
+VOLATILE = {"provenance", "source", "code_version", "seconds", "words_per_second", "tokens_per_second", "run"}
 RUN_NAME = re.compile(r"results/[^/\s]+/")
 
 

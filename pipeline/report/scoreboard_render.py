@@ -32,7 +32,7 @@ def markdown(board: dict) -> str:
     cell = render.markdown_cell
     counts = board["claim_counts"]
     lines = [
-        f"# Reproduction scoreboard: {cell(str(board['run']))}",
+        "# Reproduction scoreboard",
         "",
         (
             f"**Claims:** {counts['holds']} hold, {counts['does not hold']} do not hold, {counts['not run']} not run "
