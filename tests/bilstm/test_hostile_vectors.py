@@ -53,33 +53,21 @@ CASES = {
 }
 
 
+def run_bilstm(cli, tmp_path, vectors, *extra):
+    """``bilstm`` on two demo-like pairs with ``vectors``; returns (exit status, the output folder)."""
+    train = tmp_path / "pairs.csv"
+    train.write_text(PAIRS)
+    out = tmp_path / "out"
+    argv = ["--train", train, "--vectors", vectors, "--pooling", "max", *extra]
+    return cli("bilstm", *argv, "--out", out / "model", "--metrics", out / "snli.json"), out
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bilstm_refuses_a_vectors_file_that_is_not_one_in_one_line(cli, tmp_path, capsys, case):
     name, content, fragment = CASES[case]
     vectors = tmp_path / name
     vectors.write_bytes(content(tmp_path) if callable(content) else content)
-    train = tmp_path / "pairs.csv"
-    train.write_text(PAIRS)
-    out = tmp_path / "out"
-    status = cli(
-        "bilstm",
-        "--train",
-        train,
-        "--dev",
-        train,
-        "--vectors",
-        vectors,
-        "--pooling",
-        "max",
-        "--hidden",
-        4,
-        "--epochs",
-        1,
-        "--out",
-        out / "model",
-        "--metrics",
-        out / "snli.json",
-    )
+    status, out = run_bilstm(cli, tmp_path, vectors, "--dev", tmp_path / "pairs.csv", "--hidden", 4, "--epochs", 1)
     assert_clean_failure(status, capsys.readouterr().err, vectors, out, fragment)
 
 
@@ -87,21 +75,6 @@ def test_a_pickle_that_runs_code_when_loaded_is_refused_without_running_it(cli, 
     monkeypatch.chdir(tmp_path)
     vectors = tmp_path / "glove.vec"
     vectors.write_bytes(pickle.dumps(Payload(tmp_path / MARKER_FILE)))
-    train = tmp_path / "pairs.csv"
-    train.write_text(PAIRS)
-    out = tmp_path / "out"
-    status = cli(
-        "bilstm",
-        "--train",
-        train,
-        "--vectors",
-        vectors,
-        "--pooling",
-        "max",
-        "--out",
-        out / "m",
-        "--metrics",
-        out / "m.json",
-    )
+    status, out = run_bilstm(cli, tmp_path, vectors)
     assert_clean_failure(status, capsys.readouterr().err, vectors, out, "pickle")
     assert not (tmp_path / MARKER_FILE).exists()
