@@ -269,6 +269,36 @@ class AtomicFiles:
             raise translated from exc
 
 
+def open_temp_folder(target: Path, real: Path, tidy=None) -> Path:
+    """The hidden folder a folder output is built in, beside ``real`` (``target`` with its links
+    followed, so that a link is kept): the parent made, temporaries of writers that are gone removed,
+    ``tidy()`` run; a failure is one line naming ``target``."""
+    temp = None
+    try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+        for stale in real.parent.glob(f".{real.name}.tmp-*"):
+            if writer_is_gone(stale):  # another live writer's temporary is left alone
+                shutil.rmtree(stale, ignore_errors=True)
+        if tidy is not None:
+            tidy()
+        temp = temp_path(target)
+        temp.mkdir()
+    except OSError as exc:
+        if isinstance(exc, FileExistsError) and not (temp and temp.exists()):  # a part of the path is a file
+            exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
+        raise InputError(target, f"cannot create the output folder: {os_message(exc)}") from exc
+    return temp
+
+
+def abandon_temp_folder(temp: Path, target: Path, exc: BaseException | None) -> None:
+    """After a folder output failed: ``temp`` removed, and the failure raised as one line naming
+    ``target`` where it is a known one (a full disk, a missing permission)."""
+    shutil.rmtree(temp, ignore_errors=True)
+    translated = output_error(exc, {target: temp}) if isinstance(exc, Exception) else None
+    if translated is not None:
+        raise translated from exc
+
+
 class AtomicFolder:
     """A folder of outputs that appears whole or not at all (``tables``' 73 files): ``with
     AtomicFolder(target, names) as tmp:`` fill ``tmp``, a hidden folder beside ``target`` (beside the
@@ -311,20 +341,13 @@ class AtomicFolder:
 
     def __enter__(self) -> Path:
         real = self.check()
-        try:
-            real.parent.mkdir(parents=True, exist_ok=True)
-            for stale in real.parent.glob(f".{real.name}.tmp-*"):
-                if writer_is_gone(stale):
-                    shutil.rmtree(stale, ignore_errors=True)
+
+        def tidy() -> None:
             if real.is_dir():
                 for name in self.names:  # per-file temporaries a killed run of the earlier writer left
                     _remove_stale_temporaries(real / name)
-            self.temp = temp_path(self.target)
-            self.temp.mkdir()
-        except OSError as exc:
-            if isinstance(exc, FileExistsError) and not (self.temp and self.temp.exists()):
-                exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
-            raise InputError(self.target, f"cannot create the output folder: {os_message(exc)}") from exc
+
+        self.temp = open_temp_folder(self.target, real, tidy)
         return self.temp
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -334,10 +357,7 @@ class AtomicFolder:
                 return
             except OSError as failure:
                 exc = failure
-        shutil.rmtree(self.temp, ignore_errors=True)
-        translated = output_error(exc, {self.target: self.temp}) if isinstance(exc, Exception) else None
-        if translated is not None:
-            raise translated from exc
+        abandon_temp_folder(self.temp, self.target, exc)
         if exc_type is None:
             raise exc
 

@@ -39,7 +39,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.atomic import output_error, resolve_target, temp_path, writer_is_gone
+from pipeline.atomic import abandon_temp_folder, open_temp_folder, resolve_target
 from pipeline.errors import InputError, os_message
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
@@ -65,18 +65,7 @@ class AtomicDir:
 
     def __enter__(self) -> Path:
         check_output_dir(self.target, self.owned)
-        self.temp = temp_path(self.target)  # beside the folder a link points to: the link is kept
-        real = resolve_target(self.target)
-        try:
-            real.parent.mkdir(parents=True, exist_ok=True)
-            for stale in real.parent.glob(f".{real.name}.tmp-*"):
-                if writer_is_gone(stale):  # another live writer's temporary is left alone
-                    shutil.rmtree(stale, ignore_errors=True)
-            self.temp.mkdir()
-        except OSError as exc:
-            if isinstance(exc, FileExistsError) and not self.temp.exists():  # a part of the path is a file
-                exc = NotADirectoryError(errno.ENOTDIR, "not a directory", exc.filename)
-            raise InputError(self.target, f"cannot create the output folder: {os_message(exc)}") from exc
+        self.temp = open_temp_folder(self.target, resolve_target(self.target))  # beside a link's folder
         return self.temp
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -87,10 +76,7 @@ class AtomicDir:
                 return
             except Exception as failure:  # noqa: BLE001 - completing or renaming failed: nothing is left behind
                 exc = failure
-        shutil.rmtree(self.temp, ignore_errors=True)
-        translated = output_error(exc, {self.target: self.temp}) if isinstance(exc, Exception) else None
-        if translated is not None:
-            raise translated from exc
+        abandon_temp_folder(self.temp, self.target, exc)
         if exc_type is None:
             raise exc
 
