@@ -12,12 +12,15 @@ greedily left to right, longest n-gram first. Modes:
              the document- vs corpus-level ablation
 
 --preset names the vocabulary of one paper (pipeline/ngrams/presets.py): ``ulr`` (the default,
-ULR-BERT §4) or ``burt`` (BURT §5.1), or the ablation ``burt_windows``; it sets N, K, the mode, the
-minimum count and the threshold (per language) wherever the command line leaves them unset.
+ULR-BERT §4) or ``burt`` (BURT §5.1), or an ablation; it sets N, K, the mode (reference in English,
+paper in Chinese), the minimum count and the threshold (per language) wherever the command line
+leaves them unset.
 
-Entity spans (links) from extraction join the candidates with source "entity" (not in
-reference mode, which reproduces code that has none). In every mode no counted n-gram cuts an
-entity span (starts or ends strictly inside it): the released code's bracket rule. Outputs, in --out: ngrams.parquet and
+Entity spans (links) from extraction join the candidates with source "entity", in every mode
+(ULR-BERT §4: "we identify all the entities and treat them as high-quality n-grams"; the released
+pmi.py scores the PMI n-grams only, which reference mode still reproduces exactly). In every mode no
+counted n-gram cuts an entity span (starts or ends strictly inside it): the released code's bracket
+rule. Outputs, in --out: ngrams.parquet and
 marked.parquet (schemas in pipeline.contracts) and stats.json.
 """
 
@@ -65,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "burt_windows (N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold, per "
         "language, where they are not given (pipeline/ngrams/presets.py, docs/method.md §2)",
     )
-    parser.add_argument("--mode", choices=MODES, default=None, help="default: the preset's (paper)")
+    parser.add_argument("--mode", choices=MODES, default=None, help="default: the preset's (reference for English ulr and burt, else paper)")
     parser.add_argument("--max-n", type=NGRAM_LENGTH, default=None, help="longest n-gram (N; default: the preset's)")
     parser.add_argument(
         "--top-k", type=TOP_K, default=None, help="n-grams kept per document (K; default: the preset's, 3000)"
@@ -116,8 +119,7 @@ class NgramScorer:
         self.args = args
         self.lm = lm
         self.source = "corpus" if args.mode == "corpus" else "pmi"
-        self.read_entities = not args.no_entities  # no n-gram cuts an entity span, in every mode
-        self.entities = self.read_entities and args.mode != "reference"  # entity candidates in the outputs
+        self.entities = not args.no_entities  # candidates in the outputs; no n-gram cuts one, in every mode
 
     def tokenize(self, docs: document_batches.DocumentBatch) -> token_batch.TokenBatch:
         a = self.args
@@ -143,7 +145,7 @@ class NgramScorer:
         a = self.args
         tokens = self.tokenize(docs)
         found = None
-        if self.read_entities and docs.entities is not None:
+        if self.entities and docs.entities is not None:
             found = entities.locate(docs, tokens, a.lang, reference=a.mode == "reference")
         orders = pmi.count(tokens, a.max_n)
         if found is not None:  # the released code's bracket rule (docs/method.md §2, "Entities")
@@ -290,7 +292,7 @@ def run(args: argparse.Namespace) -> None:
         marked_writer = contracts.open_writer(outputs.temp(args.out / "marked.parquet"), contracts.MARKED, record)
         with ngrams_writer, marked_writer:
             for path in args.sentences:
-                for docs in document_batches.read(path, args.batch_chars, want_entities=scorer.read_entities):
+                for docs in document_batches.read(path, args.batch_chars, want_entities=scorer.entities):
                     ngram_rows, marked_rows = scorer(docs, counts)
                     ngrams_writer.write_table(ngram_rows)
                     marked_writer.write_table(marked_rows)

@@ -46,6 +46,7 @@ from pipeline import experiments
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
+from pipeline.ngrams import presets
 from pipeline.report import cost
 from pipeline.report.plan_costs import PlanCosts, architecture
 from pipeline.report.plan_output import budget, markdown
@@ -149,7 +150,7 @@ class Planner(PlanCosts):
             # updates") less the sampled sentences that end their document (about 1 in its sentence count)
             settings["updates"] = math.ceil(examples * s["epochs"] / settings["batch_size"])
         if run.objective in NGRAM_OBJECTIVES:
-            settings["ngram_preset"] = experiments.ngram_preset(config["ngrams"], run.objective)
+            settings["ngram_preset"] = self.preset_text(run.objective)
         if run.objective == "burt":
             settings["masking"] = config["pretrain"]["ngram_pool"]
         if run.objective in MISAD_OBJECTIVES:
@@ -157,6 +158,24 @@ class Planner(PlanCosts):
         if run.objective in SPAN_OBJECTIVES:
             settings["span_max_words"] = self.pretrain_choice(run, "span_max_words")
         return settings
+
+    def preset_text(self, objective: str) -> str:
+        """The n-gram preset an objective reads, with the knobs it runs in the pre-training language
+        (pipeline/ngrams/presets.py; the config's ngrams keys, where set, override them)."""
+        ngrams = self.config["ngrams"]
+        preset = experiments.ngram_preset(ngrams, objective)
+        knobs = dict(presets.settings(preset, self.config["pretrain"]["language"]))
+        knobs.update({key: ngrams[key] for key in presets.KNOBS if ngrams.get(key) is not None})
+        if knobs["mode"] == "reference":  # as presets.resolve: the released code keeps every n-gram
+            knobs["min_count"] = ngrams.get("min_count") or 1
+        if knobs["mode"] != "paper":  # as presets.resolve: a preset's threshold is a paper-mode score
+            knobs["threshold"] = ngrams.get("threshold")
+        mode = "reference mode, the released pmi.py" if knobs["mode"] == "reference" else f"{knobs['mode']} mode"
+        threshold = "none" if knobs["threshold"] is None else f"{knobs['threshold']:g}"
+        return (
+            f"{preset} ({mode}; N {knobs['max_n']}, K {knobs['top_k']}, min count {knobs['min_count']}, "
+            f"threshold {threshold})"
+        )
 
     def pretrain_choice(self, run: experiments.PretrainRun, key: str):
         """A setting of the run's experiment (or the pretrain section's); "not set" where neither has it."""

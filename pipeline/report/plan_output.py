@@ -53,6 +53,10 @@ def markdown(records: list[dict], assumption: str) -> str:
             f"| {r['paper']} | {r['table']} | {r['row']} | {r['status']} | {r.get('label', r.get('reason', ''))} | "
             f"{deviations} | {'; '.join(notes)} | {'' if hours is None else f'{hours:,.2f}'} |"
         )
+    whys = {c["key"]: c["why"] for r in records for c in r.get("choices", [])}
+    if whys:  # each interpretation once, with what it departs from (paper_settings.yaml, choices)
+        lines += ["", "Our choices, and why:"]
+        lines += [f"- {key}: {why}" for key, why in whys.items()]
     total = budget(records)
     lines += ["", f"GPU budget of the planned rows: {total['total']:,.1f} GPU-hours"]
     lines += [f"- {rule}: {hours:,.1f}" for rule, hours in sorted(total["by_rule"].items())]

@@ -47,9 +47,12 @@ SAMPLE_PATTERN = f"({'|'.join(PRESET_NAMES)})({PAIRS})?"
 
 def ngram_flags(preset, mode=None):
     """Options of `python -m pipeline ngrams`: the preset, and the config's ngrams knobs that are set
-    (they override the preset's values, as an explicit option does)."""
+    (they override the preset's values, as an explicit option does; a preset's mode is per language)."""
     settings = config["ngrams"]
-    flags = ["--preset", preset, "--mode", mode or settings["mode"], *options(settings, "batch_chars")]
+    flags = ["--preset", preset, *options(settings, "batch_chars")]
+    mode = mode or settings["mode"]
+    if mode is not None:
+        flags += ["--mode", mode]
     for key in ("max_n", "top_k", "min_count", "threshold"):  # null: the preset's value
         if settings[key] is not None:
             flags += options(settings, key)
