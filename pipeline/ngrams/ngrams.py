@@ -68,7 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "burt_windows (N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold, per "
         "language, where they are not given (pipeline/ngrams/presets.py, docs/method.md §2)",
     )
-    parser.add_argument("--mode", choices=MODES, default=None, help="default: the preset's (reference for English ulr and burt, else paper)")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="default: the preset's (reference for English ulr and burt, else paper)",
+    )
     parser.add_argument("--max-n", type=NGRAM_LENGTH, default=None, help="longest n-gram (N; default: the preset's)")
     parser.add_argument(
         "--top-k", type=TOP_K, default=None, help="n-grams kept per document (K; default: the preset's, 3000)"

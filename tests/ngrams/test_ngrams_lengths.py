@@ -174,7 +174,12 @@ def test_an_explicit_option_overrides_the_preset(results, samples):
     argv = ["ngrams", "--sentences", samples / "en/shard-000.parquet", "--preset", "burt_recurring", "--max-n", "5"]
     assert main([str(a) for a in [*argv, "--out", out]]) == 0
     params = json.loads((out / "stats.json").read_text())["provenance"]["params"]
-    assert (params["preset"], params["max_n"], params["min_count"], params["threshold"]) == ("burt_recurring", 5, 2, 5.0)
+    assert (params["preset"], params["max_n"], params["min_count"], params["threshold"]) == (
+        "burt_recurring",
+        5,
+        2,
+        5.0,
+    )
     en = results["en", "burt"][0]["provenance"]["params"]
     assert (en["mode"], en["max_n"], en["min_count"], en["threshold"]) == ("reference", 6, 1, None)
     zh = results["zh", "burt"][0]["provenance"]["params"]
