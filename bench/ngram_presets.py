@@ -1,6 +1,6 @@
 """N-gram presets: whether each vocabulary is made of meaningful units, and its lengths, on real text.
 
-Not a speed benchmark. For every ``ngrams`` preset (pipeline/ngrams/presets.py), for reference mode
+Not a speed benchmark. For every ``ngrams`` preset (pipeline/ngram_presets.py), for reference mode
 (the authors' released pmi.py) and for the other settings of the paper's knobs that were tried, on
 the real samples made by the pipeline's own stages: English, the dump sample
 ``wiki/en/enwiki-latest-pages-articles1...-shortened.bz2`` through extract → clean (with

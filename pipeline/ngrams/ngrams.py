@@ -11,7 +11,7 @@ greedily left to right, longest n-gram first. Modes:
   corpus     the paper's formula with corpus-level probabilities from a KenLM model (--lm):
              the document- vs corpus-level ablation
 
---preset names the vocabulary of one paper (pipeline/ngrams/presets.py): ``ulr`` (the default,
+--preset names the vocabulary of one paper (pipeline/ngram_presets.py): ``ulr`` (the default,
 ULR-BERT §4) or ``burt`` (BURT §5.1), or an ablation; it sets N, K, the mode (reference in English,
 paper in Chinese), the minimum count and the threshold (per language) wherever the command line
 leaves them unset.
@@ -38,10 +38,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline import contracts, languages, provenance
+from pipeline import ngram_presets as presets
 from pipeline.arguments import CHARACTERS, FREQUENCY, NGRAM_LENGTH, TOP_K, number
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
-from pipeline.ngrams import document_batches, entities, marking, meaningfulness, pmi, presets, token_batch
+from pipeline.ngrams import document_batches, entities, marking, meaningfulness, pmi, token_batch
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.ngrams")
@@ -66,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=presets.DEFAULT,
         help="the n-gram vocabulary of one paper: ulr (ULR-BERT §4) or burt (BURT §5.1), or the ablation "
         "burt_windows (N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold, per "
-        "language, where they are not given (pipeline/ngrams/presets.py, docs/method.md §2)",
+        "language, where they are not given (pipeline/ngram_presets.py, docs/method.md §2)",
     )
     parser.add_argument(
         "--mode",

@@ -43,10 +43,10 @@ from pathlib import Path
 import yaml
 
 from pipeline import experiments
+from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
-from pipeline.ngrams import presets
 from pipeline.report import cost
 from pipeline.report.plan_costs import PlanCosts, architecture
 from pipeline.report.plan_output import budget, markdown
@@ -161,7 +161,7 @@ class Planner(PlanCosts):
 
     def preset_text(self, objective: str) -> str:
         """The n-gram preset an objective reads, with the knobs it runs in the pre-training language
-        (pipeline/ngrams/presets.py; the config's ngrams keys, where set, override them)."""
+        (pipeline/ngram_presets.py; the config's ngrams keys, where set, override them)."""
         ngrams = self.config["ngrams"]
         preset = experiments.ngram_preset(ngrams, objective)
         knobs = dict(presets.settings(preset, self.config["pretrain"]["language"]))

@@ -1,7 +1,7 @@
 # The n-gram stage's helpers (its rules: workflow/rules/ngrams.smk, which includes this file first):
 # the presets the run needs, the options of the ngrams and kenlm jobs and the run's n-gram outputs.
 from pipeline.experiments import DEFAULT_PRESET, PAIR_OBJECTIVES, ngram_preset
-from pipeline.ngrams.presets import NAMES as PRESET_NAMES
+from pipeline.ngram_presets import NAMES as PRESET_NAMES
 
 
 def objective_preset(objective):
