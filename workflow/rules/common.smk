@@ -61,6 +61,13 @@ def per_shard(pattern, lang):
     return expand(pattern, lang=lang, part=dump_parts(lang), shard=SHARDS)
 
 
+# ------------------------------------------------------------------ download source lists
+def sources_file(name):
+    """One of the download source lists (workflow/data/NAME by default; config `sources` names the
+    folder, the dress rehearsal's mirror among them)."""
+    return os.path.join(workflow.basedir, config["sources"], name)
+
+
 # ------------------------------------------------------------------ paths under data_root
 def data_path(*parts):
     """data_root/PARTS: every input the rules read under data_root is joined here, which refuses a

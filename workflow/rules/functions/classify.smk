@@ -109,7 +109,7 @@ CLASSIFY_FOLDERS = {
 CLASSIFY_UNPACK = {}  # unpacked file -> (its archive, the member)
 CLASSIFY_DATA = []  # the downloaded or unpacked files, by path under data_root
 if CLASSIFY["download"]:
-    with open(os.path.join(workflow.basedir, "workflow", "data", "classification-sources.yaml")) as _sources:
+    with open(sources_file("classification-sources.yaml")) as _sources:
         _classify_sources = yaml.safe_load(_sources)
     # only the configured tasks' files, and the archives they come from
     _folders = tuple(

@@ -7,7 +7,7 @@ RETRIEVAL = ("geogranno", "faq")
 
 # The evaluation data by task (workflow/data/evaluation-sources.yaml: URL and SHA-256 per file).
 # With evaluate.download on, they are inputs of the evaluate rule, fetched where missing.
-with open(os.path.join(workflow.basedir, "workflow", "data", "evaluation-sources.yaml")) as _sources:
+with open(sources_file("evaluation-sources.yaml")) as _sources:
     EVAL_DATA = {
         task: {data_path(path): spec for path, spec in files.items()}
         for task, files in yaml.safe_load(_sources).items()

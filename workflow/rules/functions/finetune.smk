@@ -59,7 +59,7 @@ FINETUNE_RUNS = finetune_runs()
 
 # The NLI / PPDB releases (workflow/data/finetune-sources.yaml), fetched where missing with finetune.download on.
 if FINETUNE["download"]:
-    with open(os.path.join(workflow.basedir, "workflow", "data", "finetune-sources.yaml")) as _sources:
+    with open(sources_file("finetune-sources.yaml")) as _sources:
         for _path, _spec in yaml.safe_load(_sources).items():
             _checksum = FINETUNE["download_checksums"].get(_path)
             _spec = {**_spec, **({"sha256": _checksum} if _checksum else {})}

@@ -1,0 +1,194 @@
+"""Job kinds: what a dress rehearsal must have run for a paper config (docs/stages/rehearsal.md).
+
+A paper config schedules thousands of jobs, most of them the same code on another shard, seed or
+grid point. A **job kind** is what can fail differently: the rule, the backbone family (BERT, BERT
+large-shaped, ALBERT, the Chinese BERTs), what the job trains or reads (the objective and its
+experiment suffix, the fine-tuning recipe, the BiLSTM pooling) and the task family (a GLUE / CLUE
+task's benchmark and head, an evaluation's task group). Shards, slices, seeds, grid points, sizes
+and the twin ablation's grid values are not part of a kind. Besides the kinds, every single value
+of the config's structure (each objective, experiment suffix, recipe, start, pooling, task family,
+download group) is a **feature** that must occur at least once.
+
+Both come from Snakemake's own job listing: ``snakemake -n -p`` (what a config schedules) or the
+log of a run (what it executed), each job a ``rule NAME:`` block with its ``wildcards:`` line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+# Wildcards that only say which piece of the data or which grid point a job is: not part of a kind.
+SIZE_WILDCARDS = frozenset({"lang", "part", "shard", "slice", "setting"})
+# Evaluation task groups (docs/method.md §5): the code path an evaluate job takes.
+EVALUATE_GROUPS = {
+    "analogy": "analogy",
+    "sts": "similarity",
+    "wordsim": "similarity",
+    "scws": "similarity",
+    "semeval5a": "phrase",
+    "geogranno": "phrase",
+    "ppdb": "phrase",
+    "faq": "retrieval",
+}
+_JOB = re.compile(r"^(?:local)?rule (\S+):$", re.MULTILINE)
+_WILDCARDS = re.compile(r"^\s+wildcards: (.*)$", re.MULTILINE)
+_COMMAND = re.compile(r"^Shell command: (.*)$", re.MULTILINE)
+# The options that say what form a download's source takes (pipeline/download.py)
+SOURCE_FORMS = ("--url", "--part", "--checksums-url", "--sha256", "--sha1", "--md5", "--unverified")
+
+
+@dataclass(frozen=True)
+class Job:
+    rule: str
+    wildcards: dict
+    command: str = ""  # the shell command, where the listing prints it (snakemake -p)
+
+
+def jobs(listing: str) -> list[Job]:
+    """Every job of a Snakemake listing (dry run or run log), in order."""
+    starts = [m.start() for m in _JOB.finditer(listing)] + [len(listing)]
+    found = []
+    for start, end in itertools.pairwise(starts):
+        block = listing[start:end]
+        rule = _JOB.match(block).group(1)
+        line = _WILDCARDS.search(block)
+        wildcards = dict(item.split("=", 1) for item in line.group(1).split(", ")) if line else {}
+        command = _COMMAND.search(block)
+        found.append(Job(rule, wildcards, command.group(1) if command else ""))
+    return found
+
+
+def backbone_family(name: str, spec: str = "") -> str:
+    """BERT, large-shaped BERT, ALBERT or Chinese BERT, from a backbone's name and spec."""
+    text = f"{name} {spec}".lower()
+    if "albert" in text:
+        return "albert"
+    if "chinese" in text or "tiny:zh" in text:
+        return "bert-zh"
+    if "large" in text:
+        return "bert-large"
+    return "bert"
+
+
+class KindReader:
+    """The kinds and features of jobs, for one config (its backbones, recipes and task registry)."""
+
+    def __init__(self, config: dict):
+        self.backbones = dict(config.get("models", {}).get("backbones", {}))
+        self.recipes = set(config.get("finetune", {}).get("recipes", []))
+        for listed in config.get("finetune", {}).get("start_recipes", {}).values():
+            self.recipes.update(listed)
+        from pipeline.classify.tasks import TASKS
+
+        self.tasks = TASKS
+
+    def split_label(self, label: str) -> tuple[str, str]:
+        """(backbone family, what the model is) of a model label: ``bert-base-uncased+burt.packed+twin.k7``
+        → ("bert", "+burt.packed+twin"); a BiLSTM label ``bilstm-max-4096`` → ("bilstm", "max")."""
+        if label.startswith("bilstm-"):
+            return "bilstm", re.sub(r"-\d+$", "", label.removeprefix("bilstm-"))
+        for name in sorted(self.backbones, key=len, reverse=True):
+            if label == name or label.startswith((f"{name}+", f"{name}.")):
+                rest = label[len(name) :]
+                kept = []
+                for part in rest.split("+"):
+                    head = part.split(".", 1)[0]
+                    if head in self.recipes:  # what follows a recipe is the twin ablation's grid value
+                        kept.append(head)  # (twin.k7, twin.nli+pi): not a kind
+                        break
+                    kept.append(part)
+                return backbone_family(name, self.backbones[name]), "+".join(kept)
+        return "other", label
+
+    def task_family(self, rule: str, task: str) -> str:
+        if rule == "classify" and task in self.tasks:
+            spec = self.tasks[task]
+            return f"{spec.benchmark}-{spec.head}"
+        if rule == "evaluate":
+            return EVALUATE_GROUPS.get(task, task)
+        return task
+
+    def kind(self, job: Job) -> tuple:
+        family, what, task = "", "", ""
+        wildcards = job.wildcards
+        label = wildcards.get("label") or wildcards.get("backbone")
+        if job.rule == "download_model":
+            label = wildcards["model"].rsplit("/", 1)[-1].split("@")[0]
+            family = backbone_family(wildcards["model"])
+        elif job.rule == "training_curves":
+            label = wildcards["model"]
+        if label and not family:
+            family, what = self.split_label(label)
+        if "task" in wildcards:
+            task = self.task_family(job.rule, wildcards["task"])
+        elif "benchmark" in wildcards:
+            task = wildcards["benchmark"]
+        elif job.rule == "download":
+            task = download_form(job.command)
+        elif "preset" in wildcards or "sample" in wildcards:
+            what = wildcards.get("preset") or wildcards.get("sample")
+        return (job.rule, family, what, task)
+
+    def features(self, job: Job) -> set[tuple[str, str]]:
+        """Each single value the job stands for: its rule, pooling, task family, and each piece of its label."""
+        rule, family, what, task = self.kind(job)
+        found = {("rule", rule)}
+        if family:
+            found.add(("backbone family", family))
+        for piece in filter(None, re.split(r"[+]", what)):
+            found.add(("model part", piece))
+        if task:
+            found.add(("task family", task))
+        if "pooling" in job.wildcards:
+            found.add(("pooling", job.wildcards["pooling"]))
+        return found
+
+
+def download_form(command: str) -> str:
+    """A download's kind: the form of its source (URL or parts, checksum list or digest), from its command."""
+    words = command.split()
+    return " ".join(form for form in SOURCE_FORMS if form in words) or "download"
+
+
+@dataclass
+class Coverage:
+    scheduled_kinds: set
+    executed_kinds: set
+    scheduled_features: set
+    executed_features: set
+
+    @property
+    def missing_kinds(self) -> list:
+        return sorted(self.scheduled_kinds - self.executed_kinds)
+
+    @property
+    def missing_features(self) -> list:
+        return sorted(self.scheduled_features - self.executed_features)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing_kinds and not self.missing_features
+
+    def summary(self) -> dict:
+        return {
+            "kinds_scheduled": len(self.scheduled_kinds),
+            "kinds_executed": len(self.executed_kinds & self.scheduled_kinds),
+            "features_scheduled": len(self.scheduled_features),
+            "features_executed": len(self.executed_features & self.scheduled_features),
+            "missing_kinds": [list(k) for k in self.missing_kinds],
+            "missing_features": [list(f) for f in self.missing_features],
+        }
+
+
+def coverage(paper_listing: str, paper_config: dict, rehearsal_listing: str, rehearsal_config: dict) -> Coverage:
+    """The kinds and features the paper config schedules against those the rehearsal ran (or schedules)."""
+    paper, rehearsal = KindReader(paper_config), KindReader(rehearsal_config)
+    paper_jobs, rehearsal_jobs = jobs(paper_listing), jobs(rehearsal_listing)
+    return Coverage(
+        {paper.kind(j) for j in paper_jobs},
+        {rehearsal.kind(j) for j in rehearsal_jobs},
+        set().union(*(paper.features(j) for j in paper_jobs)),
+        set().union(*(rehearsal.features(j) for j in rehearsal_jobs)),
+    )

@@ -1,0 +1,102 @@
+"""The rehearsal covers its paper config: every job kind and feature a paper config schedules is in the
+rehearsal's DAG (pipeline/rehearsal/coverage.py, miniature.py), and removing one from the rehearsal
+is caught. The real run of the rehearsal (`make rehearsal`) checks the same on the jobs it executed."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+import pytest
+import yaml
+from testdata import REPO
+
+from pipeline.rehearsal import coverage
+from pipeline.rehearsal.miniature import miniature
+from pipeline.report.plan import resolve_config
+
+PAPERS = ("paper-en", "paper-zh")
+
+
+def listing(config: dict, tmp_path, name: str) -> str:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "1", "--configfile", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module", params=PAPERS)
+def paper(request, tmp_path_factory):
+    """(paper config, its dry-run listing, its miniature, the miniature's listing)."""
+    tmp = tmp_path_factory.mktemp(request.param)
+    config = resolve_config(REPO / f"workflow/config/{request.param}.yaml")
+    config["data_root"] = str(tmp / "paper-data")
+    config["run"] = f"dry-{request.param}-coverage"
+    small = miniature(config, f"dry-{request.param}-rehearsal", str(tmp / "rehearsal-data"))
+    return config, listing(config, tmp, "paper"), small, listing(small, tmp, "rehearsal"), tmp
+
+
+def test_the_rehearsal_schedules_every_kind_of_its_paper_config(paper):
+    config, paper_listing, small, small_listing, _ = paper
+    found = coverage.coverage(paper_listing, config, small_listing, small)
+    assert found.complete, found.summary()
+    assert len(found.scheduled_kinds) > 40
+    # and it is a miniature: far fewer jobs than the paper run
+    assert len(coverage.jobs(small_listing)) < len(coverage.jobs(paper_listing)) / 3
+
+
+def test_removing_a_kind_from_the_rehearsal_is_caught(paper):
+    config, paper_listing, small, _, tmp = paper
+    cut = copy.deepcopy(small)
+    if config["pretrain"]["experiments"]:  # paper-en: MiSAD-span leaves the ULR experiment
+        objectives = cut["pretrain"]["experiments"]["ulr"]["objectives"]
+        objectives.remove("misad-span")
+        cut["classify"]["glue"]["models"].remove("bert-base-uncased+misad-span")
+        expected = ("pretrain", "bert", "+misad-span", "")
+    else:  # paper-zh: the span head of CLUE (CMRC 2018) leaves the CLUE tasks
+        cut["classify"]["clue"]["tasks"] = [t for t in cut["classify"]["clue"]["tasks"] if t != "cmrc2018"]
+        expected = ("classify", "bert-zh", "", "clue-span")
+    found = coverage.coverage(paper_listing, config, listing(cut, tmp, "cut"), cut)
+    assert not found.complete
+    assert expected in found.missing_kinds, found.missing_kinds[:10]
+
+
+def test_kinds_of_a_listing():
+    listing_text = """
+rule pretrain:
+    output: results/x/models/bert-base-uncased+burt.packed
+    wildcards: label=bert-base-uncased+burt.packed
+    resources: tmpdir=/tmp
+
+localrule download:
+    wildcards: download=/d/wiki/en/dump.xml.bz2
+Shell command: python -m pipeline download --url http://x/dump.xml.bz2 --out /d/wiki/en/dump.xml.bz2 --checksums-url http://x/sha1sums.txt
+
+rule classify:
+    wildcards: label=albert-base-v2+misad, task=stsb, setting=batch8-lr3e-05-epochs3-len128
+
+rule evaluate:
+    wildcards: task=wordsim, label=bert-large-uncased+mlm+twin.nli+pi, pooling=cls
+"""
+    config = {
+        "data_root": "/d",
+        "models": {"backbones": {"bert-base-uncased": "hub:a/b@c", "bert-large-uncased": "hub:a/l@c",
+                                 "albert-base-v2": "hub:al/al@c"}},
+        "finetune": {"recipes": ["twin"]},
+    }  # fmt: skip
+    reader = coverage.KindReader(config)
+    assert [reader.kind(job) for job in coverage.jobs(listing_text)] == [
+        ("pretrain", "bert", "+burt.packed", ""),
+        ("download", "", "", "--url --checksums-url"),
+        ("classify", "albert", "+misad", "glue-regression"),
+        ("evaluate", "bert-large", "+mlm+twin", "similarity"),
+    ]
