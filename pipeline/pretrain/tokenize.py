@@ -143,10 +143,16 @@ def tokenize_rows(rows: list[dict], tokenizer, aligner: SpanAligner, max_length:
         return_special_tokens_mask=True,
     )
     out = []
+    # ids no masking draws: [CLS], [SEP], [PAD] and [UNK] too (the collators and the pretrain stage's
+    # check take the tokenizer's special ids); a sentence of nothing else has nothing to mask
+    unmaskable = set(tokenizer.all_special_ids)
     for i, marked in enumerate(rows):
         ids = encoded["input_ids"][i]
         if len(ids) >= max_length:
             counts["sentences_truncated"] += 1
+        if all(token in unmaskable for token in ids):
+            counts["sentences_unknown_only"] += 1  # e.g. characters the vocabulary lacks, all [UNK]
+            continue
         row = aligner.row(marked, ids, encoded["offset_mapping"][i], encoded["special_tokens_mask"][i], counts)
         if row is not None:
             out.append(row)

@@ -252,3 +252,24 @@ def test_a_with_next_sample_keeps_its_sampled_column(marked_en, tiny_en, tmp_pat
     assert not TokenDataset(build_arrow_cache(plain_tokens, tmp_path / "plain.arrow")).has_sampled
     with pytest.raises(InputError, match="a file without column .sampled. among --with-next ones"):
         build_arrow_cache([tokens, plain_tokens], tmp_path / "mixed.arrow")
+
+
+def test_a_sentence_of_unknown_tokens_only_is_dropped_and_counted(tiny_en, tmp_path, cli):
+    """[UNK] is one of the tokenizer's special ids, which masking never draws: a sentence of characters
+    the vocabulary lacks (rare CJK characters for a Chinese BERT) has nothing to mask. tokenize drops it,
+    as it drops an empty one, instead of leaving the pretrain stage's check to stop a whole job on it
+    (found by the paper-zh rehearsal: a tiny vocabulary made '各地区音乐' all [UNK])."""
+    from pipeline.pretrain.token_dataset import check_token_rows
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en)
+    unknown = "𠀀𠀁𠀂"
+    assert set(tokenizer(unknown)["input_ids"]) <= set(tokenizer.all_special_ids)
+    marked = tmp_path / "marked.parquet"
+    rows = [{"doc_id": 1, "sent_id": i, "text": t, "spans": []} for i, t in enumerate(["the city of", unknown])]
+    write_marked(marked, rows)
+    out = tmp_path / "tokens.parquet"
+    assert cli("tokenize", "--marked", marked, "--model", tiny_en, "--lang", "en", "--out", out) == 0
+    kept = pq.read_table(out).to_pylist()
+    assert [row["sent_id"] for row in kept] == [0]
+    assert json.loads(out.with_suffix(".stats.json").read_text())["sentences_unknown_only"] == 1
+    check_token_rows(out, len(tokenizer), special_ids=tokenizer.all_special_ids)  # pretrain's check passes
