@@ -116,8 +116,20 @@ def settings_from(args, task) -> training.Settings:
         doc_stride=defaults["doc_stride"],
         max_answer_tokens=defaults["max_answer_tokens"],
         eval_batch_size=args.eval_batch_size,
-        bf16=args.bf16,
+        bf16=args.bf16 and _bf16_device(),
     )
+
+
+def _bf16_device() -> bool:
+    """Whether --bf16 can be honoured: bfloat16 mixed precision needs a GPU (the Trainer refuses it on
+    CPU). Without one, as pretrain and finetune do, the run trains in float32, says so, and records
+    ``bf16: false`` in its settings (a rehearsal of a paper config on CPU, docs/stages/rehearsal.md)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return True
+    log.warning("--bf16 asks for bfloat16 mixed precision, which needs a GPU: training in float32 on CPU")
+    return False
 
 
 def load_splits(

@@ -51,8 +51,21 @@ def load_model(task, path: str):
     return load_pretrained(AutoModelForSequenceClassification, path, num_labels=task.num_labels, problem_type=problem)
 
 
+class MultipleChoiceCollator(DataCollatorForMultipleChoice):
+    """transformers' multiple-choice collator, for unlabelled rows too: it reads every row's label, and a
+    benchmark's own test set has none (CLUE's ChID and C3 releases; found by the paper-zh rehearsal,
+    docs/stages/rehearsal.md). Such a batch is collated with a placeholder label, which is dropped."""
+
+    def torch_call(self, examples):
+        if all("labels" in example for example in examples):
+            return super().torch_call(examples)
+        batch = super().torch_call([{**example, "labels": 0} for example in examples])
+        del batch["labels"]
+        return batch
+
+
 def collator(task, tokenizer):
-    return DataCollatorForMultipleChoice(tokenizer) if task.head == "choice" else DataCollatorWithPadding(tokenizer)
+    return MultipleChoiceCollator(tokenizer) if task.head == "choice" else DataCollatorWithPadding(tokenizer)
 
 
 class ProgressLog(TrainerCallback):

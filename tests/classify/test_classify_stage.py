@@ -342,3 +342,37 @@ def test_seeds_of_one_job_write_what_one_seed_jobs_write(cli, tiny_en, demo_root
         assert sorted(p.name for p in moved.iterdir()) == sorted(p.name for p in alone.iterdir())
         for name in ("metrics.json", f"dev_predictions.seed{seed}.tsv"):
             assert (moved / name).read_bytes() == (alone / name).read_bytes()
+
+
+def test_bf16_on_a_machine_without_a_gpu_trains_in_float32_and_says_so(cli, tiny_en, demo_root, tmp_path, caplog):
+    """The paper configs set classify.bf16; the Trainer refuses bfloat16 on CPU. Found by the paper-zh
+    rehearsal (docs/stages/rehearsal.md): every classify job stopped. On CPU the run trains in float32,
+    as pretrain and finetune do, warns, and records bf16 false."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: --bf16 is honoured")
+    with caplog.at_level("WARNING", logger="pipeline.classify"):
+        assert run(cli, tiny_en, "rte", demo_root, tmp_path / "bf16", extra=("--bf16",)) == 0
+    assert "needs a GPU" in caplog.text
+    assert '"bf16": false' in (tmp_path / "bf16" / "metrics.json").read_text(encoding="utf-8")
+
+
+def test_an_unlabelled_multiple_choice_test_set_is_collated(tiny_en):
+    """CLUE's own ChID and C3 test sets have no answers; transformers' collator reads a label from every
+    row (KeyError 'labels'), so predicting them stopped every ChID job of the paper-zh rehearsal."""
+    from transformers import AutoTokenizer
+
+    from pipeline.classify import encoding
+    from pipeline.classify.examples import Example
+    from pipeline.classify.training import collator
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_en)
+    task = tasks.TASKS["chid"]
+    rows = [Example(id=str(i), text_a="", label=label, choices=["the city", "a river", "new york"])
+            for i, label in enumerate([None, None])]  # fmt: skip
+    batch = collator(task, tokenizer)(list(encoding.encode_choices(task, tokenizer, rows, 16)))
+    assert batch["input_ids"].shape[:2] == (2, 3) and "labels" not in batch
+    labelled = [Example(id="0", text_a="", label=1, choices=["the city", "a river", "new york"])]
+    batch = collator(task, tokenizer)(list(encoding.encode_choices(task, tokenizer, labelled, 16)))
+    assert batch["labels"].tolist() == [1]
