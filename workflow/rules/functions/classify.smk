@@ -103,6 +103,7 @@ CLASSIFY_FOLDERS = {
     "cluewsc": "chinese/cluewsc2020/",
     "afqmc": "chinese/afqmc/",
     "csl": "chinese/csl/",
+    "chid": "chinese/chid/",
     "ocnli": "chinese/ocnli/",
     "cmrc2018": "chinese/cmrc2018/",
 }
