@@ -25,7 +25,7 @@ LOCK := requirements.lock
 TORCH := 2.13.0
 PIP := 26.3
 
-.PHONY: install demo test lint format lock clean-demo sample-learning
+.PHONY: install demo test lint format lock clean-demo sample-learning rehearsal
 
 $(VENV)/.installed: $(LOCK) pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ sample-learning: install
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES) \
 	    --configfile workflow/config/sample.yaml workflow/config/sample-learning.yaml \
 	    -- results/sample-learning/metrics/glue/minilm.json
+
+# The dress rehearsal of the paper configs (docs/stages/rehearsal.md): each in miniature on CPU, every job
+# kind once, downloads and hub models served on 127.0.0.1; needs the data root (DATA).
+DATA ?= ../shared/data
+PAPERS ?= workflow/config/paper-zh.yaml workflow/config/paper-en.yaml
+rehearsal: install
+	$(BIN)/python -m pipeline rehearsal $(foreach paper,$(PAPERS),--paper $(paper)) --data $(DATA) --cores $(CORES)
 
 lint: install
 	$(BIN)/snakemake --lint

@@ -47,6 +47,7 @@ STAGES = {
     "classify-unpack": ("classify", "one file of a downloaded GLUE / CLUE archive → the data root"),
     "bilstm": ("bilstm", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
     "export": ("", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
+    "rehearsal": ("rehearsal", "a paper config in miniature on CPU: local mirror and hub, every job kind run once"),
 }
 
 

@@ -35,6 +35,8 @@ EVALUATE_GROUPS = {
 _JOB = re.compile(r"^(?:local)?rule (\S+):$", re.MULTILINE)
 _WILDCARDS = re.compile(r"^\s+wildcards: (.*)$", re.MULTILINE)
 _COMMAND = re.compile(r"^Shell command: (.*)$", re.MULTILINE)
+_JOBID = re.compile(r"^\s+jobid: (\d+)$", re.MULTILINE)
+_FINISHED = re.compile(r"^Finished jobid: (\d+)", re.MULTILINE)
 # The options that say what form a download's source takes (pipeline/download.py)
 SOURCE_FORMS = ("--url", "--part", "--checksums-url", "--sha256", "--sha1", "--md5", "--unverified")
 
@@ -44,6 +46,7 @@ class Job:
     rule: str
     wildcards: dict
     command: str = ""  # the shell command, where the listing prints it (snakemake -p)
+    jobid: str = ""
 
 
 def jobs(listing: str) -> list[Job]:
@@ -56,8 +59,15 @@ def jobs(listing: str) -> list[Job]:
         line = _WILDCARDS.search(block)
         wildcards = dict(item.split("=", 1) for item in line.group(1).split(", ")) if line else {}
         command = _COMMAND.search(block)
-        found.append(Job(rule, wildcards, command.group(1) if command else ""))
+        jobid = _JOBID.search(block)
+        found.append(Job(rule, wildcards, command.group(1) if command else "", jobid.group(1) if jobid else ""))
     return found
+
+
+def finished_jobs(log: str) -> list[Job]:
+    """The jobs of a run's log that finished (``Finished jobid: N``): a failed job is not executed."""
+    done = set(_FINISHED.findall(log))
+    return [job for job in jobs(log) if job.jobid in done]
 
 
 def backbone_family(name: str, spec: str = "") -> str:
@@ -182,10 +192,14 @@ class Coverage:
         }
 
 
-def coverage(paper_listing: str, paper_config: dict, rehearsal_listing: str, rehearsal_config: dict) -> Coverage:
-    """The kinds and features the paper config schedules against those the rehearsal ran (or schedules)."""
+def coverage(
+    paper_listing: str, paper_config: dict, rehearsal_listing: str, rehearsal_config: dict, executed: bool = False
+) -> Coverage:
+    """The kinds and features the paper config schedules against those the rehearsal schedules (a dry
+    run's listing) or, with ``executed``, ran to the end (a run's log)."""
     paper, rehearsal = KindReader(paper_config), KindReader(rehearsal_config)
-    paper_jobs, rehearsal_jobs = jobs(paper_listing), jobs(rehearsal_listing)
+    paper_jobs = jobs(paper_listing)
+    rehearsal_jobs = finished_jobs(rehearsal_listing) if executed else jobs(rehearsal_listing)
     return Coverage(
         {paper.kind(j) for j in paper_jobs},
         {rehearsal.kind(j) for j in rehearsal_jobs},

@@ -35,13 +35,18 @@ def listing(config: dict, tmp_path, name: str) -> str:
 
 
 @pytest.fixture(scope="module", params=PAPERS)
-def paper(request, tmp_path_factory):
-    """(paper config, its dry-run listing, its miniature, the miniature's listing)."""
+def paper(request, tmp_path_factory, data_root):
+    """(paper config, its dry-run listing, its miniature, the miniature's listing): the miniature as
+    the rehearsal makes it, its sources rewritten by the mirror (no server is needed for a dry run)."""
+    from pipeline.rehearsal import mirror
+
     tmp = tmp_path_factory.mktemp(request.param)
     config = resolve_config(REPO / f"workflow/config/{request.param}.yaml")
+    built = mirror.build(config, REPO, data_root, tmp / "mirror", "http://127.0.0.1:9/files")
     config["data_root"] = str(tmp / "paper-data")
     config["run"] = f"dry-{request.param}-coverage"
-    small = miniature(config, f"dry-{request.param}-rehearsal", str(tmp / "rehearsal-data"))
+    small = miniature(built.config, f"dry-{request.param}-rehearsal", str(tmp / "rehearsal-data"))
+    small["sources"] = str(built.sources_dir)
     return config, listing(config, tmp, "paper"), small, listing(small, tmp, "rehearsal"), tmp
 
 
@@ -100,3 +105,21 @@ rule evaluate:
         ("classify", "albert", "+misad", "glue-regression"),
         ("evaluate", "bert-large", "+mlm+twin", "similarity"),
     ]
+
+
+def test_a_failed_job_is_not_executed():
+    """A run's log lists every started job; only those with ``Finished jobid`` count as executed."""
+    log = """
+rule clean:
+    jobid: 3
+    wildcards: lang=en, part=p, shard=shard-000
+Finished jobid: 3 (Rule: clean)
+
+rule pretrain:
+    jobid: 7
+    wildcards: label=bert-base-uncased+mlm
+Error in rule pretrain:
+    jobid: 7
+"""
+    assert [job.rule for job in coverage.jobs(log)] == ["clean", "pretrain"]
+    assert [job.rule for job in coverage.finished_jobs(log)] == ["clean"]

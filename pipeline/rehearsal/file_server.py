@@ -1,0 +1,71 @@
+"""A local, read-only HTTP server for the rehearsal mirror (:mod:`pipeline.rehearsal.mirror`).
+
+``start(mirror)`` serves the files under ``mirror`` at ``http://127.0.0.1:PORT/files/<path>`` from a
+daemon thread (a :class:`~http.server.ThreadingHTTPServer`), so that the workflow's ``download``
+rule fetches them with ``urllib`` as it fetches the real sources. GET and HEAD only, with the
+``Content-Length`` the download stage's progress reads; no directory listings, nothing outside
+``/files/`` (404), no request log (``log.debug`` only). Symlinks in the mirror (its copies of
+data-root files) are followed. The download stage needs neither ranges nor HEAD: a file is one GET.
+
+    with start(mirror) as server:
+        build(config, repo, data_root, mirror, server.url)  # or build first, with a known port
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import partial
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Self
+
+log = logging.getLogger("pipeline.rehearsal.file_server")
+PREFIX = "/files"
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    def translate_path(self, path: str) -> str:
+        route = path.split("?", 1)[0].split("#", 1)[0]
+        if not route.startswith(PREFIX + "/"):
+            return str(Path(self.directory) / ".missing" / "not-under-files")  # answered 404
+        return super().translate_path(route[len(PREFIX) :])
+
+    def list_directory(self, path):
+        self.send_error(HTTPStatus.NOT_FOUND, "no directory listings")
+
+    def log_message(self, format, *args):
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+class FileServer:
+    """A running server: ``url`` (``http://HOST:PORT/files``), ``stop()``; a context manager."""
+
+    def __init__(self, mirror: Path, host: str = "127.0.0.1", port: int = 0):
+        self.mirror = Path(mirror)
+        self.mirror.mkdir(parents=True, exist_ok=True)  # served before it is filled (its URL goes into the build)
+        self._server = ThreadingHTTPServer((host, port), partial(_Handler, directory=str(self.mirror)))
+        self._server.daemon_threads = True
+        self.host, self.port = self._server.server_address[:2]
+        self.url = f"http://{self.host}:{self.port}{PREFIX}"
+        self._thread = threading.Thread(target=self._server.serve_forever, name="rehearsal-file-server", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._server.shutdown()
+            self._thread.join()
+        self._server.server_close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def start(mirror: Path, host: str = "127.0.0.1", port: int = 0) -> FileServer:
+    """Serve ``mirror`` (made if missing) read-only at ``http://HOST:PORT/files/`` (port 0: any free port)
+    until ``stop()``."""
+    return FileServer(mirror, host, port)

@@ -1,0 +1,229 @@
+"""Stage ``rehearsal``: run a paper config in miniature on CPU before it runs on GPUs.
+
+For each paper config (docs/stages/rehearsal.md):
+
+1. a local mirror of every file its download rules fetch (pipeline/rehearsal/mirror.py: the real
+   copies the data root holds, small stand-ins in the official formats for the rest), and a local
+   Hugging Face hub holding tiny random models of each backbone at its pinned commit
+   (pipeline/rehearsal/tiny_hub.py), both served on 127.0.0.1;
+2. the miniature config (pipeline/rehearsal/miniature.py): sizes and sources changed, nothing else;
+   a fresh data root holds links to the data root's files that are not downloads, so every
+   download and ``download_model`` job runs for real against the local servers;
+3. ``snakemake`` on it, through the same rules and flags as the paper run, with ``HF_ENDPOINT``
+   pointing at the local hub;
+4. the job kinds it executed against those the paper config schedules
+   (pipeline/rehearsal/coverage.py), written with the wall time and job count to
+   ``results/<paper run>-rehearsal/rehearsal.json``. A missing kind or a failed job fails the stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from pipeline import provenance
+from pipeline.atomic import json_text
+from pipeline.errors import InputError
+from pipeline.rehearsal import coverage
+
+log = logging.getLogger("pipeline.rehearsal")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--paper", type=Path, action="append", required=True, help="a paper config (repeatable)")
+    parser.add_argument("--data", type=Path, required=True, help="the real data root (../shared/data)")
+    parser.add_argument("--cores", type=int, default=2, help="snakemake --cores")
+    parser.add_argument("--work", type=Path, default=None, help="default: results/<paper run>-rehearsal")
+
+
+def run(args: argparse.Namespace) -> None:
+    failures = []
+    for paper in args.paper:
+        record = rehearse(paper, args.data, args.cores, args.work)
+        if record["snakemake_exit"] != 0 or not record["coverage"]["complete"]:
+            failures.append(paper.name)
+    if failures:
+        raise InputError(", ".join(failures), "the rehearsal failed (see rehearsal.json and snakemake.log there)")
+
+
+def _sentences(data_root: Path, lang: str, limit: int = 3000) -> list[str]:
+    """Real text for the tiny models' vocabularies: the released PMI sample (en), CLUE's TNEWS (zh)."""
+    import polars as pl
+
+    if lang == "en":
+        path = data_root / "reference_pmi/sentences.parquet"
+        if not path.is_file():
+            raise InputError(path, "missing: the tiny English vocabularies are learnt from it")
+        return pl.read_parquet(path, columns=["text"])["text"].head(limit).to_list()
+    texts = []
+    for path in sorted((data_root / "chinese").rglob("*.json"))[:8]:
+        for line in path.read_text(encoding="utf-8").splitlines()[: limit // 8]:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict):
+                texts += [v for v in row.values() if isinstance(v, str) and len(v) > 4]
+    if not texts:
+        raise InputError(
+            data_root / "chinese", "no CLUE JSON lines: the tiny Chinese vocabularies are learnt from them"
+        )
+    return texts[:limit]
+
+
+def _listing(configfile: Path, extra: list[str], log_path: Path, env: dict | None = None, dry: bool = True) -> int:
+    """snakemake -p (dry or real) on a config, its listing written to ``log_path``; the exit status."""
+    command = [sys.executable, "-m", "snakemake", "-p", "--configfile", str(configfile), *extra]
+    if dry:
+        command += ["-n", "--cores", "1"]
+    with open(log_path, "w", encoding="utf-8") as out:
+        return subprocess.run(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=env, check=False).returncode
+
+
+def _link_data(data_root: Path, target: Path, downloads: set[str]) -> int:
+    """Links in ``target`` to every file of the real data root that no download job writes."""
+    count = 0
+    for path in sorted(data_root.rglob("*")):
+        relative = path.relative_to(data_root).as_posix()
+        if not path.is_file() or str(target / relative) in downloads:
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(path.resolve(), target / relative)
+        count += 1
+    return count
+
+
+def rehearse(paper_path: Path, data_root: Path, cores: int, work: Path | None = None) -> dict:
+    from pipeline.report.plan import resolve_config
+
+    paper = resolve_config(paper_path)
+    name = f"{paper['run']}-rehearsal"
+    work = (work or REPO / "results" / name).resolve()
+    work.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(work.parent / f".{work.name}.lock", work):
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        return _rehearse(paper_path, paper, name, work, data_root, cores)
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path: Path, work: Path):
+    """One rehearsal at a time per folder: a second one would delete the folder the first runs in."""
+    with open(lock_path, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(work, "another rehearsal is running in this folder") from None
+        yield
+
+
+def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: Path, cores: int) -> dict:
+    from pipeline.rehearsal import file_server, hub_server, mirror, tiny_hub
+    from pipeline.rehearsal.miniature import miniature
+
+    started = time.monotonic()
+    log.info("%s: rehearsing %s in %s", name, paper_path, work)
+
+    # what the paper config schedules (its own dry run, on an empty data root)
+    paper_listing = work / "paper-dry-run.txt"
+    paper_root = work / "paper-data"
+    if _listing(paper_path, ["--config", f"data_root={paper_root}", f"run=dry-{name}"], paper_listing) != 0:
+        raise InputError(paper_path, f"its dry run failed: {paper_listing}")
+
+    with file_server.start(work / "mirror") as files, hub_server.start(work / "hub") as hub:
+        # 10 pages per bz2 stream, so that the dumps have more streams than the miniature has slices
+        built = mirror.build(paper, REPO, data_root, work / "mirror", files.url, pages_per_stream=10)
+        lang = paper["pretrain"]["language"]
+        text = _sentences(data_root, lang)
+        for spec in sorted({s for s in paper["models"]["backbones"].values() if str(s).startswith("hub:")}):
+            tiny_hub.build_snapshot(spec, work / "hub", text)
+        config = miniature(built.config, name, str(work / "data"))
+        config["sources"] = str(built.sources_dir)
+        configfile = work / "rehearsal.yaml"
+        configfile.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+        planned = work / "rehearsal-dry-run.txt"
+        if _listing(configfile, [], planned) != 0:
+            raise InputError(configfile, f"its dry run failed: {planned}")
+        downloads = {job.wildcards["download"] for job in coverage.jobs(planned.read_text()) if job.rule == "download"}
+        linked = _link_data(data_root, work / "data", downloads)
+        log.info("%s: %d downloads from the mirror, %d data files linked", name, len(downloads), linked)
+
+        env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HOME": str(work / "hf-home")}
+        # the rules call `python` / `torchrun`: this interpreter's, as `make` puts its venv first
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        for offline in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # either one keeps huggingface_hub offline
+            env.pop(offline, None)
+        snakemake_log = work / "snakemake.log"
+        run_started = time.monotonic()
+        exit_status = _listing(
+            configfile,
+            # --keep-going: one fault does not hide the others; each failed job is listed in rehearsal.json
+            ["--workflow-profile", "workflow/profiles/default", "--cores", str(cores), "--keep-going"],
+            snakemake_log,
+            env=env,
+            dry=False,
+        )
+        run_seconds = time.monotonic() - run_started
+
+    executed = snakemake_log.read_text(encoding="utf-8", errors="replace")
+    paper_config = {**paper, "data_root": str(paper_root)}
+    found = coverage.coverage(paper_listing.read_text(), paper_config, executed, config, executed=True)
+    record = {
+        "paper": provenance.portable_path(paper_path),
+        "run": name,
+        "snakemake_exit": exit_status,
+        "jobs_executed": len(coverage.finished_jobs(executed)),
+        "jobs_started": len(coverage.jobs(executed)),
+        "jobs_planned": len(coverage.jobs(planned.read_text())),
+        "jobs_in_paper_run": len(coverage.jobs(paper_listing.read_text())),
+        "snakemake_seconds": round(run_seconds, 1),
+        "wall_seconds": round(time.monotonic() - started, 1),
+        "coverage": {**found.summary(), "complete": found.complete},
+        "mirror_files": len(built.files),
+        "failed_jobs": failed_jobs(executed),
+    }
+    (work / "rehearsal.json").write_text(json_text(record), encoding="utf-8")
+    log.info(
+        "%s: snakemake exit %d, %d jobs in %.0f s; kinds %d of %d, features %d of %d",
+        name,
+        exit_status,
+        record["jobs_executed"],
+        run_seconds,
+        record["coverage"]["kinds_executed"],
+        record["coverage"]["kinds_scheduled"],
+        record["coverage"]["features_executed"],
+        record["coverage"]["features_scheduled"],
+    )
+    return record
+
+
+def failed_jobs(log_text: str) -> list[dict]:
+    """Each failed job of a Snakemake log: its rule, its log file and that log's last line."""
+    failed = []
+    for block in log_text.split("\nError in rule ")[1:]:
+        rule = block.split(":", 1)[0].strip()
+        lines = block.splitlines()
+        log_file = next(
+            (line.split("log:", 1)[1].split(" (check", 1)[0].strip() for line in lines if "log:" in line), ""
+        )
+        message = ""
+        if "\nLogfile " in block:
+            body = block.split("\nLogfile ", 1)[1].split("=" * 80)
+            content = [line for line in (body[1] if len(body) > 1 else "").splitlines() if line.strip()]
+            message = content[-1] if content else ""
+        failed.append({"rule": rule, "log": log_file, "error": message[:500]})
+    return failed
