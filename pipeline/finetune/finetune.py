@@ -206,6 +206,9 @@ def training_arguments(args, work: Path, total_warmup: int, twin: bool):
         seed=args.seed,
         data_seed=args.seed,
         bf16=torch.cuda.is_available(),
+        # without a GPU, only use_cpu makes the Trainer join torchrun's process group (gloo): else each
+        # process trained alone and both rotated the same checkpoints (found by the paper-en rehearsal)
+        use_cpu=not torch.cuda.is_available(),
         logging_steps=1,
         report_to=tracking.trainer_report_to(args) or "none",  # live curves (pipeline/tracking.py)
         disable_tqdm=True,
@@ -327,6 +330,11 @@ def _train(args, columns: dict, summary: dict, out: Path, work: Path, halt_after
     if resume_from:
         log.info("resuming from %s", resume_from)
     trainer.train(resume_from_checkpoint=resume_from)
+    if dist.is_available() and dist.is_initialized():
+        # every rank leaves train() (whose last checkpoint each may still touch) before rank 0 saves the
+        # model and removes the work folder: under torchrun, rank 1 read checkpoint-N/README.md after
+        # rank 0 had deleted it (found by the paper-en rehearsal, docs/stages/rehearsal.md)
+        dist.barrier()
 
     config = {
         **{

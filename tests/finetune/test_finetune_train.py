@@ -261,3 +261,25 @@ def test_bad_input_one_line_exit_2_and_no_model(tiny_model, tmp_path, problem):
     bad = nli if problem != "ppdb fields" else ppdb_path
     assert str(bad) in lines[-1] and (where is None or f"({where})" in lines[-1])
     assert not out.exists() and not list(tmp_path.glob(".out*"))
+
+
+def test_torchrun_with_two_processes_and_checkpoints(tiny_model, tmp_path):
+    """finetune under torchrun, saving checkpoints as the workflow does (--save-every): every rank leaves
+    train() before rank 0 removes the work folder. Found by the paper-en rehearsal: rank 1 read
+    checkpoint-4/README.md after rank 0 had deleted it (docs/stages/rehearsal.md)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    out = tmp_path / "ddp"
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m", "pipeline",
+               "finetune", "--model", str(tiny_model), "--recipe", "nli-mnrl", "--nli", str(NLI_TRAIN),
+               "--max-steps", "4", "--batch-size", "2", "--save-every", "2", "--resume", "--out", str(out)]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "PYTHONPATH": str(repo)}
+    result = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    config = json.loads((out / "finetune_config.json").read_text())
+    assert config["world_size"] == 2 and config["effective_batch_size"] == 4
+    assert not (tmp_path / ".ddp.work").exists()
