@@ -265,12 +265,15 @@ def build(
     sources_dir: Path | None = None,
     link: bool = True,
     pages_per_stream: int = 100,
+    evaluation_lines: int | None = None,
 ) -> Mirror:
     """Fill ``mirror`` with every file ``config`` and the source lists of ``repo/workflow/data`` can
     download, write the rewritten source lists to ``sources_dir`` (default ``mirror/../sources``) and
     return the :class:`Mirror`. ``mirror`` must be empty, absent or a mirror built before (emptied
     first). ``link``: serve data-root copies as symlinks (else as copies). ``pages_per_stream``: pages
-    per bz2 stream of the stand-in dumps (Wikimedia's 100)."""
+    per bz2 stream of the stand-in dumps (Wikimedia's 100). ``evaluation_lines``: serve each evaluation
+    text file of more lines as that many of its lines, evenly spaced (its first line, a header where
+    it has one, always kept), instead of the whole copy: small evaluation sets for a rehearsal."""
     repo, data_root, mirror = Path(repo), Path(data_root), Path(mirror)
     sources_dir = Path(sources_dir) if sources_dir is not None else mirror.parent / "sources"
     if not (data_root / "SOURCES.md").is_file() and not (data_root / "SHA256SUMS").is_file():
@@ -292,10 +295,14 @@ def build(
     downloads: dict[str, dict] = {}
 
     evaluation = {}
+    # a file the BiLSTM downloads too (SNLI's dev and test CSVs) is served whole, as one URL serves one file
+    shared = {spec.get("url") for spec in ((config.get("bilstm") or {}).get("downloads") or {}).values()}
     for group, files in sources["evaluation-sources.yaml"].items():
         evaluation[group] = {}
         for key, spec in files.items():
-            evaluation[group][key] = downloads[key] = builder.entry(key, spec)
+            small = evaluation_lines and spec.get("url") not in shared
+            maker = _evenly_spaced(data.copy_of(key, spec), evaluation_lines) if small else None
+            evaluation[group][key] = downloads[key] = builder.entry(key, spec, maker)
     finetune = {key: builder.entry(key, spec) for key, spec in sources["finetune-sources.yaml"].items()}
     downloads.update(finetune)
     archives = {}
@@ -380,3 +387,23 @@ def _mirror_bilstm(config: dict, builder: _Builder, downloads: dict) -> None:
         downloads[bilstm["vectors"]] = {"url": new["url"], "sha256": new["sha256"]}
     for key, spec in (bilstm.get("downloads") or {}).items():
         bilstm["downloads"][key] = downloads[key] = builder.entry(key, spec)
+
+
+def _evenly_spaced(source: Path | None, lines: int):
+    """A stand-in maker: ``lines`` evenly spaced lines of ``source`` (its first line kept), or None where
+    the file is short, not text, or absent. Files read side by side (an STS pair's input and gold
+    scores) keep the same line numbers, since the spacing depends only on the line count."""
+    if source is None or source.suffix in (".json", ".md"):
+        return None
+    data = source.read_bytes()
+    if b"\0" in data[:4096]:
+        return None
+    rows = data.split(b"\n")
+    trailing = rows[-1] == b""
+    rows = rows[:-1] if trailing else rows
+    if len(rows) <= lines:
+        return None
+    step = len(rows) / lines
+    kept = [rows[int(i * step)] for i in range(lines)]
+    body = b"\n".join(kept) + (b"\n" if trailing else b"")
+    return lambda: (body, f"{lines} of the {len(rows)} lines of {source.name}, evenly spaced (real)")

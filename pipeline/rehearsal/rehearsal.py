@@ -39,6 +39,7 @@ from pipeline.rehearsal import coverage
 
 log = logging.getLogger("pipeline.rehearsal")
 REPO = Path(__file__).resolve().parents[2]
+EVALUATION_LINES = 200
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,7 +146,10 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
 
     with file_server.start(work / "mirror") as files, hub_server.start(work / "hub") as hub:
         # 10 pages per bz2 stream, so that the dumps have more streams than the miniature has slices
-        built = mirror.build(paper, REPO, data_root, work / "mirror", files.url, pages_per_stream=10)
+        # and small evaluation sets: 200 lines of each evaluation file (the analogy set alone has 41,950)
+        built = mirror.build(
+            paper, REPO, data_root, work / "mirror", files.url, pages_per_stream=10, evaluation_lines=EVALUATION_LINES
+        )
         lang = paper["pretrain"]["language"]
         text = _sentences(data_root, lang)
         for spec in sorted({s for s in paper["models"]["backbones"].values() if str(s).startswith("hub:")}):
@@ -172,7 +176,16 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         exit_status = _listing(
             configfile,
             # --keep-going: one fault does not hide the others; each failed job is listed in rehearsal.json
-            ["--workflow-profile", "workflow/profiles/default", "--cores", str(cores), "--keep-going"],
+            # --max-threads 1: jobs are short and mostly start-up, so --cores jobs run side by side
+            [
+                "--workflow-profile",
+                "workflow/profiles/default",
+                "--cores",
+                str(cores),
+                "--keep-going",
+                "--max-threads",
+                "1",
+            ],
             snakemake_log,
             env=env,
             dry=False,
@@ -195,6 +208,7 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         "coverage": {**found.summary(), "complete": found.complete},
         "mirror_files": len(built.files),
         "failed_jobs": failed_jobs(executed),
+        "by_rule": rule_costs(REPO / "results" / name / "benchmarks"),
     }
     (work / "rehearsal.json").write_text(json_text(record), encoding="utf-8")
     log.info(
@@ -227,3 +241,23 @@ def failed_jobs(log_text: str) -> list[dict]:
             message = content[-1] if content else ""
         failed.append({"rule": rule, "log": log_file, "error": message[:500]})
     return failed
+
+
+def rule_costs(benchmarks: Path) -> dict:
+    """Per rule, from Snakemake's benchmark files: jobs, seconds in all, and the largest peak memory
+    (max_rss, MB): where a paper run's time and memory will go, at miniature scale."""
+    import csv
+
+    costs: dict[str, dict] = {}
+    for path in sorted(benchmarks.rglob("*.tsv")):
+        rule = path.relative_to(benchmarks).parts[0]
+        with open(path, encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+        entry = costs.setdefault(rule, {"jobs": 0, "seconds": 0.0, "max_rss_mb": 0.0})
+        for row in rows:
+            entry["jobs"] += 1
+            entry["seconds"] = round(entry["seconds"] + float(row.get("s") or 0), 1)
+            rss = row.get("max_rss")
+            if rss not in (None, "", "NA", "-"):
+                entry["max_rss_mb"] = max(entry["max_rss_mb"], round(float(rss), 1))
+    return costs
