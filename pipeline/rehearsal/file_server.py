@@ -14,12 +14,12 @@ data-root files) are followed. The download stage needs neither ranges nor HEAD:
 from __future__ import annotations
 
 import logging
-import threading
 from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Self
+
+from pipeline.rehearsal.background_server import BackgroundServer
 
 log = logging.getLogger("pipeline.rehearsal.file_server")
 PREFIX = "/files"
@@ -39,30 +39,15 @@ class _Handler(SimpleHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
 
-class FileServer:
+class FileServer(BackgroundServer):
     """A running server: ``url`` (``http://HOST:PORT/files``), ``stop()``; a context manager."""
 
     def __init__(self, mirror: Path, host: str = "127.0.0.1", port: int = 0):
         self.mirror = Path(mirror)
         self.mirror.mkdir(parents=True, exist_ok=True)  # served before it is filled (its URL goes into the build)
-        self._server = ThreadingHTTPServer((host, port), partial(_Handler, directory=str(self.mirror)))
-        self._server.daemon_threads = True
-        self.host, self.port = self._server.server_address[:2]
+        handler = partial(_Handler, directory=str(self.mirror))
+        super().__init__(ThreadingHTTPServer((host, port), handler), "rehearsal-file-server")
         self.url = f"http://{self.host}:{self.port}{PREFIX}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="rehearsal-file-server", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self._server.shutdown()
-            self._thread.join()
-        self._server.server_close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 def start(mirror: Path, host: str = "127.0.0.1", port: int = 0) -> FileServer:

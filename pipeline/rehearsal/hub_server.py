@@ -37,8 +37,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Self
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from pipeline.rehearsal.background_server import BackgroundServer
 
 log = logging.getLogger("pipeline.rehearsal.hub_server")
 
@@ -262,31 +263,15 @@ class _Handler(BaseHTTPRequestHandler):
                 left -= len(chunk)
 
 
-class HubServer:
+class HubServer(BackgroundServer):
     """A running local hub: ``url`` (for ``HF_ENDPOINT``), ``stop()``; a context manager that stops on exit."""
 
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 0):
         self.root = Path(root)
-        self._server = _Server((host, port), _Handler)
-        self._server.hub = Hub(self.root)
-        self.host, self.port = self._server.server_address[:2]
+        server = _Server((host, port), _Handler)
+        server.hub = Hub(self.root)
+        super().__init__(server, "tiny-hub")
         self.url = f"http://{self.host}:{self.port}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="tiny-hub", daemon=True
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self._server.shutdown()
-            self._thread.join()
-        self._server.server_close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 def start(root: Path, host: str = "127.0.0.1", port: int = 0) -> HubServer:
