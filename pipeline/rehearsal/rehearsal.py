@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 from pipeline import provenance
+from pipeline.arguments import THREADS
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.rehearsal import coverage
@@ -45,14 +46,20 @@ EVALUATION_LINES = 200
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paper", type=Path, action="append", required=True, help="a paper config (repeatable)")
     parser.add_argument("--data", type=Path, required=True, help="the real data root (../shared/data)")
-    parser.add_argument("--cores", type=int, default=2, help="snakemake --cores")
-    parser.add_argument("--work", type=Path, default=None, help="default: results/<paper run>-rehearsal")
+    parser.add_argument("--cores", type=THREADS, default=2, help="snakemake --cores (default 2)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "results",
+        help="where each rehearsal's own files go, OUT/<paper run>-rehearsal (mirror, hub, data root, listings;"
+        " default results/); the run's outputs are results/<paper run>-rehearsal, as any run's",
+    )
 
 
 def run(args: argparse.Namespace) -> None:
     failures = []
     for paper in args.paper:
-        record = rehearse(paper, args.data, args.cores, args.work)
+        record = rehearse(paper, args.data, args.cores, args.out)
         if record["snakemake_exit"] != 0 or not record["coverage"]["complete"]:
             failures.append(paper.name)
     if failures:
@@ -106,12 +113,12 @@ def _link_data(data_root: Path, target: Path, downloads: set[str]) -> int:
     return count
 
 
-def rehearse(paper_path: Path, data_root: Path, cores: int, work: Path | None = None) -> dict:
+def rehearse(paper_path: Path, data_root: Path, cores: int, out: Path = REPO / "results") -> dict:
     from pipeline.report.plan import resolve_config
 
     paper = resolve_config(paper_path)
     name = f"{paper['run']}-rehearsal"
-    work = (work or REPO / "results" / name).resolve()
+    work = (Path(out) / name).resolve()
     work.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(work.parent / f".{work.name}.lock", work):
         if work.exists():
