@@ -71,19 +71,24 @@ def settings(preset: str, lang: str) -> dict[str, object]:
     return PRESETS[preset][lang]
 
 
-def resolve(args: argparse.Namespace) -> None:
-    """Fill each knob the command line left unset (None) from ``args.preset`` for ``args.lang``, in place.
+def knobs(preset: str, lang: str, given: dict[str, object]) -> dict[str, object]:
+    """Every knob a run of ``preset`` in ``lang`` uses: ``given`` (an option or config key; None where
+    unset) where set, else the preset's.
 
     The released code keeps every n-gram, so reference mode's minimum count stays 1 unless given.
     A preset's threshold is a paper-mode (document-level) score, so reference and corpus mode,
     whose scores have other scales, have none unless given.
     """
-    preset = settings(args.preset, args.lang)
-    explicit = {knob: getattr(args, knob) is not None for knob in KNOBS}
-    for knob in KNOBS:
-        if not explicit[knob]:
-            setattr(args, knob, preset[knob])
-    if args.mode == "reference" and not explicit["min_count"]:
-        args.min_count = 1
-    if args.mode != "paper" and not explicit["threshold"]:
-        args.threshold = None
+    explicit = {knob: given.get(knob) is not None for knob in KNOBS}
+    chosen = {knob: given[knob] if explicit[knob] else value for knob, value in settings(preset, lang).items()}
+    if chosen["mode"] == "reference" and not explicit["min_count"]:
+        chosen["min_count"] = 1
+    if chosen["mode"] != "paper" and not explicit["threshold"]:
+        chosen["threshold"] = None
+    return chosen
+
+
+def resolve(args: argparse.Namespace) -> None:
+    """Fill each knob the command line left unset (None) from ``args.preset`` for ``args.lang``, in place."""
+    for knob, value in knobs(args.preset, args.lang, {knob: getattr(args, knob) for knob in KNOBS}).items():
+        setattr(args, knob, value)

@@ -65,8 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--preset",
         choices=presets.NAMES,
         default=presets.DEFAULT,
-        help="the n-gram vocabulary of one paper: ulr (ULR-BERT §4) or burt (BURT §5.1), or the ablation "
-        "burt_windows (N 5, min count 1); sets --mode, --max-n, --top-k, --min-count and --threshold, per "
+        help="the n-gram vocabulary of one paper: ulr (ULR-BERT §4) or burt (BURT §5.1), or an ablation "
+        "(ulr_recurring, burt_recurring, burt_windows); sets --mode, --max-n, --top-k, --min-count and --threshold, per "
         "language, where they are not given (pipeline/ngram_presets.py, docs/method.md §2)",
     )
     parser.add_argument(

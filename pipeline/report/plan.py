@@ -164,12 +164,7 @@ class Planner(PlanCosts):
         (pipeline/ngram_presets.py; the config's ngrams keys, where set, override them)."""
         ngrams = self.config["ngrams"]
         preset = experiments.ngram_preset(ngrams, objective)
-        knobs = dict(presets.settings(preset, self.config["pretrain"]["language"]))
-        knobs.update({key: ngrams[key] for key in presets.KNOBS if ngrams.get(key) is not None})
-        if knobs["mode"] == "reference":  # as presets.resolve: the released code keeps every n-gram
-            knobs["min_count"] = ngrams.get("min_count") or 1
-        if knobs["mode"] != "paper":  # as presets.resolve: a preset's threshold is a paper-mode score
-            knobs["threshold"] = ngrams.get("threshold")
+        knobs = presets.knobs(preset, self.config["pretrain"]["language"], {k: ngrams.get(k) for k in presets.KNOBS})
         mode = "reference mode, the released pmi.py" if knobs["mode"] == "reference" else f"{knobs['mode']} mode"
         threshold = "none" if knobs["threshold"] is None else f"{knobs['threshold']:g}"
         return (
