@@ -42,9 +42,14 @@ def classify_grid(task):
     )
 
 
+# Every configured task's grid, built while the rules are read: a grid over its bound stops every run
+# at once, whichever outputs exist already (input functions run only for the jobs a DAG needs).
+CLASSIFY_GRIDS = {task: classify_grid(task) for task in CLASSIFY_BENCHMARK}
+
+
 def classify_flags(wildcards):
     task = wildcards.task
-    setting = classify_grid(task)[wildcards.setting]
+    setting = CLASSIFY_GRIDS[task][wildcards.setting]
     flags = options(setting, "batch_size", "lr", "epochs", "max_length")
     flags += options(CLASSIFY, "max_steps", "eval_batch_size")
     if task in CLASSIFY["train_from_dev"]:
@@ -71,7 +76,7 @@ def classify_runs(label, benchmark):
     return [
         f"{RESULTS}/classify/{label}/{task}/{setting}/seed{seed}/metrics.json"
         for task in CLASSIFY_TASKS[benchmark]
-        for setting in classify_grid(task)
+        for setting in CLASSIFY_GRIDS[task]
         for seed in range(CLASSIFY["seeds"])
     ]
 
