@@ -121,6 +121,6 @@ def test_paper_configs_pin_their_hub_backbones_and_jobs_wait_for_the_snapshot(tm
         assert done.returncode == 0, done.stderr[-2000:]
         folders = {str(hub_folder(root, spec)) for spec in backbones.values()}
         assert sum(job.startswith("download_model:") for job in jobs) == len(folders)
-        for rule in ("tokenize", "pretrain", "evaluate"):
+        for rule in ("tokenize", "pretrain", "evaluate_en" if name == "paper-en" else "evaluate_zh"):
             readers = [job for job in jobs if job.startswith(f"{rule}:") and any(f in job for f in folders)]
             assert readers, (name, rule)

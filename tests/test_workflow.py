@@ -177,6 +177,6 @@ def test_a_task_whose_data_is_absent_is_left_out_of_the_dag(tmp_path, run_name):
     config = tmp_path / "config.yaml"
     config.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("workflow/demo/data", str(data)))
     without = snakemake("-n", "--configfile", str(config), "--config", f"run={run_name}")
-    assert "skipping scws" in without.stderr and "task=scws" not in without.stdout + without.stderr
+    assert "skipping scws" in without.stderr and "/metrics/scws/" not in without.stdout + without.stderr
     present = snakemake("-n", "--config", f"run={run_name}")
-    assert "task=scws" in present.stdout + present.stderr and "skipping" not in present.stderr
+    assert "/metrics/scws/" in present.stdout + present.stderr and "skipping" not in present.stderr

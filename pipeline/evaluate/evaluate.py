@@ -1,4 +1,5 @@
-"""Stage ``evaluate``: one encoder on one task → a metrics JSON (docs/method.md §5; ULR §5, BURT §4, ALBURT).
+"""Stage ``evaluate``: one encoder on one or more tasks → a metrics JSON per task (docs/method.md §5; ULR §5,
+BURT §4, ALBURT).
 
 Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
 ``sts`` (STS12-16, STS-B, SICK-R), ``transfer`` (SentEval's transfer tasks, logistic regression
@@ -7,6 +8,11 @@ on frozen embeddings, paper 004 Table 3), ``wordsim`` (SimLex-999, WS-353, MEN, 
 question-matching sets as FAQ retrieval, Acc@1 and MRR), ``ppdb`` (phrase similarity on the PPDB 2.0
 human labels), ``semeval5a`` (SemEval-2013 Task 5(a), a logistic regression on frozen pair
 features) and ``scws`` (SCWS word similarity, where its file is present). Every number is a percentage.
+
+Several tasks in one call (``evaluate analogy sts --out A.json B.json``, one ``--out`` per task, in
+order) load the model once; each task is seeded and fingerprinted as if it ran alone, so its JSON is
+byte-identical to a call of its own. The files are written once every task has been scored: a task
+that fails leaves none of them.
 
 --model is a transformers checkpoint (local path or hub id), ``word2vec:PATH`` (bag of
 word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings),
@@ -54,7 +60,7 @@ RETRIEVAL_TASKS = ("geogranno", "faq")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("task", choices=sorted(TASKS), help="the evaluation task")
+    parser.add_argument("task", nargs="+", choices=sorted(TASKS), help="the evaluation tasks, each once")
     parser.add_argument(
         "--model",
         required=True,
@@ -62,7 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--pooling", choices=POOLINGS, default="mean", help="token pooling (default mean)")
     parser.add_argument("--data", required=True, type=Path, help="data root (layout of docs/data.md)")
-    parser.add_argument("--out", required=True, type=Path, help="metrics JSON to write")
+    parser.add_argument(
+        "--out", required=True, nargs="+", type=Path, help="the metrics JSON of each task, in the tasks' order"
+    )
     parser.add_argument("--batch-size", type=arguments.BATCH, default=64, help="strings per forward pass (default 64)")
     parser.add_argument(
         "--max-length",
@@ -129,29 +137,53 @@ def transfer_options(args: argparse.Namespace) -> dict:
 
 def check_arguments(args: argparse.Namespace) -> None:
     """Values outside their domain (argparse refuses them on the command line; this covers a caller
-    that builds the namespace itself), refused before anything is loaded; so is an ``--out`` folder."""
+    that builds the namespace itself), refused before anything is loaded; so are ``--out`` folders
+    and an ``--out`` list that does not pair with the tasks."""
     if args.batch_size < 1:
         raise InputError("--batch-size", f"must be at least 1, not {args.batch_size}")
     if args.max_length < MIN_MAX_LENGTH:
         raise InputError("--max-length", f"must be at least {MIN_MAX_LENGTH}, not {args.max_length}")
     if not 0 <= args.seed < 2**32:
         raise InputError("--seed", f"must be between 0 and 2**32 - 1 (NumPy's seeds), not {args.seed}")
-    check_file_target(args.out)
+    tasks, outs = as_list(args.task), as_list(args.out)
+    if len(outs) != len(tasks):
+        raise InputError("--out", f"names {len(outs)} files for {len(tasks)} tasks ({' '.join(tasks)}): one per task")
+    for name, values in (("task", tasks), ("--out", [str(out) for out in outs])):
+        repeated = sorted({value for value in values if values.count(value) > 1})
+        if repeated:
+            raise InputError(name, f"{', '.join(repeated)} given twice")
+    for out in outs:
+        check_file_target(out)
+
+
+def as_list(value) -> list:
+    return list(value) if isinstance(value, list | tuple) else [value]
 
 
 def run(args: argparse.Namespace) -> None:
     check_arguments(args)
-    data = DataRoot(args.data)
-    if args.model in LEXICAL and args.task not in RETRIEVAL_TASKS:  # fail before loading anything
-        evaluate_task(args.task, load_model(args.model), data, args.model)
-    started = time.monotonic()
+    tasks, outs = as_list(args.task), [Path(out) for out in as_list(args.out)]
+    if args.model in LEXICAL:  # fail before loading anything
+        for task in tasks:
+            if task not in RETRIEVAL_TASKS:
+                evaluate_task(task, load_model(args.model), DataRoot(args.data), args.model)
     model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
+    results = [score(task, model, args) for task in tasks]
+    for out, result in zip(outs, results, strict=True):
+        write_json(out, result)
+
+
+def score(task: str, model, args: argparse.Namespace) -> dict:
+    """One task's metrics JSON. Seeded, and with a data root of its own (its fingerprints list only
+    this task's files), as a call for this task alone would be."""
+    started = time.monotonic()
+    data = DataRoot(args.data)
     seed_everything(args.seed)
-    options = transfer_options(args) if args.task == "transfer" else {}
-    metrics = evaluate_task(args.task, model, data, args.model, **options)
-    log.info("%s on %s in %.1f s", args.task, args.model, time.monotonic() - started)
+    options = transfer_options(args) if task == "transfer" else {}
+    metrics = evaluate_task(task, model, data, args.model, **options)
+    log.info("%s on %s in %.1f s", task, args.model, time.monotonic() - started)
     params = {
-        "task": args.task,
+        "task": task,
         "model": args.model,
         "pooling": getattr(model, "pooling", None),
         "batch_size": args.batch_size,
@@ -163,7 +195,7 @@ def run(args: argparse.Namespace) -> None:
     record["checkpoint"] = model.describe()
     result = {
         **metrics,
-        "task": args.task,
+        "task": task,
         "model": {
             "name": args.name or args.model,
             "path": model_path(args.model),
@@ -172,4 +204,4 @@ def run(args: argparse.Namespace) -> None:
         },
         "provenance": record,
     }
-    write_json(args.out, finite(result))
+    return finite(result)

@@ -35,6 +35,10 @@ EVALUATE_GROUPS = {
 _JOB = re.compile(r"^(?:local)?rule (\S+):$", re.MULTILINE)
 _WILDCARDS = re.compile(r"^\s+wildcards: (.*)$", re.MULTILINE)
 _COMMAND = re.compile(r"^Shell command: (.*)$", re.MULTILINE)
+_OUTPUT = re.compile(r"^\s+output: (.*)$", re.MULTILINE)
+# An evaluate_<lang> job scores its model on several tasks: one kind per task, each named by the folder
+# of its metrics JSON (results/<run>/metrics/<task>/<model>.<pooling>.json).
+_METRICS_TASK = re.compile(r"/metrics/([^/]+)/[^/]+\.json$")
 _JOBID = re.compile(r"^\s+jobid: (\d+)$", re.MULTILINE)
 _FINISHED = re.compile(r"^Finished jobid: (\d+)", re.MULTILINE)
 # The options that say what form a download's source takes (pipeline/download.py): one file, parts joined,
@@ -50,6 +54,7 @@ class Job:
     wildcards: dict
     command: str = ""  # the shell command, where the listing prints it (snakemake -p)
     jobid: str = ""
+    outputs: tuple = ()
 
 
 def jobs(listing: str) -> list[Job]:
@@ -63,7 +68,16 @@ def jobs(listing: str) -> list[Job]:
         wildcards = dict(item.split("=", 1) for item in line.group(1).split(", ")) if line else {}
         command = _COMMAND.search(block)
         jobid = _JOBID.search(block)
-        found.append(Job(rule, wildcards, command.group(1) if command else "", jobid.group(1) if jobid else ""))
+        output = _OUTPUT.search(block)
+        found.append(
+            Job(
+                rule,
+                wildcards,
+                command.group(1) if command else "",
+                jobid.group(1) if jobid else "",
+                tuple(output.group(1).split(", ")) if output else (),
+            )
+        )
     return found
 
 
@@ -119,7 +133,7 @@ class KindReader:
         if rule == "classify" and task in self.tasks:
             spec = self.tasks[task]
             return f"{spec.benchmark}-{spec.head}"
-        if rule == "evaluate":
+        if rule.startswith("evaluate"):
             return EVALUATE_GROUPS.get(task, task)
         return task
 
@@ -144,18 +158,24 @@ class KindReader:
             what = wildcards.get("preset") or wildcards.get("sample")
         return (job.rule, family, what, task)
 
+    def kinds(self, job: Job) -> set[tuple]:
+        """The job's kind, or one per task where the job scores its model on several (evaluate_<lang>)."""
+        tasks = [m.group(1) for m in map(_METRICS_TASK.search, job.outputs) if m] if "task" not in job.wildcards else []
+        if not job.rule.startswith("evaluate") or not tasks:
+            return {self.kind(job)}
+        return {self.kind(Job(job.rule, {**job.wildcards, "task": task})) for task in tasks}
+
     def features(self, job: Job) -> set[tuple[str, str]]:
-        """Each single value the job stands for: its rule, pooling, task family, and each piece of its label."""
-        rule, family, what, task = self.kind(job)
-        found = {("rule", rule)}
-        if family:
-            found.add(("backbone family", family))
-        for piece in filter(None, re.split(r"[+]", what)):
-            found.add(("model part", piece))
-        if task:
-            found.add(("task family", task))
-        if "pooling" in job.wildcards:
-            found.add(("pooling", job.wildcards["pooling"]))
+        """Each single value the job stands for: its rule, pooling, task families, and each piece of its label."""
+        found = {("pooling", job.wildcards["pooling"])} if "pooling" in job.wildcards else set()
+        for rule, family, what, task in self.kinds(job):
+            found.add(("rule", rule))
+            if family:
+                found.add(("backbone family", family))
+            for piece in filter(None, re.split(r"[+]", what)):
+                found.add(("model part", piece))
+            if task:
+                found.add(("task family", task))
         return found
 
 
@@ -204,8 +224,8 @@ def coverage(
     paper_jobs = jobs(paper_listing)
     rehearsal_jobs = finished_jobs(rehearsal_listing) if executed else jobs(rehearsal_listing)
     return Coverage(
-        {paper.kind(j) for j in paper_jobs},
-        {rehearsal.kind(j) for j in rehearsal_jobs},
+        set().union(*(paper.kinds(j) for j in paper_jobs)),
+        set().union(*(rehearsal.kinds(j) for j in rehearsal_jobs)),
         set().union(*(paper.features(j) for j in paper_jobs)),
         set().union(*(rehearsal.features(j) for j in rehearsal_jobs)),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,48 @@ def test_same_input_and_seed_give_identical_bytes(results, cli, tiny_model, demo
         == 0
     )
     assert (tmp_path / "a.json").read_bytes() == (results / "analogy.json").read_bytes()
+
+
+def test_several_tasks_in_one_call_write_what_each_call_alone_writes(results, cli, tiny_model, demo_data, tmp_path):
+    """One model load for several tasks (the workflow's evaluate_<lang> jobs): every JSON byte-identical to
+    the task's own call, in whatever order the tasks come, and each lists only its own data files."""
+    tasks = ["sts", "geogranno", "analogy", "wordsim"]
+    outs = [tmp_path / task / "tiny.mean.json" for task in tasks]
+    assert cli("evaluate", *tasks, "--model", tiny_model, "--data", demo_data, "--out", *outs, "--name", "tiny") == 0
+    for task, out in zip(tasks, outs, strict=True):
+        assert out.read_bytes() == (results / f"{task}.json").read_bytes(), task
+    geogranno = json.loads(outs[1].read_text())["provenance"]["inputs"]
+    assert geogranno and all("geogranno" in item["path"] for item in geogranno)
+
+
+def test_a_task_that_fails_leaves_none_of_the_files(cli, tiny_model, demo_data, tmp_path, capsys):
+    """The files are written once every task is scored: the analogy's is not left behind."""
+    root = tmp_path / "root"
+    shutil.copytree(demo_data, root)
+    shutil.rmtree(root / "geogranno")
+    outs = [tmp_path / "analogy.json", tmp_path / "geogranno.json"]
+    assert cli("evaluate", "analogy", "geogranno", "--model", tiny_model, "--data", root, "--out", *outs) == 2
+    assert "train_geo_granno.jsonl: missing GEOGRANNO train set" in capsys.readouterr().err
+    assert not any(out.exists() for out in outs)
+
+
+@pytest.mark.parametrize(
+    "tasks, outs, fragment",
+    [
+        (["sts", "analogy"], ["a.json"], "--out: names 1 files for 2 tasks (sts analogy): one per task"),
+        (["sts"], ["a.json", "b.json"], "--out: names 2 files for 1 tasks (sts): one per task"),
+        (["sts", "sts"], ["a.json", "b.json"], "task: sts given twice"),
+        (["sts", "analogy"], ["a.json", "a.json"], "a.json given twice"),
+    ],
+)
+def test_tasks_and_outs_that_do_not_pair_are_one_line(
+    cli, tiny_model, demo_data, tmp_path, capsys, tasks, outs, fragment
+):
+    paths = [tmp_path / out for out in outs]
+    assert cli("evaluate", *tasks, "--model", tiny_model, "--data", demo_data, "--out", *paths) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err, err
+    assert not any(path.exists() for path in paths)
 
 
 @pytest.mark.parametrize("baseline", ["bm25", "tfidf"])

@@ -43,7 +43,7 @@ def test_a_caller_that_builds_its_own_arguments_is_checked_too(good, tmp_path):
     from pipeline.errors import InputError
     from pipeline.evaluate.evaluate import check_arguments
 
-    base = {"batch_size": 64, "max_length": 128, "seed": 0, "out": tmp_path / "m.json"}
+    base = {"task": "sts", "batch_size": 64, "max_length": 128, "seed": 0, "out": tmp_path / "m.json"}
     check_arguments(argparse.Namespace(**base))
     for key, value in [("batch_size", 0), ("max_length", 2), ("seed", -1), ("out", tmp_path)]:
         with pytest.raises(InputError):

@@ -89,8 +89,13 @@ Shell command: python -m pipeline download --url http://x/dump.xml.bz2 --out /d/
 rule classify:
     wildcards: label=albert-base-v2+misad, task=stsb, setting=batch8-lr3e-05-epochs3-len128
 
-rule evaluate:
-    wildcards: task=wordsim, label=bert-large-uncased+mlm+twin.nli+pi, pooling=cls
+rule evaluate_en:
+    output: results/x/metrics/wordsim/bert-large-uncased+mlm+twin.nli+pi.cls.json, results/x/metrics/analogy/bert-large-uncased+mlm+twin.nli+pi.cls.json, results/x/metrics/sts/bert-large-uncased+mlm+twin.nli+pi.cls.json
+    wildcards: label=bert-large-uncased+mlm+twin.nli+pi, pooling=cls
+
+rule evaluate_lexical:
+    output: results/x/metrics/geogranno/bm25.mean.json
+    wildcards: task=geogranno, label=bm25
 """
     config = {
         "data_root": "/d",
@@ -99,12 +104,17 @@ rule evaluate:
         "finetune": {"recipes": ["twin"]},
     }  # fmt: skip
     reader = coverage.KindReader(config)
-    assert [reader.kind(job) for job in coverage.jobs(listing_text)] == [
-        ("pretrain", "bert", "+burt.packed", ""),
-        ("download", "", "", "--url --checksums-url"),
-        ("classify", "albert", "+misad", "glue-regression"),
-        ("evaluate", "bert-large", "+mlm+twin", "similarity"),
-    ]
+    pretrain, download, classify, evaluate, lexical = coverage.jobs(listing_text)
+    assert reader.kinds(pretrain) == {("pretrain", "bert", "+burt.packed", "")}
+    assert reader.kinds(download) == {("download", "", "", "--url --checksums-url")}
+    assert reader.kinds(classify) == {("classify", "albert", "+misad", "glue-regression")}
+    # one evaluate_<lang> job scores its model on each task of its outputs: a kind per task group
+    assert reader.kinds(evaluate) == {
+        ("evaluate_en", "bert-large", "+mlm+twin", "similarity"),
+        ("evaluate_en", "bert-large", "+mlm+twin", "analogy"),
+    }
+    assert ("pooling", "cls") in reader.features(evaluate)
+    assert reader.kinds(lexical) == {("evaluate_lexical", "other", "bm25", "phrase")}
 
 
 def test_a_failed_job_is_not_executed():

@@ -101,6 +101,11 @@ def options(settings, *keys):
     return [arg for key in keys for arg in (f"--{key.replace('_', '-')}", str(settings[key]))]
 
 
+def one_of(names):
+    """A wildcard constraint matching exactly these names (none: a pattern that matches nothing)."""
+    return "|".join(re.escape(name) for name in sorted(names, key=lambda name: (-len(name), name))) or "(?!)"
+
+
 # ------------------------------------------------------------------ live curves (pipeline/tracking.py)
 def tracking_flags(stage):
     """Params of a training rule: --report-to (tracking.report_to) and --tracking-dir, its TensorBoard

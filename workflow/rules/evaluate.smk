@@ -1,38 +1,68 @@
-# Evaluation (docs/method.md §5): every model of the config on every task of its language (evaluate:
-# one metrics JSON per model, task and pooling), the SentEval transfer tasks for every English model
-# (evaluate_transfer) and the analogy figures (figures). Model labels and specs: evaluated_models().
+# Evaluation (docs/method.md §5): every model of the config on every task of its language, one
+# metrics JSON per model, task and pooling: evaluate_<lang> scores a model on all of its language's
+# tasks in one job (the model loads once), evaluate_lexical a lexical baseline on one retrieval task.
+# Also the SentEval transfer tasks for every English model (evaluate_transfer) and the analogy figures
+# (figures). Model labels and specs: evaluated_models().
 
 
 include: "functions/evaluate.smk"
 
 
-rule evaluate:
+for lang, group in EVALUATION_GROUPS.items():
+
+    rule:
+        name:
+            f"evaluate_{lang}"
+        input:
+            model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
+            data=[path for task in group["tasks"] for path in evaluation_data(task)],
+        output:
+            [f"{RESULTS}/metrics/{task}/{{label}}.{{pooling}}.json" for task in group["tasks"]],
+        log:
+            f"{LOGS}/evaluate/{lang}/{{label}}.{{pooling}}.log",
+        benchmark:
+            f"{BENCHMARKS}/evaluate/{lang}/{{label}}.{{pooling}}.tsv"
+        wildcard_constraints:
+            label=one_of(group["labels"]),
+            pooling="mean|cls|max",
+        conda:
+            "../../envs/models.yaml"
+        threads: EVALUATE_CPUS_PER_GPU
+        resources:
+            gpu=lambda wc: evaluation_gpus(wc.label),
+            mem_mb=8000,
+            runtime=60 + 30 * len(group["tasks"]),
+        params:
+            tasks=group["tasks"],
+            model=lambda wc: EVAL_MODELS[wc.label]["spec"],
+            flags=["--data", DATA_ROOT, *options(EVALUATE, "batch_size", "max_length", "seed")],
+        shell:
+            "python -m pipeline evaluate {params.tasks:q} --model {params.model:q} --name {wildcards.label:q}"
+            " --pooling {wildcards.pooling:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule evaluate_lexical:
     input:
-        model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
         data=lambda wc: evaluation_data(wc.task),
     output:
-        f"{RESULTS}/metrics/{{task}}/{{label}}.{{pooling}}.json",
+        f"{RESULTS}/metrics/{{task}}/{{label}}.mean.json",
     log:
-        f"{LOGS}/evaluate/{{task}}/{{label}}.{{pooling}}.log",
+        f"{LOGS}/evaluate/{{task}}/{{label}}.mean.log",
     benchmark:
-        f"{BENCHMARKS}/evaluate/{{task}}/{{label}}.{{pooling}}.tsv"
+        f"{BENCHMARKS}/evaluate/{{task}}/{{label}}.mean.tsv"
     wildcard_constraints:
-        task="analogy|sts|wordsim|geogranno|faq|ppdb|semeval5a|scws",
-        label=r"[A-Za-z0-9_.+-]+",
-        pooling="mean|cls|max",
+        task=one_of(RETRIEVAL),
+        label=one_of(label for label, model in EVAL_MODELS.items() if model["kind"] == "lexical"),
     conda:
         "../../envs/models.yaml"
-    threads: EVALUATE_CPUS_PER_GPU
     resources:
-        gpu=lambda wc: evaluation_gpus(wc.label),
-        mem_mb=lambda wc: 8000 if EVAL_MODELS[wc.label]["kind"] != "lexical" else 4000,
+        mem_mb=4000,
         runtime=2 * 60,
     params:
-        model=lambda wc: EVAL_MODELS[wc.label]["spec"],
         flags=["--data", DATA_ROOT, *options(EVALUATE, "batch_size", "max_length", "seed")],
     shell:
-        "python -m pipeline evaluate {wildcards.task:q} --model {params.model:q} --name {wildcards.label:q}"
-        " --pooling {wildcards.pooling:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"
+        "python -m pipeline evaluate {wildcards.task:q} --model {wildcards.label:q} --name {wildcards.label:q}"
+        " --pooling mean {params.flags:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule figures:

@@ -37,7 +37,7 @@ for _lang in LANGUAGES:
 def parts_pattern(sliced):
     """Regex of the dump parts (of any language) that are extracted in slices, or in one job."""
     names = {part for lang in LANGUAGES for part in dump_parts(lang) if (dump_slices(lang, part) > 1) == sliced}
-    return "|".join(re.escape(name) for name in sorted(names)) or "(?!)"
+    return one_of(names)
 
 
 def slice_dirs(wildcards):

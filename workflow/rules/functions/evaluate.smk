@@ -83,18 +83,45 @@ def transfer_models():
     return models
 
 
+def evaluation_tasks(label):
+    """The tasks a model is evaluated on: its language's (every language's for a lexical baseline, on
+    the retrieval tasks only), less the tasks whose data is absent."""
+    model = EVAL_MODELS[label]
+    return [
+        task
+        for lang in ([model["lang"]] if model["lang"] else LANGUAGES)
+        for task in EVALUATE["tasks"].get(lang, [])
+        if (model["kind"] != "lexical" or task in RETRIEVAL) and task not in SKIPPED_TASKS
+    ]
+
+
+def evaluation_poolings(label):
+    model = EVAL_MODELS[label]
+    return model.get("poolings") or (EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"])
+
+
+# The embedding models of each language, with that language's tasks: one evaluate_<lang> job per model
+# and pooling scores every task, loading the model once (a lexical baseline is a job per task).
+EVALUATION_GROUPS = {
+    lang: {"tasks": tasks, "labels": labels}
+    for lang in LANGUAGES
+    if (tasks := [task for task in EVALUATE["tasks"].get(lang, []) if task not in SKIPPED_TASKS])
+    and (
+        labels := [
+            label for label, model in EVAL_MODELS.items() if model["lang"] == lang and model["kind"] != "lexical"
+        ]
+    )
+}
+
+
 def metrics_files():
     """Every metrics JSON of the evaluation rules, and paper 004's Table 2 (SNLI) per BiLSTM model."""
-    files = []
-    for label, model in EVAL_MODELS.items():
-        for lang in [model["lang"]] if model["lang"] else LANGUAGES:
-            for task in EVALUATE["tasks"].get(lang, []):
-                if (model["kind"] == "lexical" and task not in RETRIEVAL) or task in SKIPPED_TASKS:
-                    continue
-                poolings = model.get("poolings") or (
-                    EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"]
-                )
-                files += [f"{RESULTS}/metrics/{task}/{label}.{pooling}.json" for pooling in poolings]
+    files = [
+        f"{RESULTS}/metrics/{task}/{label}.{pooling}.json"
+        for label in EVAL_MODELS
+        for task in evaluation_tasks(label)
+        for pooling in evaluation_poolings(label)
+    ]
     files += [f"{RESULTS}/metrics/snli/{label}.json" for label in BILSTM_MODELS]
     return files + [
         f"{RESULTS}/metrics/transfer/{label}.{pooling}.json" for label, pooling in transfer_models().items()
