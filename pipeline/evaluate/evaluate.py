@@ -163,10 +163,9 @@ def as_list(value) -> list:
 def run(args: argparse.Namespace) -> None:
     check_arguments(args)
     tasks, outs = as_list(args.task), [Path(out) for out in as_list(args.out)]
-    if args.model in LEXICAL:  # fail before loading anything
-        for task in tasks:
-            if task not in RETRIEVAL_TASKS:
-                evaluate_task(task, load_model(args.model), DataRoot(args.data), args.model)
+    refused = [task for task in tasks if task not in RETRIEVAL_TASKS] if args.model in LEXICAL else []
+    if refused:  # fail before loading anything
+        evaluate_task(refused[0], load_model(args.model), DataRoot(args.data), args.model)
     model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
     results = [score(task, model, args) for task in tasks]
     for out, result in zip(outs, results, strict=True):

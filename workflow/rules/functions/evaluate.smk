@@ -83,15 +83,20 @@ def transfer_models():
     return models
 
 
+def language_tasks(lang):
+    """The config's tasks of a language, less those whose data is absent."""
+    return [task for task in EVALUATE["tasks"].get(lang, []) if task not in SKIPPED_TASKS]
+
+
 def evaluation_tasks(label):
     """The tasks a model is evaluated on: its language's (every language's for a lexical baseline, on
-    the retrieval tasks only), less the tasks whose data is absent."""
+    the retrieval tasks only)."""
     model = EVAL_MODELS[label]
     return [
         task
         for lang in ([model["lang"]] if model["lang"] else LANGUAGES)
-        for task in EVALUATE["tasks"].get(lang, [])
-        if (model["kind"] != "lexical" or task in RETRIEVAL) and task not in SKIPPED_TASKS
+        for task in language_tasks(lang)
+        if model["kind"] != "lexical" or task in RETRIEVAL
     ]
 
 
@@ -100,17 +105,16 @@ def evaluation_poolings(label):
     return model.get("poolings") or (EVALUATE["pooling"] if model["kind"] == "transformer" else ["mean"])
 
 
+def embedding_models(lang):
+    return [label for label, model in EVAL_MODELS.items() if model["lang"] == lang and model["kind"] != "lexical"]
+
+
 # The embedding models of each language, with that language's tasks: one evaluate_<lang> job per model
 # and pooling scores every task, loading the model once (a lexical baseline is a job per task).
 EVALUATION_GROUPS = {
-    lang: {"tasks": tasks, "labels": labels}
+    lang: {"tasks": language_tasks(lang), "labels": embedding_models(lang)}
     for lang in LANGUAGES
-    if (tasks := [task for task in EVALUATE["tasks"].get(lang, []) if task not in SKIPPED_TASKS])
-    and (
-        labels := [
-            label for label, model in EVAL_MODELS.items() if model["lang"] == lang and model["kind"] != "lexical"
-        ]
-    )
+    if language_tasks(lang) and embedding_models(lang)
 }
 
 
