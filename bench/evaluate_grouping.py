@@ -76,10 +76,11 @@ def main() -> None:
     print(table)
     print(summary)
     if args.write_md:
+        name = args.model.name if args.model else "all-MiniLM-L6-v2"
         write_section(
             "evaluate: one job per model",
             "## evaluate: one job per model\n\n"
-            f"`python bench/evaluate_grouping.py --repeat {args.repeat}`: {model.name} on the demo's seven English "
+            f"`python bench/evaluate_grouping.py --repeat {args.repeat}`: {name} on the demo's seven English "
             "evaluation fixtures, one `python -m pipeline evaluate` call for all seven tasks (the workflow's "
             "`evaluate_<lang>` jobs) against one call per task (the workflow before), with identical files. "
             f"Machine: {machine(sys.executable)}.\n\n{table}\n\n{summary}.\n",
