@@ -14,6 +14,7 @@ import importlib
 import logging
 import sys
 
+from pipeline import tracking
 from pipeline.errors import translate
 
 # stage name → (package, one-line summary). Stage X runs module ``pipeline.<package>.<X with - as _>``
@@ -99,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
+        if hasattr(args, "report_to"):  # a tracker whose library is missing: refused before any work
+            tracking.require(args.report_to)
         args.run(args)
     except Exception as exc:  # known failures become one line; the rest keep their traceback
         known = translate(exc)

@@ -17,17 +17,25 @@ variable ``ULR_REPORT_TO``, which wins: ``tensorboard`` (the default: event file
 
 The event files are logs: a rerun adds a file beside the earlier ones, and they are not outputs of the
 rules (a killed job may leave a partial one, as it leaves a partial log).
+
+A tracker whose library is not installed is refused before the stage builds anything (:func:`require`,
+called by the CLI on every stage with ``--report-to``); a write that fails under the TensorBoard folder
+(a full disk) is one line naming that folder (docs/behaviour.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import math
 import os
+import socket
+import time
 from pathlib import Path
 from typing import Self
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, os_message
 
 TRACKERS = ("tensorboard", "wandb", "mlflow", "none")
 ENV = "ULR_REPORT_TO"
@@ -48,6 +56,23 @@ def backend(flag: str | None) -> str:
     chosen = os.environ.get(ENV) or flag or "tensorboard"
     if chosen not in TRACKERS:
         raise InputError(f"${ENV}", f"unknown tracker {chosen!r}; one of {', '.join(TRACKERS)}")
+    return chosen
+
+
+def require(flag: str | None) -> str:
+    """The tracker (:func:`backend`), refused at once where its library cannot be imported: a stage
+    must not build its work folder, or train for hours, before it finds that ``wandb`` is missing."""
+    chosen = backend(flag)
+    if chosen in ("wandb", "mlflow"):
+        try:
+            importlib.import_module(chosen)
+        except ImportError:
+            source = f"${ENV}" if os.environ.get(ENV) else "--report-to"
+            raise InputError(
+                source,
+                f"tracker {chosen!r} needs the {chosen} package, which is not installed: "
+                f"pip install {chosen}, or set tracking.report_to (or ${ENV}) to tensorboard or none",
+            ) from None
     return chosen
 
 
@@ -75,6 +100,50 @@ def trainer_report_to(args: argparse.Namespace) -> list[str]:
     return [chosen]
 
 
+class EventFile:
+    """A TensorBoard event file written in the caller's thread.
+
+    ``SummaryWriter`` writes from a background thread: a failed write (a full disk) prints that thread's
+    traceback and comes back later as an ``OSError`` without a file name. Written here, the failure is
+    one :class:`InputError` naming the folder, when it happens. The format is TensorBoard's own (its
+    ``RecordWriter`` and ``Event`` protos), read by ``tensorboard --logdir`` as before.
+    """
+
+    def __init__(self, folder: Path):
+        from tensorboard.compat.proto import event_pb2
+        from tensorboard.summary.writer.record_writer import RecordWriter
+
+        self.folder = Path(folder)
+        self._event = event_pb2.Event
+        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}.{os.getpid()}.0"
+        with self._writing():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._file = RecordWriter((self.folder / name).open("ab"))
+        self._write(self._event(wall_time=time.time(), file_version="brain.Event:2"))
+
+    @contextlib.contextmanager
+    def _writing(self):
+        try:
+            yield
+        except OSError as exc:
+            raise InputError(self.folder, f"TensorBoard folder: {os_message(exc)}") from None
+
+    def _write(self, event) -> None:
+        with self._writing():
+            self._file.write(event.SerializeToString())
+            self._file.flush()  # live: the curve shows each point as it is logged
+
+    def add_scalars(self, values: dict[str, float], step: int) -> None:
+        from tensorboard.compat.proto.summary_pb2 import Summary
+
+        summary = Summary(value=[Summary.Value(tag=name, simple_value=number) for name, number in values.items()])
+        self._write(self._event(wall_time=time.time(), step=step, summary=summary))
+
+    def close(self) -> None:
+        with self._writing():
+            self._file.close()
+
+
 class Tracker:
     """Mirrors log records to the chosen tracker; a no-op for ``none`` or without a place to write."""
 
@@ -83,10 +152,7 @@ class Tracker:
         self.kind = "none" if args is None else backend(getattr(args, "report_to", None))
         self.writer = None
         if self.kind == "tensorboard" and getattr(args, "tracking_dir", None) is not None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            args.tracking_dir.mkdir(parents=True, exist_ok=True)
-            self.writer = SummaryWriter(log_dir=str(args.tracking_dir), flush_secs=10)  # live, not per step
+            self.writer = EventFile(args.tracking_dir)
         elif self.kind == "wandb":
             import wandb
 
@@ -104,8 +170,7 @@ class Tracker:
         values = scalars(record)
         values.pop("step", None)
         if self.kind == "tensorboard":
-            for name, number in values.items():
-                self.writer.add_scalar(name, number, step)
+            self.writer.add_scalars(values, step)
         elif self.kind == "wandb":
             self.writer.log(values, step=step)
         else:
@@ -114,17 +179,17 @@ class Tracker:
             mlflow.log_metrics(values, step=step)
 
     def close(self) -> None:
-        if self.writer is None:
+        writer, self.writer = self.writer, None  # closed once, even where closing fails
+        if writer is None:
             return
         if self.kind == "tensorboard":
-            self.writer.close()
+            writer.close()
         elif self.kind == "wandb":
-            self.writer.finish()
+            writer.finish()
         else:
             import mlflow
 
             mlflow.end_run()
-        self.writer = None
 
     def __enter__(self) -> Self:
         return self
