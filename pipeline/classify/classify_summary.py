@@ -6,14 +6,16 @@ mean of the task's main metric is kept, as the papers choose on dev (ULR-BERT §
 in {8, 16, 32, 64}"; BURT Table V's CLUE grid: :mod:`pipeline.classify.hyperparameters`), and its
 per-seed spread (mean, std, max, min; ULR-BERT Table 6) is what the tables print. The average is
 the papers' "Avg.": the mean of the table's columns (MNLI counted as matched and mismatched),
-here over the tasks that were run (``avg.columns`` says which). ``--geogranno`` copies a model's
+here over the tasks that were run (``avg.columns`` says which), with its spread over seeds
+(``avg.per_seed``: each seed's average; ``avg.std`` their sample std), so that the scoreboard can
+test a difference of averages across seeds. ``--geogranno`` copies a model's
 GEOGRANNO Top-1/5/10 (an ``evaluate`` metrics JSON) beside the GLUE dev average, as ULR-BERT
 Table 8 prints them.
 
 Output (the ``tables`` stage reads it): ``task`` (glue / clue), ``model`` {name, path, kind,
-pooling}, ``tasks`` {task: {metric, setting, batch_size, seeds, dev, dev_mm?, test?, search}}
+pooling}, ``tasks`` {task: {metric, setting, batch_size, seeds, dev, dev_mm?, test?, search, per_seed}}
 (``setting``: the chosen grid point; ``search``: every setting's label -> its dev mean),
-``avg`` {mean, columns}, ``geogranno``, ``provenance``, and ``notes`` where a run used a
+``avg`` {mean, std, per_seed, columns}, ``geogranno``, ``provenance``, and ``notes`` where a run used a
 substitute for a benchmark's own release (``classify --allow-substitutes``), which the tables
 print under the model's row.
 """
@@ -76,6 +78,7 @@ def pooled(runs: list[dict]) -> dict:
         results = [r.get(set_name) for r in per_seed.values()]
         if results and all(results):
             summary[set_name] = {metric: spread([r[metric] for r in results]) for metric in results[0]}
+    summary["_per_seed"] = per_seed
     return summary
 
 
@@ -106,11 +109,18 @@ def summarise_task(runs: list[dict]) -> dict:
     candidates = {label: pooled(by_setting[label]) for label in order}
     # the best dev mean; a tie goes to the first setting in grid order (smallest batch, lr, ...)
     best = max(order, key=lambda label: (candidates[label]["dev"][metric]["mean"], -order.index(label)))
+    chosen = {key: value for key, value in candidates[best].items() if key != "_per_seed"}
+    # the main metric seed by seed, so that the average over tasks has a spread over seeds too
+    per_seed = {
+        str(seed): {set_name: result[set_name][metric] for set_name in SETS if result.get(set_name)}
+        for seed, result in sorted(candidates[best]["_per_seed"].items(), key=lambda item: int(item[0]))
+    }
     return {
         "metric": metric,
         "setting": settings[best],
         "batch_size": settings[best]["batch_size"],
-        **candidates[best],
+        **chosen,
+        "per_seed": per_seed,
         "search": {label: candidates[label]["dev"][metric]["mean"] for label in order},
         "runs": [run["_path"] for run in by_setting[best]],
     }
@@ -124,6 +134,36 @@ def table_columns(summary: dict) -> dict[str, float]:
         if name == "mnli" and "dev_mm" in result:
             columns["mnli_mm"] = result["dev_mm"][result["metric"]]["mean"]
     return columns
+
+
+def seed_average(summary: dict) -> dict:
+    """The average over the table's columns, seed by seed, and its mean and sample std over seeds.
+
+    ULR-BERT Tables 3 and 5 and BURT Tables V and VI print one average per model; our seeds give one average
+    each (the mean of that seed's column scores), so a comparison of averages can be tested across seeds.
+    Only seeds that every column ran count (none in common: the std is null; one seed: 0, as each column's). ``mean`` stays the mean of
+    the columns' means (the tables' Avg.), equal to the mean of the per-seed averages when every column ran
+    the same seeds.
+    """
+    by_column: dict[str, dict[str, float]] = {}
+    for name, result in summary.items():
+        for seed, sets in result["per_seed"].items():
+            by_column.setdefault(name if name != "mnli" else "mnli_m", {})[seed] = sets["dev"]
+            if name == "mnli" and "dev_mm" in sets:
+                by_column.setdefault("mnli_mm", {})[seed] = sets["dev_mm"]
+    common = set.intersection(*(set(values) for values in by_column.values())) if by_column else set()
+    per_seed = {
+        seed: sum(values[seed] for values in by_column.values()) / len(by_column) for seed in sorted(common, key=int)
+    }
+    columns = table_columns(summary)
+    averages = list(per_seed.values())
+    std = spread(averages)["std"] if averages else None  # 0 for one seed, as the columns' std
+    return {
+        "mean": sum(columns.values()) / len(columns),
+        "std": std,
+        "per_seed": per_seed,
+        "columns": list(columns),
+    }
 
 
 def geogranno_top_k(path: Path) -> dict:
@@ -159,7 +199,6 @@ def run(args: argparse.Namespace) -> None:
         by_task.setdefault(task.name, []).append(item)
     order = [name for name in tasks.TASKS if name in by_task]
     summary = {name: summarise_task(by_task[name]) for name in order}
-    columns = table_columns(summary)
     kept = {path for result in summary.values() for path in result["runs"]}  # the chosen settings' runs
     substitutes = {
         (tasks.get(run["task"]).title, split, file)
@@ -171,7 +210,7 @@ def run(args: argparse.Namespace) -> None:
         "task": args.benchmark,
         "model": {"name": args.name, "path": runs[0]["model"]["path"], "kind": "classifier", "pooling": None},
         "tasks": summary,
-        "avg": {"mean": sum(columns.values()) / len(columns), "columns": list(columns)},
+        "avg": seed_average(summary),
         "geogranno": geogranno_top_k(args.geogranno[0]) if args.geogranno else None,
         "provenance": {
             **provenance.make(

@@ -61,11 +61,21 @@ def score_cells(columns: tuple[tuple[str, str], ...], gain: bool = False):
             values[key] = spread["mean"] if spread else None
             values[f"{key}_std"] = spread["std"] if spread else None
         values["avg"] = metrics.number("avg", "mean")
+        values["avg_std"] = average_std(metrics)
         if gain:
             values["gain"] = None  # filled from the starting checkpoint's row (GAIN, assemble.add_gain)
         return [(RUN_SPLIT, values)]
 
     return cells
+
+
+def average_std(metrics: MetricsFile) -> float | None:
+    """The sample std over seeds of each seed's average (classify-summary ``avg.std``); None where the summary
+    has none (one seed, seeds that differ between tasks, or a summary written before it was kept)."""
+    average = metrics.require("avg")
+    if not isinstance(average, dict) or average.get("std") is None:
+        return None
+    return metrics.number("avg", "std")
 
 
 def seed_cells(metrics: MetricsFile) -> Cells:
@@ -116,12 +126,13 @@ def score_table(
     gain: Gain | None = None,
 ) -> TableSpec:
     """A table of benchmark scores (``scores``: column key, header), each printed as "mean ± std", then the
-    Avg. (and the Gain column where ``gain`` is given); one row per model on the dev sets."""
+    Avg. as "mean ± std" over the seeds' averages (and the Gain column where ``gain`` is given); one row per model on the dev sets."""
     columns, joined = [], []
     for key, header in scores:
         columns += [Column(key, header), Column(f"{key}_std", f"{header} std")]
         joined.append(Joined(header, (key, f"{key}_std"), separator=" ± ", optional_tail=True))
-    columns.append(Column("avg", "Avg."))
+    columns += [Column("avg", "Avg."), Column("avg_std", "Avg. std")]
+    joined.append(Joined("Avg.", ("avg", "avg_std"), separator=" ± ", optional_tail=True))
     if gain is not None:
         columns.append(Column(gain.column, "Gain"))
     return TableSpec(

@@ -1,11 +1,11 @@
 """The reproduction scoreboard as Markdown and as the report's HTML page (pipeline/report/scoreboard.py
-builds it). Every name that came from a run is escaped for its format (:func:`render.markdown_cell`,
-``html.escape``), as in the tables."""
+builds it). Both are written from the same blocks of plain text, each escaped once, for its own format
+(:func:`render.markdown_cell` for Markdown, ``html.escape`` for HTML), as in the tables: a name from a
+run shows as written in both."""
 
 from __future__ import annotations
 
 import html
-import re
 
 from pipeline.report import render
 
@@ -17,92 +17,185 @@ def _number(x: float | None, digits: int = 2) -> str:
 def _ours(v: dict | None) -> str:
     if v is None:
         return "–"
+    if v.get("mean") is None:
+        return v["label"]
     spread = f" ± {v['std']:.2f}" if v.get("std") is not None else ""
     return f"{v['mean']:.2f}{spread} (n = {v['n']})"
 
 
 def _verdict_text(claim: dict) -> str:
     text = claim["verdict"]
-    if claim["verdict"] != "not run" and not claim["comparable"]:
-        text += " (not comparable at this scale: the run's models are not the paper's)"
+    if claim["verdict"] in ("holds", "inconclusive", "reversed"):
+        if not claim["comparable"]:
+            text += " (not comparable at this scale: the run's models are not the paper's)"
+        if claim.get("judged_on"):
+            text += f"; judged on {', '.join(claim['judged_on']['columns'])}: {claim['judged_on']['why']}"
+        if claim.get("seeds"):
+            text += f"; {claim['seeds']}"
+    if claim.get("why"):
+        text += f"; {claim['why']}"
     return text
 
 
-def markdown(board: dict) -> str:
-    cell = render.markdown_cell
-    counts = board["claim_counts"]
-    lines = [
-        "# Reproduction scoreboard",
-        "",
-        (
-            f"**Claims:** {counts['holds']} hold, {counts['does not hold']} do not hold, {counts['not run']} not run "
-            f"(of {len(board['claims'])}); {board['comparable_claims']} judged on the papers' own models."
-        ),
-        "",
-        "| claim | paper | verdict | ours: higher vs lower | Δ ours | Δ paper | test | smallest detectable Δ |",
-        "|---|---|---|---|---:|---:|---|---:|",
+def _claim_text(claim: dict) -> str:
+    columns = ", ".join(claim["columns"])
+    scope = columns if len(claim["columns"]) == 1 else f"at least {claim['at_least']} of {columns}"
+    text = f"{claim['id']}: “{claim['quote']}” ({claim['where']}; {claim['table']}: {scope})"
+    if claim.get("derived"):
+        text += f" [table-derived: {claim['derived']}]"
+    return text
+
+
+def _pair_cells(claim: dict, pair: dict) -> list[str]:
+    if not pair:
+        sides, difference, test, detectable = "", None, "", None
+    elif pair.get("columns"):
+        sides = f"{pair['higher']['label']} vs {pair['lower']['label']}: " + "; ".join(
+            f"{c['column']} {_ours(c.get('higher'))} vs {_ours(c.get('lower'))} → {c['verdict']}"
+            for c in pair["columns"]
+        )
+        difference, test, detectable = None, f"{pair.get('columns_holding', '')} columns hold", None
+    else:
+        sides = f"{pair['higher']['label']} {_ours(pair['higher'])} vs {pair['lower']['label']} {_ours(pair['lower'])}"
+        difference, detectable = pair.get("difference"), pair.get("detectable")
+        test = pair.get("test", "") + (f", p = {pair['p']:.3f}" if pair.get("p") is not None else "")
+    if claim.get("judged_on"):
+        paper = _number(claim["judged_on"]["paper_difference"])
+    elif claim.get("paper_columns_higher"):
+        paper = f"higher on {claim['paper_columns_higher']}"
+    else:
+        paper = _number(claim["paper_difference"])
+    return [
+        _claim_text(claim),
+        claim["paper"],
+        _verdict_text(claim),
+        sides,
+        _number(difference),
+        paper,
+        test,
+        _number(detectable),
     ]
+
+
+def blocks(board: dict) -> list[tuple]:
+    """("h", level, text), ("p", text) or ("table", headers, numeric columns, rows): plain text throughout."""
+    counts = board["claim_counts"]
+    out: list[tuple] = [("h", 1, "Reproduction scoreboard")]
+    if board.get("rehearsal"):
+        out.append(
+            (
+                "p",
+                (
+                    f"Rehearsal {board['run']}: its models are stand-ins (tiny random models, a few steps), so no claim "
+                    f"is judged and no published number is compared; the {len(board['claims'])} claims are listed below."
+                ),
+            )
+        )
+    else:
+        out.append(
+            (
+                "p",
+                (
+                    f"Claims: {counts['holds']} hold, {counts['inconclusive']} inconclusive, {counts['reversed']} reversed, "
+                    f"{counts['not run']} not run (of {len(board['claims'])}); {board['comparable_claims']} judged on the "
+                    "papers' own models. A verdict tests the difference across seeds where both sides have several; "
+                    "where one has a single number, it is the sign at the table's printed decimals, which tells no "
+                    f"effect from noise (the test column says which). Seeds: {board['seeds']}."
+                ),
+            )
+        )
+    headers = [
+        "claim",
+        "paper",
+        "verdict",
+        "ours: higher vs lower",
+        "Δ ours",
+        "Δ paper",
+        "test",
+        "smallest detectable Δ",
+    ]
+    rows = []
     for claim in board["claims"]:
         pairs = [p for p in claim["pairs"] if p["verdict"] != "not run"] or [{}]
-        for pair in pairs:
-            sides = (
-                f"{cell(pair['higher']['label'])} {_ours(pair['higher'])} vs {cell(pair['lower']['label'])} {_ours(pair['lower'])}"
-                if pair
-                else cell(claim.get("why", ""))
-            )
-            test = pair.get("test", "") + (f", p = {pair['p']:.3f}" if pair.get("p") is not None else "")
-            lines.append(
-                f"| {cell(claim['id'])}: “{cell(claim['quote'])}” ({cell(claim['where'])}; {claim['table']}.{claim['column']}) "
-                f"| {cell(claim['paper'])} | {cell(_verdict_text(claim))} | {sides} | {_number(pair.get('difference'))} "
-                f"| {_number(claim['paper_difference'])} | {cell(test)} | {_number(pair.get('detectable'))} |"
-            )
+        rows += [_pair_cells(claim, pair) for pair in pairs]
+    out.append(("table", headers, [False, False, False, False, True, True, False, True], rows))
     published_counts = board["published_counts"]
-    lines += [
-        "",
-        "## Published numbers",
-        "",
+    out += [
+        ("h", 2, "Published numbers"),
         (
-            f"{published_counts['mapped_rows']} published rows are mapped to runs of this config by the plan; "
-            f"{published_counts['compared']} numbers compared, {published_counts['not_run']} not run, "
-            f"{published_counts['within_seed_spread']} inside the 95% interval of our seeds' mean."
+            "p",
+            (
+                f"{published_counts['mapped_rows']} published rows are mapped to runs of this config by the plan; "
+                f"{published_counts['compared']} numbers compared, {published_counts['not_run']} not run, "
+                f"{published_counts['within_seed_spread']} inside the 95% interval of our seeds' mean."
+            ),
         ),
-        "",
     ]
     if board["published_numbers"]:
-        lines += [
-            "| table | paper row | run | column | ours | paper | Δ | inside our seeds' 95% interval |",
-            "|---|---|---|---|---:|---:|---:|---|",
-        ]
-        for n in board["published_numbers"]:
-            inside = {True: "yes", False: "no", None: "cannot tell (n < 2 or no spread)"}[n.get("within_seed_spread")]
-            lines.append(
-                f"| {n['table']} | {cell(n['row'])} ({n['source']}) | {cell(n['label'])} | {n['column']} "
-                f"| {_ours(n['ours'])} | {n['paper']:g} | {_number(n.get('delta'))} | {inside if n['ours'] else 'not run'} |"
+        inside_text = {True: "yes", False: "no", None: "cannot tell (n < 2 or no spread)"}
+        out.append(
+            (
+                "table",
+                ["table", "paper row", "run", "column", "ours", "paper", "Δ", "inside our seeds' 95% interval"],
+                [False, False, False, False, True, True, True, False],
+                [
+                    [
+                        n["table"],
+                        f"{n['row']} ({n['source']})",
+                        n["label"],
+                        n["column"],
+                        _ours(n["ours"]),
+                        f"{n['paper']:g}",
+                        _number(n.get("delta")),
+                        inside_text[n.get("within_seed_spread")] if n["ours"] else "not run",
+                    ]
+                    for n in board["published_numbers"]
+                ],
             )
-    else:
-        lines.append(
-            "The plan maps no published row to a run of this config (its models are not the papers'): there is no "
-            "published number to put ours beside. The claims above are judged on this run's own models."
         )
-    return "\n".join(lines) + "\n"
+    else:
+        out.append(
+            (
+                "p",
+                (
+                    "The plan maps no published row to a run of this config (its models are not the papers'): there "
+                    "is no published number to put ours beside. The claims above are judged on this run's own models."
+                ),
+            )
+        )
+    return out
+
+
+def markdown(board: dict) -> str:
+    lines = []
+    for block in blocks(board):
+        if block[0] == "h":
+            lines += ["#" * block[1] + " " + render.markdown_escape(block[2]), ""]
+        elif block[0] == "p":
+            lines += [render.markdown_escape(block[1]), ""]
+        else:
+            _, headers, numeric, rows = block
+            lines.append("| " + " | ".join(render.markdown_cell(h) for h in headers) + " |")
+            lines.append("|" + "|".join("---:" if right else "---" for right in numeric) + "|")
+            lines += ["| " + " | ".join(render.markdown_cell(c) for c in row) + " |" for row in rows]
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def to_html(board: dict) -> str:
-    """The scoreboard as one HTML page (the report's first section): the Markdown tables as HTML."""
+    """The scoreboard as one HTML page (the report's first section), each text escaped once for HTML."""
     out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'><title>Reproduction scoreboard</title></head><body>"]
-    for block in markdown(board).split("\n\n"):
-        rows = block.strip().splitlines()
-        if rows and rows[0].startswith("|"):
+    for block in blocks(board):
+        if block[0] == "h":
+            out.append(f"<h{block[1]}>{html.escape(block[2])}</h{block[1]}>")
+        elif block[0] == "p":
+            out.append(f"<p>{html.escape(block[1])}</p>")
+        else:
+            _, headers, _, rows = block
             out.append("<table border='1' cellspacing='0' cellpadding='3'>")
-            for i, line in enumerate(r for r in rows if not set(r) <= set("|-: ")):
-                tag = "th" if i == 0 else "td"
-                cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-                out.append("<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>")
+            out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr>")
+            for row in rows:
+                out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
             out.append("</table>")
-        elif rows and rows[0].startswith("#"):
-            level = len(rows[0]) - len(rows[0].lstrip("#"))
-            out.append(f"<h{level}>{html.escape(rows[0].lstrip('# '))}</h{level}>")
-        elif rows:
-            out.append(f"<p>{html.escape(' '.join(rows))}</p>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

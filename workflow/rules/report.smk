@@ -7,6 +7,7 @@
 
 
 import json
+from pathlib import Path
 
 
 include: "functions/report.smk"
@@ -67,13 +68,33 @@ rule tables:
 
 # How far the run reproduced the papers (pipeline/report/scoreboard.py): the published numbers the
 # plan maps to this config's runs, ours beside them, and every claim of pipeline/report/claims.yaml
-# judged, across seeds where there are seeds. The report's first section. The config goes in as JSON
-# (quoted), so that the plan is made from the config this run resolved, overrides included.
+# judged, across seeds where there are seeds. The report's first section. The plan is made from the
+# config this run resolved, overrides included, which run_config writes as a JSON file: as one
+# command-line argument it would stop the job from starting past Linux's 128 KiB per argument
+# (MAX_ARG_STRLEN). run_config runs in Snakemake's own process (no command line at all), and its
+# params make Snakemake rewrite the file, and rerun the scoreboard, whenever the config changes.
+
+
+localrules:
+    run_config,
+
+
+rule run_config:
+    output:
+        f"{RESULTS}/config.json",
+    params:
+        config=lambda wc: json.dumps(config, sort_keys=True),
+    run:
+        from pipeline.atomic import AtomicFiles
+
+        with AtomicFiles() as files:
+            files.temp(Path(output[0])).write_text(params.config + "\n", encoding="utf-8")
 
 
 rule scoreboard:
     input:
-        rules.tables.output.index,
+        tables=rules.tables.output.index,
+        config=rules.run_config.output[0],
     output:
         html=report(
             f"{RESULTS}/scoreboard.html",
@@ -92,10 +113,8 @@ rule scoreboard:
     resources:
         mem_mb=1000,
         runtime=10,
-    params:
-        config=lambda wc: json.dumps(config, sort_keys=True),
     shell:
-        "python -m pipeline scoreboard --tables {input:q} --config-json {params.config:q}"
+        "python -m pipeline scoreboard --tables {input.tables:q} --config {input.config:q}"
         " --out $(dirname {output.json:q}) > {log:q} 2>&1"
 
 
