@@ -41,14 +41,19 @@ from pipeline.experiments import DEFAULT_PRESET
 
 DEFAULT = DEFAULT_PRESET  # what every objective not named in ngrams.presets reads
 # The knobs a preset sets, per language: the option's attribute name -> value (None: no threshold).
+# Reference mode ranks every once-seen n-gram of once-seen words first (score 0), so a document with fewer
+# candidates than K keeps all and greedy marking tiles it with 6-word windows; the English presets keep at
+# most 0.6 n-grams per word of the document (docs/method.md §2, "Short documents").
+RELEASED_EN = {"mode": "reference", "max_n": 6, "top_k": 3000, "min_count": 1, "threshold": None}
 PRESETS: dict[str, dict[str, dict[str, object]]] = {
     "ulr": {
-        "en": {"mode": "reference", "max_n": 6, "top_k": 3000, "min_count": 1, "threshold": None},
+        "en": {**RELEASED_EN, "top_k_per_token": 0.6},
         "zh": {"mode": "paper", "max_n": 6, "top_k": 3000, "min_count": 3, "threshold": None},
     },
     "burt": {
-        "en": {"mode": "reference", "max_n": 6, "top_k": 3000, "min_count": 1, "threshold": None},
-        "zh": {"mode": "paper", "max_n": 7, "top_k": 3000, "min_count": 2, "threshold": 3.0},
+        "en": {**RELEASED_EN, "top_k_per_token": 0.6},
+        # the threshold scales by log T / log 3000 on a document of T < 3000 characters
+        "zh": {"mode": "paper", "max_n": 7, "top_k": 3000, "min_count": 2, "threshold": 3.0, "threshold_tokens": 3000},
     },
     "ulr_recurring": {
         "en": {"mode": "paper", "max_n": 6, "top_k": 3000, "min_count": 5, "threshold": 3.0},
@@ -63,7 +68,8 @@ PRESETS: dict[str, dict[str, dict[str, object]]] = {
     },
 }
 NAMES = tuple(PRESETS)
-KNOBS = ("mode", "max_n", "top_k", "min_count", "threshold")
+SHORT_DOCUMENT_KNOBS = ("top_k_per_token", "threshold_tokens")
+KNOBS = ("mode", "max_n", "top_k", "min_count", "threshold", *SHORT_DOCUMENT_KNOBS)
 
 
 def settings(preset: str, lang: str) -> dict[str, object]:
@@ -77,14 +83,22 @@ def knobs(preset: str, lang: str, given: dict[str, object]) -> dict[str, object]
 
     The released code keeps every n-gram, so reference mode's minimum count stays 1 unless given.
     A preset's threshold is a paper-mode (document-level) score, so reference and corpus mode,
-    whose scores have other scales, have none unless given.
+    whose scores have other scales, have none unless given. A mode that is given (``--mode``,
+    ``ngrams.mode``) runs without the preset's short-document knobs unless they are given too:
+    ``--mode reference`` is the released pmi.py exactly (K for every document).
     """
     explicit = {knob: given.get(knob) is not None for knob in KNOBS}
-    chosen = {knob: given[knob] if explicit[knob] else value for knob, value in settings(preset, lang).items()}
+    preset_values = {**dict.fromkeys(SHORT_DOCUMENT_KNOBS), **settings(preset, lang)}
+    chosen = {knob: given[knob] if explicit[knob] else value for knob, value in preset_values.items()}
     if chosen["mode"] == "reference" and not explicit["min_count"]:
         chosen["min_count"] = 1
     if chosen["mode"] != "paper" and not explicit["threshold"]:
         chosen["threshold"] = None
+    if explicit["mode"]:
+        for knob in SHORT_DOCUMENT_KNOBS:
+            chosen[knob] = given[knob] if explicit[knob] else None
+    if chosen["threshold"] is None:
+        chosen["threshold_tokens"] = None  # it scales the threshold
     return chosen
 
 
