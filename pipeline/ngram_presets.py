@@ -102,6 +102,48 @@ def knobs(preset: str, lang: str, given: dict[str, object]) -> dict[str, object]
     return chosen
 
 
+# The project's entity rule against the released one on the English sample with its links (BENCHMARKS
+# "N-gram presets", "The released rule on links"; tests/ngrams/test_short_documents.py re-measures it):
+# the share of the kept n-grams not in pmi.py's sets, and of the marked lines that differ.
+RELEASED_RULE_DEPARTURE = {"kept": 0.132, "lines": 0.697}
+
+
+def short_document_text(chosen: dict[str, object], lang: str) -> str | None:
+    """The short-document rule of a run's knobs, in words (None: K and the threshold as on long documents)."""
+    unit = "word" if lang == "en" else "character"
+    parts = []
+    if chosen.get("top_k_per_token") is not None:
+        parts.append(f"K at most {chosen['top_k_per_token']:g} per {unit} of the document")
+    if chosen.get("threshold_tokens") is not None and chosen.get("threshold") is not None:
+        t0 = chosen["threshold_tokens"]
+        parts.append(f"threshold × log T / log {t0:g} on a document of T < {t0:g} {unit}s")
+    return ", ".join(parts) or None
+
+
+def describe(preset: str, lang: str, chosen: dict[str, object], lowercase: bool, entities: bool = True) -> str:
+    """What a run of ``preset`` reads, for the plan: its knobs, its short-document rule, and in reference
+    mode where it departs from the released pmi.py (docs/method.md §2)."""
+    mode = "reference mode, the released pmi.py" if chosen["mode"] == "reference" else f"{chosen['mode']} mode"
+    threshold = "none" if chosen["threshold"] is None else f"{chosen['threshold']:g}"
+    text = (
+        f"{preset} ({mode}; N {chosen['max_n']}, K {chosen['top_k']}, min count {chosen['min_count']}, "
+        f"threshold {threshold})"
+    )
+    short = short_document_text(chosen, lang)
+    if short:
+        text += f'; short documents: {short} (docs/method.md §2, "Short documents")'
+    if chosen["mode"] == "reference":
+        if lowercase:
+            text += "; lower-cased before reference mode (ngrams.lowercase), where pmi.py is case-sensitive"
+        if entities:
+            text += (
+                "; links: only n-grams that cut an entity are skipped, where pmi.py skips every n-gram holding a "
+                f"bracketed token ({100 * RELEASED_RULE_DEPARTURE['kept']:.1f}% of the kept n-grams and "
+                f"{100 * RELEASED_RULE_DEPARTURE['lines']:.1f}% of the marked lines differ on the English sample)"
+            )
+    return text
+
+
 def resolve(args: argparse.Namespace) -> None:
     """Fill each knob the command line left unset (None) from ``args.preset`` for ``args.lang``, in place."""
     for knob, value in knobs(args.preset, args.lang, {knob: getattr(args, knob) for knob in KNOBS}).items():
