@@ -21,6 +21,16 @@ convert → clean. It reports, from each run's ``stats.json`` ``meaningfulness``
 The bar (issue 31): in English each preset no worse than reference mode on the same text; in
 Chinese, where the released code has no mode, ``burt`` no worse than ``ulr``.
 
+By document length (issue 38): the same articles cut to their first 150, 300, 600 and 1,200 words
+(Chinese: 1.5 times as many characters) at whole sentences, and whole (pipeline/ngrams/by_length.py),
+for every preset, reference mode and the short-document rules tried. The bounds: on every length at
+most 60% of the words inside a marked PMI span and at most 10% of the spans of the largest order N,
+and from 300 words on at least 15% of the words inside one.
+
+The released rule on links: the project's entity rule (no counted n-gram cuts a link) against pmi.py's
+own (no n-gram holds a bracketed token), on the English sample with its links in brackets
+(pipeline/ngrams/released_rule.py): the shares of the kept n-grams and of the marked lines that differ.
+
 Usage (repo root): ``python bench/ngram_presets.py --data DATA_ROOT [--write-md]``
 (``--data`` defaults to ``$ULR_DATA_ROOT``; needs ``jieba`` for the Chinese word measure).
 """
@@ -40,9 +50,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
+import pyarrow.parquet as pq
 from harness import add_data_root, machine, markdown_table, write_section
 
 from pipeline.cli import main as cli
+from pipeline.ngram_presets import short_document_text
+from pipeline.ngrams import by_length, released_rule
 
 EN_SAMPLE = "wiki/en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 ZH_SAMPLE = "wiki/zh/zhwiki-test-pages.xml"
@@ -71,6 +84,25 @@ SETTINGS = [
     ("N 6, min count 5, threshold 2.5", [*PLAIN, "--max-n", "6", "--min-count", "5", "--threshold", "2.5"], ("en",)),
 ]
 
+# By document length: the presets, reference mode (the former English presets) and the short-document
+# rules tried; (label, options, languages)
+BY_LENGTH = [
+    ("reference mode (released pmi.py; former en ulr, burt)", ["--mode", "reference"], ("en",)),
+    ("ulr (preset)", ["--preset", "ulr"], ("en", "zh")),
+    ("burt (preset)", ["--preset", "burt"], ("en", "zh")),
+    ("ulr_recurring (ablation)", ["--preset", "ulr_recurring"], ("en",)),
+    ("burt_recurring (ablation; zh: the former burt)", ["--preset", "burt_recurring"], ("en", "zh")),
+    ("burt_windows (ablation)", ["--preset", "burt_windows"], ("en", "zh")),
+    ("tried: reference, at most 1 n-gram per word", ["--mode", "reference", "--top-k-per-token", "1"], ("en",)),
+    ("tried: reference, at most 0.75 per word", ["--mode", "reference", "--top-k-per-token", "0.75"], ("en",)),
+    ("tried: reference, at most 0.5 per word", ["--mode", "reference", "--top-k-per-token", "0.5"], ("en",)),
+    ("tried: paper threshold 3, N 6, min count 1", [*PLAIN, "--max-n", "6", "--threshold", "3"], ("en",)),
+    ("tried: paper threshold 5, N 6, min count 1", [*PLAIN, "--max-n", "6", "--threshold", "5"], ("en",)),
+    ("tried: burt, threshold scaled below 2000", ["--preset", "burt", "--threshold-tokens", "2000"], ("zh",)),
+    ("tried: burt, threshold scaled below 4000", ["--preset", "burt", "--threshold-tokens", "4000"], ("zh",)),
+    ("tried: N 7, min count 2, threshold 2", [*PLAIN, "--max-n", "7", "--min-count", "2", "--threshold", "2"], ("zh",)),
+]
+COVERAGE_MAX, LARGEST_MAX, COVERAGE_MIN, COVERAGE_MIN_FROM = 0.60, 0.10, 0.15, 300  # issue 38's bounds
 
 # The prose of the BENCHMARKS.md section (the tables follow it)
 NOTES = """`bench/ngram_presets.py`: whether each n-gram vocabulary is made of meaningful units, then its \
@@ -98,20 +130,69 @@ vocabulary, with entity candidates), from the same samples:
 | vocabulary | once-seen % | function-word edge % (en) / inside a jieba word % (zh) | mean length, vocabulary | kept per document | words in a marked PMI span % | sentences with a PMI span % |
 |---|---:|---:|---:|---:|---:|---:|
 | en reference mode (released pmi.py) | 95.7 | 21.2 | 2.94 | 2,531 | 52.4 | 97.2 |
-| en `ulr` | 0.0 → 95.7 | 20.8 → 21.2 | 2.67 → 2.94 | 2 → 2,531 | 0.8 → 52.4 | 5.7 → 97.2 |
-| en `burt` | 0.0 → 95.7 | 15.2 → 21.2 | 4.67 → 2.94 | 5 → 2,531 | 0.5 → 52.4 | 2.0 → 97.2 |
+| en `ulr` | 0.0 → 95.7 → 95.6 | 20.8 → 21.2 → 9.1 | 2.67 → 2.94 → 2.55 | 2 → 2,531 → 1,683 | 0.8 → 52.4 → 46.0 | 5.7 → 97.2 → 96.8 |
+| en `burt` | 0.0 → 95.7 → 95.6 | 15.2 → 21.2 → 9.1 | 4.67 → 2.94 → 2.55 | 5 → 2,531 → 1,683 | 0.5 → 52.4 → 46.0 | 2.0 → 97.2 → 96.8 |
 | zh `ulr` (unchanged) | 0.0 | 16.3 | 2.86 | 451 | 56.6 | 99.3 |
-| zh `burt` (unchanged) | 0.0 | 14.0 | 4.26 | 467 | 30.1 | 88.3 |
+| zh `burt` | 0.0 | 14.0 → 13.9 | 4.26 → 4.25 | 467 → 474 | 30.1 → 30.5 | 88.3 → 89.3 |
 
-The English presets now meet the bar by being the released code (equal on every measure) and keep \
-BURT's mechanism: about half of the words lie in a marked PMI span, where the paper-formula settings \
-that meet the bar (`ulr_recurring`, `burt_recurring`) keep 2 to 5 n-grams per document and cover under \
-1% of the words. No paper-formula setting tried meets the function-word bar with more: the threshold \
-is what removes function-word n-grams, and the paper-mode score grows with n for once-seen strings. \
-What the released code gives up is the papers' length figures: a vocabulary of mean length 2.94 words \
-against BURT §5.1's 4.6, and 9.1% of the top 2000 longer than 4 against ULR-BERT §4's "less than 3%" \
-(the plan shows both; `burt_recurring` and `burt_windows` keep the lengths as ablations). \
-docs/method.md §2 says which sentence each choice follows."""
+(Third values: issue 38's short-document rules, below: the English presets keep at most 0.6 n-grams per \
+word of the document, which binds on the sample's articles under 5,000 words; the Chinese `burt` \
+threshold scales on articles under 3,000 characters.)
+
+The English presets meet the bar as the released code's vocabulary, capped on short documents (below), and \
+keep BURT's mechanism: 46% of the words lie in a marked PMI span, where the paper-formula settings that meet \
+the bar (`ulr_recurring`, `burt_recurring`) keep 2 to 5 n-grams per document and cover under 1% of the \
+words. No paper-formula setting tried meets the function-word bar with more: the threshold is what \
+removes function-word n-grams, and the paper-mode score grows with n for once-seen strings. What the \
+released code gives up is BURT's length figures: a vocabulary of mean length 2.55 words against BURT \
+§5.1's 4.6 (2.94 without the cap); 3.7% of the top 2000 is longer than 4 against ULR-BERT §4's "less than \
+3%" (9.1% without the cap). The plan shows both; `burt_recurring` and `burt_windows` keep the lengths as \
+ablations. docs/method.md §2 says which sentence each choice follows."""
+
+LENGTH_NOTES = """Issue 38: the released code keeps the top 3000 n-grams of orders 2..6 of each document with no \
+threshold, and reference mode scores every n-gram of words seen once in the document at 0, its highest \
+score. A document with fewer candidates than 3000 (under about 600 words) keeps them all, and greedy \
+marking, longest first, tiles it with 6-word windows; most Wikipedia articles are that short, and the \
+sample's (median 2,978 words) hid it. The same articles cut to their first 150, 300, 600 and 1,200 \
+words (Chinese: 225, 450, 900 and 1,800 characters) at whole sentences (`pipeline/ngrams/by_length.py`; \
+an article enters a column when it has at least that many), and whole. Each cell reads 150 / 300 / 600 / \
+1,200 / whole. Bounds: on every length at most 60% of the words inside a marked PMI span and at most 10% \
+of the spans of the largest order N; from 300 words on at least 15% of the words inside one (fewer, and \
+BURT's masking falls back to single tokens); whole articles where they were (no entity cut; English \
+function-word edges within 5 points of reference mode, or fewer)."""
+
+LENGTH_AFTER = """Before (the former presets: English reference mode, Chinese `burt` with threshold 3 at every \
+length, the row `burt_recurring`) and after. English: reference mode marks 99% of a short article's \
+words with 78% 6-word windows. The papers' threshold, the first candidate (BURT §3.1, "n-grams with PMI \
+scores below the chosen threshold are filtered out"), does not help in English: on the released score \
+every once-seen n-gram of once-seen words scores 0, the highest, so no threshold separates them; on the \
+paper formula with every n-gram a candidate, a once-seen n-gram scores (1 - 1/n) log T, highest for the \
+longest, so threshold 3 keeps 84–87% 6-grams at every length and threshold 5 keeps nothing under 600 \
+words; with recurrence (`*_recurring`) nothing is left under 1,200 words. A cap that scales with the \
+document (BURT §5.1: "Although a larger n-gram vocabulary can cover longer n-grams, it will cause too many \
+meaningless n-grams. Therefore, we empirically retain the top 3000 n-grams for each document") meets the \
+bounds: K = min(3000, 0.6 × the document's words), the largest of the caps tried that does (1 and 0.75 \
+per word mark 61–72% of the words of 1,200-word articles), and the nearest to the released output on \
+whole articles. On whole articles it binds below 5,000 words: 46.0% of the words in a PMI span \
+(52.4%), 1.1% 6-grams (3.3%), function-word edges 9.1% (21.2%: the n-grams it drops are the \
+negative-score "of the" kind that K 3000 admitted on mid-length articles, so it is 12 points fewer, \
+not within 5 points either way), once-seen 95.6%. Chinese: `ulr` (minimum count 3) meets the bounds as \
+it was. `burt`'s threshold 3 is out of reach on short documents: a paper-mode score is at most \
+(1 - 1/n) log T, 2.7 for a bigram of a 225-character article, so 3.5%, 4.9% and 11.3% of the \
+characters of the 225-, 450- and 900-character cuts were in a span. Its threshold now scales by log T / log 3000 on a document of T < 3000 \
+characters (the same share of the highest score its length allows; BURT §3.1's "chosen threshold" \
+stated for long documents): 21–23% at every cut length, 30.5% whole (30.1%), spans inside a jieba \
+word 13.6–14.5% (14.0% whole before). 2,000 and 4,000 characters also meet the bounds; 3,000 is \
+between. Corpus-level statistics for short documents (the `ngrams_corpus` ablation's KenLM model) were \
+not needed by either language and are not tried here."""
+
+RULE_NOTES = """Issue 38 §2: the released `pmi.py` reads bracketed links and skips every n-gram holding a token \
+with `[` or `]` (unigrams included, so an entity's edge words leave the unigram counts, and an n-gram \
+holding a whole entity is skipped too); the project reads the link's span and skips only the n-grams \
+that cut an entity (docs/method.md §2, "Entities"). On text without links the two are the same \
+(`tests/ngrams/test_reference_pmi.py`, byte-equal). Measured on the sample's own links \
+(`pipeline/ngrams/released_rule.py`: each link's text put in `[ ]`, then reference mode with \
+`--no-entities`, which is pmi.py on that text, against reference mode with the spans):"""
 
 
 def run_stage(*argv) -> None:
@@ -187,6 +268,101 @@ def run_settings(sentences_file: Path, lang: str, work: Path) -> dict[str, dict]
     return results
 
 
+def by_length_runs(sentences_file: Path, lang: str, work: Path) -> dict[str, dict]:
+    """Per setting, per bucket: the figures of the cut articles (see the module docstring)."""
+    table_in = pq.read_table(sentences_file)
+    files = {}
+    for bucket in by_length.BUCKETS:
+        files[bucket] = work / f"{lang}-first-{bucket or 'whole'}.parquet"
+        pq.write_table(by_length.first_units(table_in, lang, by_length.units(lang, bucket)), files[bucket])
+    results: dict[str, dict] = {}
+    for i, (label, options, langs) in enumerate(BY_LENGTH):
+        if lang not in langs:
+            continue
+        results[label] = {}
+        for bucket, path in files.items():
+            out = work / f"{lang}-length-{i}-{bucket or 'whole'}"
+            lowercase = ["--lowercase"] if lang == "en" else []
+            run_stage("ngrams", "--sentences", path, "--lang", lang, *lowercase, *options, "--out", out)
+            figures = measure(out, lang)
+            marked = pl.read_parquet(out / "marked.parquet", columns=["spans"])
+            figures["largest_order"] = by_length.largest_order_share(marked, figures["params"]["max_n"])
+            figures["documents"] = json.loads((out / "stats.json").read_text())["documents"]
+            results[label][bucket] = figures
+        print(f"{lang} by length {label}: done", flush=True)
+    return results
+
+
+def within_bounds(figures: dict[int | None, dict]) -> bool:
+    """Issue 38's bounds on every length (see the module docstring)."""
+    for bucket, r in figures.items():
+        coverage, largest = r["pmi_token_coverage"] or 0.0, r["largest_order"] or 0.0
+        if coverage > COVERAGE_MAX or largest > LARGEST_MAX:
+            return False
+        if (bucket is None or bucket >= COVERAGE_MIN_FROM) and coverage < COVERAGE_MIN:
+            return False
+    return True
+
+
+def by_length_table(results: dict[str, dict], lang: str) -> str:
+    """One row per setting; each measure's cells are 150 / 300 / 600 / 1,200 / whole."""
+
+    def cells(figures, key, digits=1, scale=100):
+        values = [figures[b][key] for b in by_length.BUCKETS]
+        return " / ".join("–" if v is None else f"{scale * v:.{digits}f}" for v in values)
+
+    word = "function-word edge % (top 2000)" if lang == "en" else "span ends inside a jieba word %"
+    head = [
+        "setting",
+        "words in a PMI span %",
+        "spans of the largest order %",
+        "mean span",
+        "once-seen %",
+        "entity cuts %",
+        word,
+        "kept per document",
+        "bounds",
+    ]
+    rows = []
+    for label, figures in results.items():
+        rows.append(
+            [
+                label,
+                cells(figures, "pmi_token_coverage"),
+                cells(figures, "largest_order"),
+                cells(figures, "mean_marked_span", 2, 1),
+                cells(figures, "once_seen_share"),
+                cells(figures, "entity_cut_share"),
+                cells(figures, "function_word_edge_share" if lang == "en" else "jieba_inside"),
+                cells(figures, "kept_per_document", 0, 1),
+                "met" if within_bounds(figures) else "not met",
+            ]
+        )
+    return markdown_table(head, rows)
+
+
+def documents_line(results: dict[str, dict], lang: str) -> str:
+    figures = next(iter(results.values()))
+    sizes = [by_length.units(lang, b) for b in by_length.BUCKETS]
+    unit = "words" if lang == "en" else "characters"
+    parts = [f"{figures[b]['documents']} (first {s:,} {unit})" if s else f"{figures[b]['documents']} (whole)"
+             for b, s in zip(by_length.BUCKETS, sizes)]  # fmt: skip
+    return "articles per column: " + ", ".join(parts)
+
+
+def released_rule_departure(sentences_file: Path, work: Path) -> dict:
+    """The project's entity rule against pmi.py's bracket rule, on the English sample's own links."""
+    bracketed = work / "en-bracketed.parquet"
+    pq.write_table(released_rule.bracketed(pq.read_table(sentences_file)), bracketed)
+    ours, released = work / "en-rule-ours", work / "en-rule-released"
+    run_stage(
+        "ngrams", "--sentences", sentences_file, "--lang", "en", "--lowercase", "--mode", "reference", "--out", ours
+    )
+    run_stage("ngrams", "--sentences", bracketed, "--lang", "en", "--lowercase", "--mode", "reference",
+              "--no-entities", "--out", released)  # fmt: skip
+    return released_rule.departure(ours, released)
+
+
 def percent(value, digits: int = 1) -> str:
     return "–" if value is None else f"{100 * value:.{digits}f}"
 
@@ -200,6 +376,7 @@ def table(results: dict[str, dict], lang: str) -> str:
         "N",
         "min count",
         "threshold",
+        "short documents",
         "once-seen %",
         "entity-cut % of spans",
         word,
@@ -224,6 +401,7 @@ def table(results: dict[str, dict], lang: str) -> str:
                 str(p["max_n"]),
                 str(p["min_count"]),
                 "–" if p["threshold"] is None else f"{p['threshold']:g}",
+                short_document_text(p, lang) or "–",
                 percent(r["once_seen_share"]),
                 percent(r["entity_cut_share"]),
                 percent(r["function_word_edge_share"] if lang == "en" else r["jieba_inside"]),
@@ -251,11 +429,26 @@ def main() -> None:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-ngram-presets-") as tmp:
         work = Path(tmp)
-        en = run_settings(sentences(data_root, work / "en", "en"), "en", work)
-        zh = run_settings(sentences(data_root, work / "zh", "zh"), "zh", work)
+        en_sentences, zh_sentences = sentences(data_root, work / "en", "en"), sentences(data_root, work / "zh", "zh")
+        en = run_settings(en_sentences, "en", work)
+        zh = run_settings(zh_sentences, "zh", work)
+        en_length = by_length_runs(en_sentences, "en", work)
+        zh_length = by_length_runs(zh_sentences, "zh", work)
+        rule = released_rule_departure(en_sentences, work)
     en_table, zh_table = table(en, "en"), table(zh, "zh")
+    en_length_table, zh_length_table = by_length_table(en_length, "en"), by_length_table(zh_length, "zh")
+    rule_text = (
+        f"On the English sample (lower-cased, as the configs run it; reference mode, K 3000), with its "
+        f"{rule['lines']:,} sentences' links in brackets for pmi.py: {percent(rule['kept_only_ours'])}% of the "
+        f"kept n-grams under the project's rule ({rule['kept_ours']:,}) are not in pmi.py's sets, and "
+        f"{percent(rule['kept_only_released'])}% of pmi.py's ({rule['kept_released']:,}) are not in ours; "
+        f"{percent(rule['lines_differ'])}% of the marked lines differ."
+    )
     print(f"\nEnglish ({EN_SAMPLE}, --lowercase):\n{en_table}")
     print(f"\nChinese ({ZH_SAMPLE}, characters):\n{zh_table}")
+    print(f"\nEnglish by length ({documents_line(en_length, 'en')}):\n{en_length_table}")
+    print(f"\nChinese by length ({documents_line(zh_length, 'zh')}):\n{zh_length_table}")
+    print(f"\nThe released rule on links: {json.dumps(rule)}\n{rule_text}")
     if args.write_md:
         section = "\n\n".join(
             [
@@ -265,6 +458,16 @@ def main() -> None:
                 en_table,
                 "Chinese (characters; 23 articles after extract → convert → clean):",
                 zh_table,
+                "### By document length",
+                LENGTH_NOTES,
+                f"English, {documents_line(en_length, 'en')}:",
+                en_length_table,
+                f"Chinese, {documents_line(zh_length, 'zh')}:",
+                zh_length_table,
+                LENGTH_AFTER,
+                "### The released rule on links",
+                RULE_NOTES,
+                rule_text,
                 f"Machine: {machine(sys.executable)}; {time.monotonic() - started:.0f} s.",
             ]
         )

@@ -41,14 +41,19 @@ from pipeline.experiments import DEFAULT_PRESET
 
 DEFAULT = DEFAULT_PRESET  # what every objective not named in ngrams.presets reads
 # The knobs a preset sets, per language: the option's attribute name -> value (None: no threshold).
+# Reference mode ranks every once-seen n-gram of once-seen words first (score 0), so a document with fewer
+# candidates than K keeps all and greedy marking tiles it with 6-word windows; the English presets keep at
+# most 0.6 n-grams per word of the document (docs/method.md §2, "Short documents").
+RELEASED_EN = {"mode": "reference", "max_n": 6, "top_k": 3000, "min_count": 1, "threshold": None}
 PRESETS: dict[str, dict[str, dict[str, object]]] = {
     "ulr": {
-        "en": {"mode": "reference", "max_n": 6, "top_k": 3000, "min_count": 1, "threshold": None},
+        "en": {**RELEASED_EN, "top_k_per_token": 0.6},
         "zh": {"mode": "paper", "max_n": 6, "top_k": 3000, "min_count": 3, "threshold": None},
     },
     "burt": {
-        "en": {"mode": "reference", "max_n": 6, "top_k": 3000, "min_count": 1, "threshold": None},
-        "zh": {"mode": "paper", "max_n": 7, "top_k": 3000, "min_count": 2, "threshold": 3.0},
+        "en": {**RELEASED_EN, "top_k_per_token": 0.6},
+        # the threshold scales by log T / log 3000 on a document of T < 3000 characters
+        "zh": {"mode": "paper", "max_n": 7, "top_k": 3000, "min_count": 2, "threshold": 3.0, "threshold_tokens": 3000},
     },
     "ulr_recurring": {
         "en": {"mode": "paper", "max_n": 6, "top_k": 3000, "min_count": 5, "threshold": 3.0},
@@ -63,7 +68,8 @@ PRESETS: dict[str, dict[str, dict[str, object]]] = {
     },
 }
 NAMES = tuple(PRESETS)
-KNOBS = ("mode", "max_n", "top_k", "min_count", "threshold")
+SHORT_DOCUMENT_KNOBS = ("top_k_per_token", "threshold_tokens")
+KNOBS = ("mode", "max_n", "top_k", "min_count", "threshold", *SHORT_DOCUMENT_KNOBS)
 
 
 def settings(preset: str, lang: str) -> dict[str, object]:
@@ -77,15 +83,65 @@ def knobs(preset: str, lang: str, given: dict[str, object]) -> dict[str, object]
 
     The released code keeps every n-gram, so reference mode's minimum count stays 1 unless given.
     A preset's threshold is a paper-mode (document-level) score, so reference and corpus mode,
-    whose scores have other scales, have none unless given.
+    whose scores have other scales, have none unless given. A mode that is given (``--mode``,
+    ``ngrams.mode``) runs without the preset's short-document knobs unless they are given too:
+    ``--mode reference`` is the released pmi.py exactly (K for every document).
     """
     explicit = {knob: given.get(knob) is not None for knob in KNOBS}
-    chosen = {knob: given[knob] if explicit[knob] else value for knob, value in settings(preset, lang).items()}
+    preset_values = {**dict.fromkeys(SHORT_DOCUMENT_KNOBS), **settings(preset, lang)}
+    chosen = {knob: given[knob] if explicit[knob] else value for knob, value in preset_values.items()}
     if chosen["mode"] == "reference" and not explicit["min_count"]:
         chosen["min_count"] = 1
     if chosen["mode"] != "paper" and not explicit["threshold"]:
         chosen["threshold"] = None
+    if explicit["mode"]:
+        for knob in SHORT_DOCUMENT_KNOBS:
+            chosen[knob] = given[knob] if explicit[knob] else None
+    if chosen["threshold"] is None:
+        chosen["threshold_tokens"] = None  # it scales the threshold
     return chosen
+
+
+# The project's entity rule against the released one on the English sample with its links (BENCHMARKS
+# "N-gram presets", "The released rule on links"; tests/ngrams/test_short_documents.py re-measures it):
+# the share of the kept n-grams not in pmi.py's sets, and of the marked lines that differ.
+RELEASED_RULE_DEPARTURE = {"kept": 0.132, "lines": 0.697}
+
+
+def short_document_text(chosen: dict[str, object], lang: str) -> str | None:
+    """The short-document rule of a run's knobs, in words (None: K and the threshold as on long documents)."""
+    unit = "word" if lang == "en" else "character"
+    parts = []
+    if chosen.get("top_k_per_token") is not None:
+        parts.append(f"K at most {chosen['top_k_per_token']:g} per {unit} of the document")
+    if chosen.get("threshold_tokens") is not None and chosen.get("threshold") is not None:
+        t0 = chosen["threshold_tokens"]
+        parts.append(f"threshold × log T / log {t0:g} on a document of T < {t0:g} {unit}s")
+    return ", ".join(parts) or None
+
+
+def describe(preset: str, lang: str, chosen: dict[str, object], lowercase: bool, entities: bool = True) -> str:
+    """What a run of ``preset`` reads, for the plan: its knobs, its short-document rule, and in reference
+    mode where it departs from the released pmi.py (docs/method.md §2)."""
+    mode = "reference mode, the released pmi.py" if chosen["mode"] == "reference" else f"{chosen['mode']} mode"
+    threshold = "none" if chosen["threshold"] is None else f"{chosen['threshold']:g}"
+    text = (
+        f"{preset} ({mode}; N {chosen['max_n']}, K {chosen['top_k']}, min count {chosen['min_count']}, "
+        f"threshold {threshold})"
+    )
+    short = short_document_text(chosen, lang)
+    if short:
+        text += f'; short documents: {short} (docs/method.md §2, "Short documents")'
+    if chosen["mode"] == "reference":
+        if lowercase:
+            text += "; lower-cased before reference mode (ngrams.lowercase), where pmi.py is case-sensitive"
+        if entities:
+            text += (
+                "; links: only n-grams that cut an entity are skipped, where pmi.py skips every n-gram holding a "
+                f"bracketed token ({100 * RELEASED_RULE_DEPARTURE['kept']:.1f}% of the kept n-grams and "
+                f"{100 * RELEASED_RULE_DEPARTURE['lines']:.1f}% of the marked lines differ on the English sample)"
+            )
+    return text
 
 
 def resolve(args: argparse.Namespace) -> None:

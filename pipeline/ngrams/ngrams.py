@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import time
 from collections import Counter
 from pathlib import Path
@@ -78,6 +79,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-n", type=NGRAM_LENGTH, default=None, help="longest n-gram (N; default: the preset's)")
     parser.add_argument(
         "--top-k", type=TOP_K, default=None, help="n-grams kept per document (K; default: the preset's, 3000)"
+    )
+    parser.add_argument(
+        "--top-k-per-token",
+        type=number(0.0, low_open=True),
+        default=None,
+        help="keep at most this many n-grams per token of the document, and at most --top-k (default: the preset's)",
+    )
+    parser.add_argument(
+        "--threshold-tokens",
+        type=number(2.0, low_open=True),
+        default=None,
+        help="on a document of T tokens, fewer than this, scale --threshold by log T / log this (default: the preset's)",
     )
     parser.add_argument("--normalise", action="store_true", help="reference mode: divide the score by n")
     parser.add_argument("--lowercase", action="store_true", help="fold case (for an uncased model's tokenizer)")
@@ -157,7 +170,8 @@ class NgramScorer:
         if found is not None:  # the released code's bracket rule (docs/method.md §2, "Entities")
             orders = pmi.without_cuts(orders, tokens.doc, pmi.cut_points(len(tokens), found.position, found.n))
         order_scores = self.scores(orders, tokens)
-        selection = pmi.select(orders, order_scores, docs.n_docs, a.top_k, a.min_count, a.threshold)
+        k, threshold = self.document_knobs(tokens)
+        selection = pmi.select(orders, order_scores, docs.n_docs, k, a.min_count, threshold)
         length, span_score = marking.longest_match(orders, selection, len(tokens))
         picked = marking.greedy(length)
         spans = {
@@ -197,6 +211,24 @@ class NgramScorer:
         counts["pmi_spans"] += len(picked)
         counts["tokens_in_pmi_spans"] += int(length[picked].sum())
         return rows, self._marked(docs, tokens, spans)
+
+    def document_knobs(self, tokens: token_batch.TokenBatch) -> tuple[np.ndarray | int, np.ndarray | float | None]:
+        """K and the threshold of each document of the batch (docs/method.md §2, "Short documents").
+
+        ``--top-k-per-token`` caps K at that many kept n-grams per token of the document, so that a
+        short document keeps the share of its candidates a long one does instead of all of them;
+        ``--threshold-tokens`` T0 scales the threshold by ``log T / log T0`` on a document of T < T0
+        tokens, the share of the highest score its size allows (a paper-mode score is at most
+        ``(1 - 1/n) log T``)."""
+        a = self.args
+        size = np.bincount(tokens.doc, minlength=tokens.n_docs)
+        k = a.top_k
+        if a.top_k_per_token is not None:
+            k = np.clip(np.ceil(a.top_k_per_token * size).astype(np.int64), 1, a.top_k)
+        threshold = a.threshold
+        if threshold is not None and a.threshold_tokens is not None:
+            threshold = threshold * np.minimum(1.0, np.log(np.maximum(size, 2)) / math.log(a.threshold_tokens))
+        return k, threshold
 
     def _count_meaningfulness(self, counts, tokens, selection, rows, spans, found) -> None:
         """The counts behind ``stats.json``'s ``meaningfulness`` (pipeline/ngrams/meaningfulness.py)."""

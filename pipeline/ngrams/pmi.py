@@ -204,11 +204,16 @@ def select(
     orders: list[Order],
     order_scores: list[np.ndarray],
     n_docs: int,
-    k: int,
+    k: int | np.ndarray,
     min_count: int = 1,
-    threshold: float | None = None,
+    threshold: float | np.ndarray | None = None,
 ) -> Selection:
-    """The top ``k`` n-grams of orders 2..N per document, best first, ties shorter then earlier."""
+    """The top ``k`` n-grams of orders 2..N per document, best first, ties shorter then earlier.
+
+    ``k`` and ``threshold`` are one value for every document or one per document (docs/method.md §2,
+    "Short documents": the presets scale them with the document's length).
+    """
+    k = np.broadcast_to(np.asarray(k, dtype=np.int64), (n_docs,))
     eligible = []
     for order, score in zip(orders[1:], order_scores):
         if min_count <= 1 and threshold is None:
@@ -216,7 +221,7 @@ def select(
             continue
         keep = order.count >= min_count
         if threshold is not None:
-            keep &= score >= threshold
+            keep &= score >= (threshold[order.doc] if np.ndim(threshold) else threshold)
         eligible.append(np.flatnonzero(keep))
     doc_sizes = sum(np.bincount(order.doc[idx], minlength=n_docs) for order, idx in zip(orders[1:], eligible))
     if np.any(doc_sizes > k):
@@ -235,7 +240,7 @@ def select(
     n, group, first, doc, counts, score = n[order], group[order], first[order], doc[order], counts[order], score[order]
     doc_start = np.searchsorted(doc, np.arange(n_docs))
     rank = np.arange(len(doc)) - doc_start[doc] + 1
-    keep = rank <= k
+    keep = rank <= k[doc]
     return Selection(doc[keep], n[keep], group[keep], first[keep], counts[keep], score[keep], rank[keep])
 
 
@@ -258,9 +263,13 @@ def rank_order(doc: np.ndarray, score: np.ndarray, n: np.ndarray, first: np.ndar
 
 
 def _kth_best(
-    orders: list[Order], order_scores: list[np.ndarray], eligible: list[np.ndarray], doc_sizes: np.ndarray, k: int
+    orders: list[Order],
+    order_scores: list[np.ndarray],
+    eligible: list[np.ndarray],
+    doc_sizes: np.ndarray,
+    k: np.ndarray,
 ) -> np.ndarray:
-    """Per document, its k-th best eligible score (-inf where it has at most k candidates).
+    """Per document, its k-th best eligible score (-inf where it has at most k candidates; ``k`` per document).
 
     Each order's groups are two runs sorted by document (the shared groups, numbered in key
     order, whose key starts with the document; the unique ones, by position), so a document's
@@ -276,7 +285,7 @@ def _kth_best(
     cut = np.full(len(doc_sizes), -np.inf)
     for d in np.flatnonzero(doc_sizes > k).tolist():
         doc_scores = np.concatenate([values[bounds[d] : bounds[d + 1]] for values, bounds in slices])
-        cut[d] = np.partition(doc_scores, len(doc_scores) - k)[len(doc_scores) - k]
+        cut[d] = np.partition(doc_scores, len(doc_scores) - k[d])[len(doc_scores) - k[d]]
     return cut
 
 

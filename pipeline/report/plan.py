@@ -165,11 +165,12 @@ class Planner(PlanCosts):
         ngrams = self.config["ngrams"]
         preset = experiments.ngram_preset(ngrams, objective)
         knobs = presets.knobs(preset, self.config["pretrain"]["language"], {k: ngrams.get(k) for k in presets.KNOBS})
-        mode = "reference mode, the released pmi.py" if knobs["mode"] == "reference" else f"{knobs['mode']} mode"
-        threshold = "none" if knobs["threshold"] is None else f"{knobs['threshold']:g}"
-        return (
-            f"{preset} ({mode}; N {knobs['max_n']}, K {knobs['top_k']}, min count {knobs['min_count']}, "
-            f"threshold {threshold})"
+        return presets.describe(
+            preset,
+            self.config["pretrain"]["language"],
+            knobs,
+            bool(ngrams.get("lowercase")),
+            ngrams.get("entities", True),
         )
 
     def pretrain_choice(self, run: experiments.PretrainRun, key: str):
