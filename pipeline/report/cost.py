@@ -20,6 +20,14 @@ backward passes and of the optimiser from the host, whatever the batch holds. So
 larger of its FLOPs time and ``steps × floor`` (:func:`job_hours`), the floor a model's per-step
 time at no work (:func:`step_floor_seconds`: a time per Transformer layer, from a public
 measurement cited in ``workloads.yaml``). The floor is host-bound, the same on every GPU.
+A BiLSTM step's floor grows with its size (:func:`bilstm_step_seconds`): its recurrence is a loop
+of dependent time steps, each at least a kernel launch and at most as fast as the GPU's float32
+arithmetic on the recurrent matrix product.
+
+Every estimate carries its FLOPs time beside it (:class:`JobCost`), so that a plan shows how far
+its floor-bound total is from the work it does. A fused job (several runs of one grid stacked in
+one model, each step running every member, issue 41) costs the larger of its members' FLOPs time
+and its steps × the solo floor × the operator ratio measured at its size (:func:`fused_job_cost`).
 """
 
 from __future__ import annotations
@@ -33,14 +41,33 @@ DEFAULT_MFU = 0.40  # BERT pre-training on an H100 with fused attention; Hugging
 class GPU:
     name: str
     peak_tflops: float  # dense bf16 tensor-core peak, TFLOP/s
+    fp32_tflops: float  # float32 (CUDA-core, not tensor-core) peak, TFLOP/s
 
 
-# The vendors' datasheets: dense (not 2:4-sparse) bf16 tensor-core throughput of the SXM parts.
+# The vendors' datasheets: dense (not 2:4-sparse) bf16 tensor-core throughput of the SXM parts, and
+# their float32 throughput (H100 / H200 SXM 67, A100 19.5 TFLOP/s).
 GPUS = {
-    "h100": GPU("NVIDIA H100 SXM", 989.4),
-    "h200": GPU("NVIDIA H200 SXM", 989.4),
-    "a100": GPU("NVIDIA A100 SXM", 312.0),
+    "h100": GPU("NVIDIA H100 SXM", 989.4, 67.0),
+    "h200": GPU("NVIDIA H200 SXM", 989.4, 67.0),
+    "a100": GPU("NVIDIA A100 SXM", 312.0, 19.5),
 }
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """GPU-hours of some work (each job at least its floor) and the FLOPs time of the same work at the
+    stated MFU; they add, and scale by a count of like jobs."""
+
+    hours: float = 0.0
+    flops_hours: float = 0.0
+
+    def __add__(self, other: JobCost) -> JobCost:
+        return JobCost(self.hours + other.hours, self.flops_hours + other.flops_hours)
+
+    def __mul__(self, count: float) -> JobCost:
+        return JobCost(self.hours * count, self.flops_hours * count)
+
+    __rmul__ = __mul__
 
 
 @dataclass(frozen=True)
@@ -135,6 +162,47 @@ def job_hours(flops: float, steps: float, floor_seconds: float, gpu: str = "h100
     if steps < 0 or floor_seconds < 0:
         raise ValueError(f"steps and floor_seconds must be >= 0, got {steps} and {floor_seconds}")
     return max(gpu_hours(flops, gpu, mfu), steps * floor_seconds / 3600)
+
+
+def job_cost(flops: float, steps: float, floor_seconds: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> JobCost:
+    """:func:`job_hours` with the FLOPs time beside it."""
+    return JobCost(job_hours(flops, steps, floor_seconds, gpu, mfu), gpu_hours(flops, gpu, mfu))
+
+
+def fused_job_cost(
+    member_flops: list[float],
+    steps: float,
+    floor_seconds: float,
+    operator_ratio: float,
+    gpu: str = "h100",
+    mfu: float = DEFAULT_MFU,
+) -> JobCost:
+    """A fused job of ``len(member_flops)`` runs stepping together (issue 41 §2): the larger of the FLOPs
+    time of all its members and its ``steps`` × the fused floor, the solo ``floor_seconds`` scaled by the
+    ``operator_ratio`` measured at that many members (operators a fused step dispatches over a solo
+    step's; workloads.yaml ``fused_operator_ratio``)."""
+    if operator_ratio <= 0:
+        raise ValueError(f"operator_ratio must be > 0, got {operator_ratio}")
+    return job_cost(sum(member_flops), steps, floor_seconds * operator_ratio, gpu, mfu)
+
+
+def bilstm_step_seconds(
+    hidden: int,
+    batch: int,
+    time_steps: float,
+    launch_seconds: float,
+    gpu: str = "h100",
+    sentences: int = 2,
+    passes: int = 3,
+) -> float:
+    """The least time one training step of a BiLSTM of ``hidden`` units per direction takes: its recurrence
+    runs ``time_steps`` dependent steps per sentence and pass (``sentences`` of a pair, forward and a
+    backward of about twice its kernels: ``passes``), each the larger of one kernel launch and the
+    recurrent product of both directions, 2 × 2·batch·hidden·4·hidden FLOPs, at the GPU's float32 peak
+    (the bilstm stage trains in float32)."""
+    recurrent = 2 * 2 * batch * hidden * 4 * hidden
+    per_step = max(launch_seconds, recurrent / (GPUS[gpu].fp32_tflops * 1e12))
+    return sentences * passes * time_steps * per_step
 
 
 def tokens_per_second(architecture: Architecture, length: int, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> float:

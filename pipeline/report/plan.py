@@ -47,9 +47,10 @@ from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
+from pipeline.objective_registry import MISAD_SOURCES
 from pipeline.report import cost
 from pipeline.report.plan_costs import PlanCosts, architecture
-from pipeline.report.plan_output import budget, markdown
+from pipeline.report.plan_output import budget, markdown, non_finite
 from pipeline.training_settings import (
     BILSTM_CLASSIFIER_HIDDEN,
     BILSTM_LR_DECAY,
@@ -155,9 +156,28 @@ class Planner(PlanCosts):
             settings["masking"] = config["pretrain"]["ngram_pool"]
         if run.objective in MISAD_OBJECTIVES:
             settings["misad_loss"] = self.pretrain_choice(run, "misad_loss")
+            settings["misad_choice"] = self.misad_choice(run)
         if run.objective in SPAN_OBJECTIVES:
             settings["span_max_words"] = self.pretrain_choice(run, "span_max_words")
+            settings["span_unit"] = f"whole words, 1-{settings['span_max_words']} (SpanBERT's unit)"
         return settings
+
+    def misad_choice(self, run: experiments.PretrainRun) -> str:
+        """How the run picks MiSAD's w among its candidates, as pretrain runs it: the config's choice for the
+        PMI n-grams (ULR-BERT §3.3: the MLM head's score), uniform for the §7.2 variants, which the paper gives
+        no score (pipeline/pretrain/misad.py choice_for)."""
+        if MISAD_SOURCES.get(run.objective, "ngram") != "ngram":
+            return "random (the §7.2 variants: no score stated)"
+        choice = self.pretrain_choice(run, "misad_choice")
+        return "mlm-score (ULR-BERT §3.3)" if choice == "mlm-score" else choice
+
+    def glue_pooler(self, run: experiments.PretrainRun) -> str:
+        """The pooler a pre-trained model's GLUE / CLUE fine-tuning starts from (its exported model:
+        pipeline/pretrain/pooler.py, pipeline/models/directory.py save_pooler)."""
+        pooling = run.settings.get("misad_pooling", self.config["pretrain"].get("misad_pooling"))
+        if run.objective in MISAD_OBJECTIVES and pooling == "pooler":
+            return "MiSAD's trained pooler (ULR-BERT §3.2)"
+        return "the starting checkpoint's pre-trained pooler (the objective trains none)"
 
     def preset_text(self, objective: str) -> str:
         """The n-gram preset an objective reads, with the knobs it runs in the pre-training language
@@ -182,16 +202,29 @@ class Planner(PlanCosts):
         """Our interpretations among the settings, each with its reason and alternative (paper_settings.yaml
         ``choices``)."""
         known = self.paper.get("choices", {})
+
+        def alternative(entry: dict):
+            # one alternative, or one per objective (the released script of each differs)
+            value = entry.get("alternative")
+            if isinstance(value, dict):
+                return value.get(settings.get("objective"), value.get("default"))
+            return value
+
         return [
-            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": known[key].get("alternative")}
+            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": alternative(known[key])}
             for key in known
             if key in settings
         ]
 
-    def released(self, experiment: str, settings: dict) -> list[dict]:
-        """Where the authors' released code ran another value than the paper states: both, with the source."""
+    def released(self, experiment: str, settings: dict, objective: str | None = None) -> list[dict]:
+        """Where the authors' released code ran another value than the paper states: both, with the source.
+        An experiment's ``released`` holds one entry per key, or ``by_objective``: the launch script of each
+        objective with its values (``settings``), or ``no_script`` (why none is released), so that each row
+        shows the script its objective was launched with, not one value for all."""
         paper = self.paper["experiments"][experiment]
-        return [
+        entries = dict(paper.get("released", {}))
+        by_objective = entries.pop("by_objective", None)
+        found = [
             {
                 "key": key,
                 "ours": settings.get(key),
@@ -200,7 +233,33 @@ class Planner(PlanCosts):
                 "source": entry["source"],
                 "switch": entry.get("switch"),
             }
-            for key, entry in paper.get("released", {}).items()
+            for key, entry in entries.items()
+        ]
+        if by_objective is None or objective is None:
+            return found
+        scripts = by_objective.get(objective) or by_objective.get("default") or []
+        backbone = settings.get("backbone")
+        # the script launched from the row's backbone, else the objective's first (saying which it launches)
+        script = next((x for x in scripts if x.get("backbone") == backbone), scripts[0] if scripts else None)
+        if script is None:
+            return found
+        if "no_script" in script:
+            return found + [
+                {"key": "launch_script", "ours": None, "paper": None, "released": None, "source": script["no_script"]}
+            ]
+        source = " ".join(script["source"].split())
+        if script.get("backbone") and backbone and backbone != script["backbone"]:
+            source += f"; it launches {script['backbone']}: no released script launches {backbone}"
+        return found + [
+            {
+                "key": key,
+                "ours": settings.get(key),
+                "paper": paper["settings"].get(key),
+                "released": value,
+                "source": source,
+                "switch": (script.get("switch") or {}).get(key),
+            }
+            for key, value in script["settings"].items()
         ]
 
     def missing(self, repo: str) -> str:
@@ -304,6 +363,7 @@ class Planner(PlanCosts):
                 "settings": {"backbone": made_by["checkpoint"]},
                 "deviations": [],
                 "gpu_hours": 0.0,
+                "flops_hours": 0.0,
                 **self.downstream(source, name),
             }
         if "pretrain" in made_by:
@@ -313,9 +373,15 @@ class Planner(PlanCosts):
                 return {"status": "not planned", "reason": reason}
             settings = self.pretrain_settings(run)
             target = f"{self.results}/models/{run.label}"
-            record = self.planned(run.label, target, settings, experiment, self.pretrain_hours(run, settings))
+            record = self.planned(
+                run.label, target, settings, experiment, self.pretrain_cost(run, settings), run.objective
+            )
             down = self.downstream(source, run.label)
             record["targets"] += down.pop("targets", [])
+            if "downstream" in down and down["downstream"].get("status") != "not planned":
+                glue_pooler = self.glue_pooler(run)
+                record["settings"]["glue_pooler"] = glue_pooler
+                record["choices"] = self.choices(record["settings"])
             return {**record, **down}
         if "finetune" in made_by:
             return self.finetune_record(made_by, made_by.get("experiment", source["experiment"]))
@@ -323,9 +389,11 @@ class Planner(PlanCosts):
             return self.bilstm_record(made_by["bilstm"], made_by["size"], source["experiment"])
         raise ValueError(f"paper_settings.yaml: unknown row spec {made_by!r}")
 
-    def planned(self, label: str, target: str, settings: dict, experiment: str, gpu_hours) -> dict:
+    def planned(
+        self, label: str, target: str, settings: dict, experiment: str, job: cost.JobCost | None, objective=None
+    ) -> dict:
         """The record of a run the config makes: its settings beside its paper's, the deviations, our
-        choices and the released code's other values."""
+        choices and the released code's other values (by ``objective`` for a pre-training run)."""
         paper = self.paper["experiments"][experiment]
         return {
             "status": "planned",
@@ -335,8 +403,9 @@ class Planner(PlanCosts):
             "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
             "deviations": self.deviations(settings, paper["settings"], experiment=experiment),
             "choices": self.choices(settings),
-            "released": self.released(experiment, settings),
-            "gpu_hours": gpu_hours,
+            "released": self.released(experiment, settings, objective),
+            "gpu_hours": None if job is None else job.hours,
+            "flops_hours": None if job is None else job.flops_hours,
         }
 
     def bilstm_record(self, pooling: str, size: int, experiment: str) -> dict:
@@ -345,20 +414,23 @@ class Planner(PlanCosts):
         label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
         if pooling not in section["poolings"] or size not in section["sizes"]:
             return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
-        vectors = Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt")
-        # the bilstm stage's fixed schedule (paper 004 §3.1, pipeline/training_settings.py); the config sets
-        # lr, batch and epochs
-        settings = {
+        settings = self.bilstm_settings(size)
+        return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, self.bilstm_cost(settings))
+
+    def bilstm_settings(self, size: int) -> dict:
+        """A BiLSTM encoder's settings at ``size`` units per direction: the bilstm stage's fixed schedule
+        (paper 004 §3.1, pipeline/training_settings.py); the config sets lr, batch and epochs."""
+        section = self.config["bilstm"]
+        return {
             "batch_size": section["batch_size"],
             "lr": section["lr"],
             "lr_decay": BILSTM_LR_DECAY,
             "hidden": size,
             "classifier_hidden": BILSTM_CLASSIFIER_HIDDEN,
-            "vectors": vectors,
+            "vectors": Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt"),
             "optimizer": BILSTM_OPTIMISER,
             "epochs": section["epochs"],
         }
-        return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, self.bilstm_hours(settings))
 
     def downstream(self, source: dict, label: str) -> dict:
         benchmark = source.get("downstream")
@@ -374,11 +446,13 @@ class Planner(PlanCosts):
             ours[key] = flat[0] if len(flat) == 1 else flat
         experiment = source.get("downstream_experiment", benchmark)  # the paper whose table header it is
         paper = self.paper["experiments"][experiment]
+        job = self.classify_cost(benchmark, label)
         return {
             "targets": [f"{self.results}/metrics/{benchmark}/{label}.json"],
             "downstream": {
                 "benchmark": benchmark,
-                "gpu_hours": self.classify_hours(benchmark, label),
+                "gpu_hours": None if job is None else job.hours,
+                "flops_hours": None if job is None else job.flops_hours,
                 "settings": ours,
                 "paper_settings": {**paper["settings"], "section": f"{paper['paper']} {paper['section']}"},
                 "deviations": self.deviations(ours, paper["settings"], f"{benchmark}.", experiment),
@@ -436,8 +510,8 @@ class Planner(PlanCosts):
         }
         arch = architecture(start.get("checkpoint") or start["backbone"])
         tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
-        hours = (  # a step encodes both sentences of its pairs in two passes
-            cost.job_hours(
+        job = (  # a step encodes both sentences of its pairs in two passes
+            cost.job_cost(
                 cost.Workload(arch, tokens, section["max_length"]).flops,
                 updates,
                 2 * self.floor(arch),
@@ -447,7 +521,46 @@ class Planner(PlanCosts):
             if arch
             else None
         )
-        return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, hours)
+        return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, job)
+
+    def unread_jobs(self, records: list[dict]) -> list[dict]:
+        """Jobs the config runs that no published row reads, so that the budget counts every configured model:
+        BiLSTM encoders (bilstm.poolings x sizes) and GLUE / CLUE grids (classify.BENCHMARK.models)."""
+        planned = {r["label"] for r in records if r["status"] == "planned"}
+        graded = {
+            (r["downstream"]["benchmark"], r["label"])
+            for r in records
+            if r["status"] == "planned" and "benchmark" in r.get("downstream", {})
+        }
+        jobs = []
+        section = self.config.get("bilstm") or {}
+        for pooling in section.get("poolings", []):
+            for size in section.get("sizes", []):
+                label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
+                if label not in planned:
+                    job = self.bilstm_cost(self.bilstm_settings(size))
+                    jobs.append(
+                        {"rule": "bilstm", "label": label, "gpu_hours": job.hours, "flops_hours": job.flops_hours}
+                    )
+        classify = self.config.get("classify") or {}
+        for benchmark in ("glue", "clue"):
+            for label in (classify.get(benchmark) or {}).get("models", []):
+                if (benchmark, label) in graded or label not in self.runs and label not in self.backbone_names():
+                    continue
+                job = self.classify_cost(benchmark, label)
+                if job is not None:
+                    jobs.append(
+                        {
+                            "rule": f"classify {benchmark}",
+                            "label": label,
+                            "gpu_hours": job.hours,
+                            "flops_hours": job.flops_hours,
+                        }
+                    )
+        return jobs
+
+    def backbone_names(self) -> set:
+        return set(self.config["models"]["backbones"])
 
 
 def optimizer_name(name: str, weight_decay: float) -> str:
@@ -460,16 +573,15 @@ def run(args: argparse.Namespace) -> None:
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
     assumption = cost.assumptions(args.gpu, args.mfu, planner.work["step_floor"]["per_layer_ms"])
+    total = budget(records, planner.unread_jobs(records))
+    document = {"config": str(args.configfile), "assumption": assumption, "rows": records, "budget": total}
+    where = non_finite(document)
+    if where:  # JSON has no infinity or NaN, and a table of them says nothing (issue 39 §6)
+        raise InputError(args.configfile, f"the estimate is not a finite number at {where} (--mfu {args.mfu:g})")
     if args.format == "json":
-        document = {
-            "config": str(args.configfile),
-            "assumption": assumption,
-            "rows": records,
-            "budget": budget(records),
-        }
-        text = json.dumps(document, indent=2) + "\n"
+        text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     else:
-        text = markdown(records, assumption)
+        text = markdown(records, assumption, total)
     if args.out:
         from pipeline.atomic import AtomicFiles
 

@@ -1,6 +1,11 @@
 """The GPU-hours of the plan's jobs (pipeline/report/plan.py): pre-training, BiLSTM and GLUE / CLUE grids,
 each job the larger of its FLOPs time and its steps × a per-step floor (:mod:`pipeline.report.cost`,
-``workloads.yaml``)."""
+``workloads.yaml``), with the FLOPs time of the same work beside it (:class:`cost.JobCost`).
+
+What a fine-tuning example encodes is counted as classify encodes it (docs/method.md §4): a
+multiple-choice example is one sequence per candidate (ChID, C3), and a reading-comprehension
+example one feature per window of its passage (CMRC 2018, doc stride 128), each a training example
+of its own (workloads.yaml ``sequences_per_example``)."""
 
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ class PlanCosts:
         """Seconds one eager training step of ``arch`` takes at least (workloads.yaml step_floor)."""
         return arch.step_floor_seconds(self.work["step_floor"]["per_layer_ms"])
 
-    def pretrain_hours(self, run: experiments.PretrainRun, settings: dict) -> float | None:
+    def pretrain_cost(self, run: experiments.PretrainRun, settings: dict) -> cost.JobCost | None:
         arch = architecture(settings["backbone"])
         if arch is None:
             return None
@@ -35,42 +40,70 @@ class PlanCosts:
                 passes += 1 / 3  # one gradient-free forward of the candidates per step
         padding = self.work["padding_share"][settings["input"]]
         work = cost.Workload(arch, tokens, settings["max_length"], padding_share=padding, forward_tokens=forward)
-        return cost.job_hours(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, self.mfu)
+        return cost.job_cost(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, self.mfu)
 
-    def bilstm_hours(self, settings: dict) -> float:
+    def bilstm_cost(self, settings: dict) -> cost.JobCost:
         """At most ``epochs`` passes over the SNLI training pairs (the schedule stops earlier once the rate
         falls under 1e-5): both sentences through a BiLSTM of ``hidden`` units per direction over 300-d
         vectors, 2 x 4 gates x (300 + hidden) x hidden multiply-adds per word and direction, three times for
-        training; at least steps x the BiLSTM floor."""
+        training; at least steps x the BiLSTM floor at that size (cost.bilstm_step_seconds)."""
         data, section = self.work["bilstm"], self.config["bilstm"]
         pairs = min(data["train_pairs"], section["max_train_pairs"] or data["train_pairs"])
         words = pairs * 2 * data["words_per_sentence"] * settings["epochs"]
         hidden = settings["hidden"]
         flops = words * 3 * 2 * (2 * 4 * (300 + hidden) * hidden)  # training x directions x one direction's gates
         steps = pairs // settings["batch_size"] * settings["epochs"]
-        floor = self.work["step_floor"]["bilstm_ms"] / 1000
-        return cost.job_hours(flops, steps, floor, self.gpu, self.mfu)
+        step = self.work["bilstm_step"]
+        floor = cost.bilstm_step_seconds(
+            hidden, settings["batch_size"], step["time_steps"], step["launch_us"] / 1e6, self.gpu
+        )
+        return cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
 
-    def classify_hours(self, benchmark: str, label: str) -> float | None:
+    def fused_ratio(self, members: int) -> float:
+        """The operators a fused step of ``members`` runs dispatches over a solo step's (workloads.yaml
+        ``fused_operator_ratio``, measured by bench); unmeasured: ``members``, no saving."""
+        table = self.work.get("fused_operator_ratio") or {}
+        ratio = table.get(members, table.get(str(members)))
+        return float(members) if ratio is None else float(ratio)
+
+    def classify_cost(self, benchmark: str, label: str) -> cost.JobCost | None:
         """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
-        lr x epochs x lengths per task, each example padded to the length (an upper bound: classify pads
-        each batch to its longest example), each job at least its steps x the per-step floor."""
+        lr x epochs x lengths per task, each sequence padded to the length (an upper bound: classify pads
+        each batch to its longest example), each job at least its steps x the per-step floor. A
+        multiple-choice example is ``candidates`` sequences in one step's batch; a reading-comprehension
+        example ``windows`` training features. With ``classify.fuse`` K, a setting's seeds and learning
+        rates run K to a job (the last job of a setting may hold fewer), each costed by
+        :func:`cost.fused_job_cost`."""
         arch = architecture(self.repo_of(label))
         if arch is None:
             return None
         section, sizes = self.config["classify"], self.work["train_examples"][benchmark]
+        shapes = (self.work.get("sequences_per_example") or {}).get(benchmark) or {}
+        fuse = int(section.get("fuse") or 1)
 
         def listed(key, task):
             value = section[key].get(task, section[key][benchmark])
             return value if isinstance(value, list) else [value]
 
-        hours, floor = 0.0, self.floor(arch)
+        total, floor = cost.JobCost(), self.floor(arch)
         for task in section[benchmark]["tasks"]:
+            shape = shapes.get(task) or {}
+            features = sizes[task] * shape.get("windows", 1)  # training examples as classify encodes them
+            sequences = shape.get("candidates", 1)  # sequences per training example
             runs = section["seeds"] * len(listed("lr", task))
             for batch in section["batch_sizes"][benchmark]:
                 for epochs in listed("epochs", task):
-                    steps = math.ceil(sizes[task] / batch) * epochs
+                    steps = math.ceil(features / batch) * epochs
                     for length in listed("max_length", task):
-                        flops = sizes[task] * epochs * length * arch.training_flops_per_token(length)
-                        hours += runs * cost.job_hours(flops, steps, floor, self.gpu, self.mfu)
-        return hours
+                        flops = features * sequences * epochs * length * arch.training_flops_per_token(length)
+                        if fuse <= 1:
+                            total += runs * cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
+                            continue
+                        full, rest = divmod(runs, fuse)
+                        for members, count in ((fuse, full), (rest, 1 if rest else 0)):
+                            if count:
+                                job = cost.fused_job_cost(
+                                    [flops] * members, steps, floor, self.fused_ratio(members), self.gpu, self.mfu
+                                )
+                                total += count * job
+        return total

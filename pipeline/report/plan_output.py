@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 
 def deviation_text(d: dict) -> str:
     if d["ours"] is None:
@@ -9,31 +11,66 @@ def deviation_text(d: dict) -> str:
     return f"{d['key']}: {d['ours']} vs {d['paper']}"
 
 
-def budget(records: list[dict]) -> dict:
-    """GPU-hours by rule over the planned jobs, each job counted once however many rows it serves."""
-    jobs: dict[tuple[str, str], float] = {}
+def released_text(e: dict) -> str:
+    if e["key"] == "launch_script":  # the experiment's code has no released launch script: say so
+        return f"released code: {e['source']}"
+    return f"{e['key']}: paper {e['paper']}, released code {e['released']}"
+
+
+def budget(records: list[dict], extra: list[dict] | None = None) -> dict:
+    """GPU-hours by rule over the planned jobs, each job counted once however many rows it serves, with
+    ``extra`` jobs the config runs that no published row reads (``{rule, label, gpu_hours, flops_hours}``);
+    beside each total, the FLOPs time of the same work at the stated MFU (``flops_total``, ``flops_by_rule``)."""
+    jobs: dict[tuple[str, str], tuple[float, float]] = {}
     for r in records:
         if r["status"] != "planned":
             continue
         settings = r.get("settings", {})
         if r.get("gpu_hours") and ("objective" in settings or "recipe" in settings or "lr_decay" in settings):
             rule = "pretrain" if "objective" in settings else "finetune" if "recipe" in settings else "bilstm"
-            jobs[(rule, r["label"])] = r["gpu_hours"]
+            jobs[(rule, r["label"])] = (r["gpu_hours"], r.get("flops_hours") or 0.0)
         down = r.get("downstream", {})
         if down.get("gpu_hours"):
-            jobs[(f"classify {down['benchmark']}", r["label"])] = down["gpu_hours"]
+            jobs[(f"classify {down['benchmark']}", r["label"])] = (down["gpu_hours"], down.get("flops_hours") or 0.0)
+    for job in extra or []:
+        jobs.setdefault((job["rule"], job["label"]), (job["gpu_hours"], job["flops_hours"]))
     by_rule: dict[str, float] = {}
-    for (rule, _), hours in jobs.items():
+    flops_by_rule: dict[str, float] = {}
+    for (rule, _), (hours, flops) in jobs.items():
         by_rule[rule] = by_rule.get(rule, 0.0) + hours
-    largest = sorted(jobs.items(), key=lambda item: -item[1])[:5]
+        flops_by_rule[rule] = flops_by_rule.get(rule, 0.0) + flops
+    largest = sorted(jobs.items(), key=lambda item: -item[1][0])[:5]
     return {
-        "total": sum(jobs.values()),
+        "total": sum(hours for hours, _ in jobs.values()),
         "by_rule": by_rule,
-        "largest": [{"rule": rule, "label": label, "gpu_hours": hours} for (rule, label), hours in largest],
+        "flops_total": sum(flops for _, flops in jobs.values()),
+        "flops_by_rule": flops_by_rule,
+        "not_in_rows": sorted(f"{job['rule']} {job['label']}" for job in extra or []),
+        "largest": [
+            {"rule": rule, "label": label, "gpu_hours": hours, "flops_hours": flops}
+            for (rule, label), (hours, flops) in largest
+        ],
     }
 
 
-def markdown(records: list[dict], assumption: str) -> str:
+def non_finite(value, path: str = "") -> str | None:
+    """The path of the first number in ``value`` (nested dicts and lists) that is not finite; None if all are."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "(top)"
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = non_finite(item, f"{path}.{key}" if path else str(key))
+        if found:
+            return found
+    return None
+
+
+def markdown(records: list[dict], assumption: str, total: dict | None = None) -> str:
     lines = [
         f"GPU-hours: {assumption}",
         "",
@@ -47,7 +84,7 @@ def markdown(records: list[dict], assumption: str) -> str:
             f"{c['key']}: {c['ours']}" + (f" (or {c['alternative']})" if c.get("alternative") else "")
             for c in r.get("choices", [])
         ]
-        notes += [f"{e['key']}: paper {e['paper']}, released code {e['released']}" for e in r.get("released", [])]
+        notes += [released_text(e) for e in r.get("released", [])]
         hours = r.get("gpu_hours")
         lines.append(
             f"| {r['paper']} | {r['table']} | {r['row']} | {r['status']} | {r.get('label', r.get('reason', ''))} | "
@@ -56,9 +93,24 @@ def markdown(records: list[dict], assumption: str) -> str:
     whys = {c["key"]: c["why"] for r in records for c in r.get("choices", [])}
     if whys:  # each interpretation once, with what it departs from (paper_settings.yaml, choices)
         lines += ["", "Our choices, and why:"]
-        lines += [f"- {key}: {why}" for key, why in whys.items()]
-    total = budget(records)
-    lines += ["", f"GPU budget of the planned rows: {total['total']:,.1f} GPU-hours"]
-    lines += [f"- {rule}: {hours:,.1f}" for rule, hours in sorted(total["by_rule"].items())]
-    lines += [f"- largest: {j['rule']} {j['label']} {j['gpu_hours']:,.1f}" for j in total["largest"]]
+        lines += [f"- {key}: {' '.join(why.split())}" for key, why in whys.items()]
+    total = total or budget(records)
+    flops = total["flops_by_rule"]
+    lines += [
+        "",
+        (
+            f"GPU budget of the planned jobs: {total['total']:,.1f} GPU-hours "
+            f"(FLOPs time of the same work at the stated MFU: {total['flops_total']:,.1f})"
+        ),
+    ]
+    lines += [
+        f"- {rule}: {hours:,.1f} (FLOPs time {flops.get(rule, 0.0):,.1f})"
+        for rule, hours in sorted(total["by_rule"].items())
+    ]
+    if total.get("not_in_rows"):
+        lines += [f"- counted, though no published row reads it: {', '.join(total['not_in_rows'])}"]
+    lines += [
+        f"- largest: {j['rule']} {j['label']} {j['gpu_hours']:,.1f} (FLOPs time {j['flops_hours']:,.1f})"
+        for j in total["largest"]
+    ]
     return "\n".join(lines) + "\n"

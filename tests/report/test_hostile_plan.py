@@ -1,0 +1,38 @@
+"""Hostile inputs to ``plan``: an estimate that is not a finite number is refused in one line, never
+written as JSON's non-standard Infinity / NaN nor printed as a table of them (issue 39 §6)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from hostile import assert_clean_failure
+
+from pipeline.report import plan
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG = REPO / "workflow/config/paper-en.yaml"
+
+
+@pytest.fixture
+def overflowing(monkeypatch):
+    """workloads.yaml with a GLUE training set so large that its FLOPs overflow to infinity."""
+    original = plan._yaml
+
+    def patched(name: str) -> dict:
+        data = original(name)
+        if name != "workloads.yaml":
+            return data
+        data = copy.deepcopy(data)
+        data["train_examples"]["glue"]["cola"] = 1e308
+        return data
+
+    monkeypatch.setattr(plan, "_yaml", patched)
+
+
+@pytest.mark.parametrize("form", ["json", "md"])
+def test_a_non_finite_estimate_is_refused(cli, tmp_path, capsys, overflowing, form):
+    out = tmp_path / f"plan.{form}"
+    status = cli("plan", "--configfile", CONFIG, "--format", form, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, CONFIG, out, "not a finite number")

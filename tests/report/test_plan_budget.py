@@ -1,0 +1,169 @@
+"""The plan's budget counts what runs (issue 41 §1): multiple-choice candidates, reading-comprehension
+windows, each BiLSTM size, every configured model, the FLOPs time beside each total, and a fused-job hook."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from pipeline.report import cost
+from pipeline.report.plan import Planner, resolve_config
+from pipeline.report.plan_output import budget, markdown
+
+REPO = Path(__file__).resolve().parents[2]
+# bert-base-chinese: 12 x 7,077,888 layer weights + the 21,128 x 768 vocabulary; FLOPs per token at length 256
+BERT_BASE_CHINESE_TRAINING = 6 * (12 * 7_077_888 + 21_128 * 768) + 12 * 12 * 768 * 256
+H100_40 = 989.4e12 * 0.4
+
+
+@cache
+def config(name: str) -> dict:
+    return resolve_config(REPO / f"workflow/config/{name}.yaml")
+
+
+def planner(name: str, **classify) -> Planner:
+    resolved = copy.deepcopy(config(name))
+    resolved["classify"].update(classify)
+    return Planner(resolved, "h100", 0.4)
+
+
+def one_task(p: Planner, task: str) -> Planner:
+    p.config["classify"]["clue"]["tasks"] = [task]
+    return p
+
+
+def test_chid_counts_one_sequence_per_candidate():
+    """CLUE's ChID: 577,157 blanks of 10 candidate idioms, each candidate one sequence of 256 in the step's
+    batch; 5 seeds x 3 lr x batch {8, 16} x epochs {2, 3, 5} (paper-zh's grid), every job FLOPs-bound."""
+    p = one_task(planner("paper-zh"), "chid")
+    got = p.classify_cost("clue", "bert-base-chinese")
+    hours = flops = 0.0
+    for batch in (8, 16):
+        for epochs in (2, 3, 5):
+            work = 577_157 * 10 * epochs * 256 * BERT_BASE_CHINESE_TRAINING / H100_40 / 3600
+            steps = math.ceil(577_157 / batch) * epochs * 0.018 / 3600
+            hours += 15 * max(work, steps)
+            flops += 15 * work
+    assert got.hours == pytest.approx(hours) and got.flops_hours == pytest.approx(flops)
+    assert got.hours == pytest.approx(got.flops_hours)  # ten sequences a step: the arithmetic rules
+    # without the candidates the same grid is floor-bound and about a tenth of the work
+    p.work = {**p.work, "sequences_per_example": {}}
+    alone = p.classify_cost("clue", "bert-base-chinese")
+    assert alone.flops_hours == pytest.approx(flops / 10) and alone.flops_hours < alone.hours < got.hours / 2
+
+
+def test_c3_counts_four_options_and_cmrc_its_windows():
+    p = one_task(planner("paper-zh"), "c3")
+    c3 = p.classify_cost("clue", "bert-base-chinese")
+    p.work = {**p.work, "sequences_per_example": {}}
+    assert c3.flops_hours == pytest.approx(4 * p.classify_cost("clue", "bert-base-chinese").flops_hours)
+    p = one_task(planner("paper-zh"), "cmrc2018")
+    cmrc = p.classify_cost("clue", "bert-base-chinese")
+    # 10,142 questions, 4.01 windows each: the steps and the work both grow by the windows
+    steps = sum(15 * math.ceil(10_142 * 4.01 / b) * e for b in (8, 16) for e in (2, 3, 5))
+    assert cmrc.hours == pytest.approx(steps * 0.018 / 3600)  # floor-bound at these batches
+    p.work = {**p.work, "sequences_per_example": {}}
+    assert cmrc.flops_hours == pytest.approx(4.01 * p.classify_cost("clue", "bert-base-chinese").flops_hours)
+
+
+def test_chid_is_most_of_paper_zh():
+    """The issue's estimate: ChID is 70-85% of paper-zh's budget once its candidates are counted."""
+    p = planner("paper-zh")
+    whole = p.classify_cost("clue", "bert-base-chinese").hours
+    chid = one_task(planner("paper-zh"), "chid").classify_cost("clue", "bert-base-chinese").hours
+    assert 0.70 <= chid / whole <= 0.85
+
+
+def test_a_bilstm_step_floor_grows_with_its_size():
+    """600-d (300 per direction): launch-bound, 2 x 3 x 40 x 10 us = 2.4 ms; 4096-d: the recurrent product of
+    2 x 2 x 64 x 2048 x 8192 FLOPs per time step at the H100's 67 TFLOP/s float32, 15.4 ms."""
+    small = cost.bilstm_step_seconds(300, 64, 40, 10e-6)
+    large = cost.bilstm_step_seconds(2048, 64, 40, 10e-6)
+    assert small == pytest.approx(2.4e-3)
+    assert large == pytest.approx(6 * 40 * 4 * 64 * 2048 * 8192 / 67e12) == pytest.approx(15.4e-3, abs=1e-4)
+    # the A100's float32 is slower: the large step more so
+    assert cost.bilstm_step_seconds(2048, 64, 40, 10e-6, "a100") > 3 * large
+
+
+@pytest.fixture(scope="module")
+def paper_en():
+    p = Planner(config("paper-en"), "h100", 0.4)
+    records = p.records()
+    return p, records, budget(records, p.unread_jobs(records))
+
+
+def test_every_configured_bilstm_model_is_counted(paper_en):
+    p, records, total = paper_en
+    section = p.config["bilstm"]
+    configured = {f"bilstm-{pool}-{2 * size}" for pool in section["poolings"] for size in section["sizes"]}
+    in_rows = {r["label"] for r in records if r["status"] == "planned" and r["label"].startswith("bilstm-")}
+    assert len(configured) == 10 and len(in_rows) == 7
+    assert set(total["not_in_rows"]) == {f"bilstm {label}" for label in configured - in_rows}
+    # each at its own size's floor: the 4096-d encoders cost about 6x the 600-d ones
+    jobs = {j["label"]: j["gpu_hours"] for j in p.unread_jobs(records)}
+    assert jobs["bilstm-inner-attention-4096"] > 5 * jobs["bilstm-inner-attention-600"]
+    steps = 550_152 // 64 * 20
+    assert jobs["bilstm-inner-attention-4096"] == pytest.approx(
+        steps * cost.bilstm_step_seconds(2048, 64, 40, 1e-5) / 3600
+    )
+    assert total["by_rule"]["bilstm"] == pytest.approx(
+        sum(
+            r["gpu_hours"]
+            for r in records
+            if r["status"] == "planned" and r["label"] in in_rows and r["source"] == "bf_t2"
+        )
+        + sum(jobs.values())
+    )
+
+
+def test_every_total_has_its_flops_time_beside_it(paper_en):
+    _, records, total = paper_en
+    assert 0 < total["flops_total"] < total["total"]
+    assert set(total["flops_by_rule"]) == set(total["by_rule"])
+    for rule, hours in total["by_rule"].items():
+        assert 0 < total["flops_by_rule"][rule] <= hours + 1e-9, rule
+    text = markdown(records, "test", total)
+    assert f"(FLOPs time of the same work at the stated MFU: {total['flops_total']:,.1f})" in text
+    assert "- classify glue: " in text and "(FLOPs time " in text.split("- classify glue: ")[1].splitlines()[0]
+
+
+def test_the_json_budget_names_its_flops_total(cli, tmp_path):
+    out = tmp_path / "plan.json"
+    assert cli("plan", "--configfile", REPO / "workflow/config/paper-zh.yaml", "--format", "json", "--out", out) == 0
+    document = json.loads(out.read_text())
+    assert document["budget"]["flops_total"] < document["budget"]["total"]
+    assert "Infinity" not in out.read_text() and "NaN" not in out.read_text()
+
+
+def test_a_fused_job_costs_its_members_flops_or_its_fused_floor():
+    """K members stepping together: max(FLOPs time of all, steps x solo floor x the measured ratio at K)."""
+    flops = 1e15
+    solo = cost.job_cost(flops, 1000, 0.018)
+    fused = cost.fused_job_cost([flops] * 4, 1000, 0.018, 1.5)
+    assert fused.flops_hours == pytest.approx(4 * solo.flops_hours)
+    assert fused.hours == pytest.approx(max(4 * solo.flops_hours, 1000 * 0.018 * 1.5 / 3600))
+    with pytest.raises(ValueError, match="operator_ratio"):
+        cost.fused_job_cost([flops], 10, 0.018, 0)
+
+
+def test_fusing_is_costed_only_where_a_config_enables_it():
+    base = planner("paper-en").classify_cost("glue", "bert-base-uncased")
+    # no fuse key, or a fuse without a measured ratio (workloads.yaml leaves fused_operator_ratio out): as today
+    assert planner("paper-en", fuse=None).classify_cost("glue", "bert-base-uncased") == base
+    assert planner("paper-en", fuse=5).classify_cost("glue", "bert-base-uncased").hours == pytest.approx(base.hours)
+    # five seeds in one job at a measured ratio of 1.25: the floor-bound jobs cost a quarter
+    p = planner("paper-en", fuse=5)
+    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 5: 1.25}}
+    fused = p.classify_cost("glue", "bert-base-uncased")
+    assert fused.flops_hours == pytest.approx(base.flops_hours)
+    assert base.flops_hours <= fused.hours < 0.5 * base.hours
+    # 5 seeds fused 2 at a time: two pairs and a single member per setting
+    p = planner("paper-en", fuse=2)
+    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 2: 1.0}}
+    pairs = p.classify_cost("glue", "bert-base-uncased")
+    assert pairs.hours < base.hours and pairs.hours >= 0.6 * base.flops_hours
