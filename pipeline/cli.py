@@ -43,6 +43,7 @@ STAGES = {
     "tokenize": ("pretrain", "marked sentences → token dataset with sub-word spans"),
     "pretrain": ("pretrain", "continue pre-training with one objective"),
     "finetune": ("finetune", "Siamese fine-tuning: twin (NLI + PPDB), sbert-nli or nli-mnrl"),
+    "finetune-semeval": ("finetune", "SemEval-2013 5(a) as twin Table 3: the encoder fine-tuned → metrics JSON"),
     "classify": ("classify", "fine-tune on one GLUE / CLUE task with several seeds"),
     "classify-summary": ("classify", "classify runs of one model → GLUE / CLUE metrics JSON"),
     "classify-unpack": ("classify", "one file of a downloaded GLUE / CLUE archive → the data root"),

@@ -9,7 +9,8 @@ Inputs follow the CLUE baselines (``CLUEbenchmark/CLUE``, ``baselines/models/ber
   ``[…]`` (the baseline's ``WscProcessor``), classified true / false by the [CLS] head.
 - CMRC 2018: SQuAD v1.1 JSON; every question one example with its gold answers.
 - ChID (FewCLUE layout): ``content`` with one ``#idiom#`` blank, seven ``candidates``, the
-  ``answer`` index; each option is the content with the blank filled by a candidate.
+  ``answer`` index; each option is the content with the blank filled by a candidate, and the
+  encoder keeps the tokens around the blank (``Example.cloze``), as CLUE's ChID baseline does.
 - C3: ``[sentences, [{question, choice, answer}], id]`` items; options are padded to four
   with the baseline's placeholder ``无效答案`` ("invalid answer").
 """
@@ -145,12 +146,14 @@ def read_chid(path: Path, labels=None) -> list[Example]:
         answer = row.get("answer")
         _check_answer(path, answer, candidates, f"line {number}")
         before, _, after = content.partition(CHID_BLANK)
+        after = after.replace(CHID_BLANK, "")
         examples.append(
             Example(
                 id=_row_id(row, i),
                 text_a="",
                 label=answer,
-                choices=[before + candidate + after.replace(CHID_BLANK, "") for candidate in candidates],
+                choices=[before + candidate + after for candidate in candidates],
+                cloze=(before, after),
             )
         )
     return examples
@@ -183,7 +186,7 @@ def _read_chid_release(path: Path, rows: list[tuple[int, dict]]) -> list[Example
                 before, _, after = passage.partition(tag)
                 before, after = CHID_TAG.sub("", before), CHID_TAG.sub("", after)
                 choices = [before + candidate + after for candidate in candidates]
-                examples.append(Example(id=tag, text_a="", label=answer, choices=choices))
+                examples.append(Example(id=tag, text_a="", label=answer, choices=choices, cloze=(before, after)))
     return examples
 
 

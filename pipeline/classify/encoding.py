@@ -6,7 +6,12 @@ Span extraction follows the standard SQuAD recipe of the ``transformers`` exampl
 is cut into windows of ``max_length`` tokens overlapping by ``doc_stride``, each window labelled
 with the answer's token span (or [CLS] when the answer is not inside it), and the best span
 over all windows of a question (start + end logit, at most ``max_answer_tokens`` long) is the
-prediction. Multiple choice encodes one (first segment, option) pair per option.
+prediction. Multiple choice encodes one (first segment, option) pair per option; a cloze (ChID)
+encodes each filled passage alone, its window of ``max_length`` tokens centred on the blank as
+CLUE's ChID baseline cuts it (``add_tokens_for_around`` in ``CHID_preprocess.py``: half the budget
+left of the blank, half right, a short side's unused share given to the other), so a blank late in
+a long passage stays inside and the options differ. Every option of one blank keeps the same
+context tokens; only the candidate differs.
 """
 
 from __future__ import annotations
@@ -62,17 +67,45 @@ def encode_sequences(task, tokenizer, examples: list[Example], max_length: int) 
     return Features(_rows(encoded, [_label_id(task, e) for e in examples]))
 
 
+def around_blank(before: list[int], after: list[int], budget: int) -> tuple[list[int], list[int]]:
+    """The last tokens of ``before`` and the first of ``after``, ``budget`` in all (or all there
+    are): half on each side, a side's unused share going to the other (CLUE's ``add_tokens_for_around``)."""
+    budget = max(budget, 0)
+    left = min(len(before), max(budget // 2, budget - len(after)))
+    return before[len(before) - left :], after[: budget - left]
+
+
+def encode_cloze(tokenizer, example: Example, max_length: int):
+    """One input per option: the passage's tokens around the blank with the candidate in it. The
+    window is chosen in tokens and cut from the text at token offsets (a fast tokenizer's offset
+    mapping), so the inputs are made by the tokenizer's own template."""
+    before, after = example.cloze
+    sides = tokenizer([before, after], add_special_tokens=False, return_offsets_mapping=True)
+    # each option is before + candidate + after (clue_readers), so the candidate is the middle
+    candidates = [choice[len(before) : len(choice) - len(after)] for choice in example.choices]
+    longest = max(len(ids) for ids in tokenizer(candidates, add_special_tokens=False)["input_ids"])
+    room = max_length - tokenizer.num_special_tokens_to_add(pair=False) - longest
+    left, right = around_blank(*sides["offset_mapping"], room)
+    start = left[0][0] if left else len(before)
+    end = right[-1][1] if right else 0
+    return tokenizer(
+        [before[start:] + candidate + after[:end] for candidate in candidates], truncation=True, max_length=max_length
+    )
+
+
 def encode_choices(task, tokenizer, examples: list[Example], max_length: int) -> Features:
     rows = []
     for example in examples:
-        if example.text_a:
+        if example.cloze is not None:
+            encoded = encode_cloze(tokenizer, example, max_length)
+        elif example.text_a:
             encoded = tokenizer(
                 [example.text_a] * len(example.choices),
                 example.choices,
                 truncation="longest_first",
                 max_length=max_length,
             )
-        else:  # the option is the whole input (ChID: the passage with the blank filled)
+        else:  # the option is the whole input
             encoded = tokenizer(example.choices, truncation=True, max_length=max_length)
         row = {key: list(value) for key, value in encoded.items()}
         if example.label is not None:

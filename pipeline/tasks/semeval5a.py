@@ -7,7 +7,13 @@ and tests on 7,814; the public copy here is Yu & Dredze's preprocessed, POS-tagg
 numbers are "SemEval-2013 5(a) (Yu & Dredze subset)". Format: four lines per instance: the
 bigram's first word TAB its POS tag, its second word TAB its POS tag, the single word, the label.
 
-Protocol (frozen encoder, as the paper's fixed-parameter baselines): the bigram ("w1 w2") and
+Two protocols, as BURT twin §4.2 runs them: "Our BURT and baseline models are first fine-tuned
+on the training set ... Parameters of the pre-trained word embeddings, SkipThought, InferSent and
+GenSen are held fixed during training." The transformer encoders are fine-tuned with a softmax
+head on ``[u; v; |u - v|]`` (the ``finetune-semeval`` stage, ``pipeline/finetune/finetune_semeval.py``,
+which reads the splits here); the fixed encoders (bags of word vectors, BiLSTMs) are scored here.
+
+Protocol here (frozen encoder, as the paper's fixed-parameter baselines): the bigram ("w1 w2") and
 the word are embedded as two sequences u and v; the pair features are SentEval's
 ``[u; v; |u - v|; u * v]``; a scikit-learn logistic regression on standardised features is
 fitted on the train split with C chosen from :data:`C_GRID` by 5-fold stratified
@@ -108,6 +114,14 @@ def fit_and_score(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, 
     }
 
 
+def counts(splits: dict[str, Instances]) -> dict:
+    """Instances and positives per split, as both protocols report them."""
+    return {
+        "n": {split: len(labels) for split, (_, _, labels) in splits.items()},
+        "positives": {split: int(labels.sum()) for split, (_, _, labels) in splits.items()},
+    }
+
+
 def evaluate(encoder, splits: dict[str, Instances]) -> dict:
     texts = [t for bigrams, words, _ in splits.values() for t in (*bigrams, *words)]
     vectors = encoder.encode(texts)
@@ -117,12 +131,10 @@ def evaluate(encoder, splits: dict[str, Instances]) -> dict:
         features[split] = pair_features(vectors[offset : offset + n], vectors[offset + n : offset + 2 * n])
         offset += 2 * n
     result = fit_and_score(features["train"], splits["train"][2], features["test"], splits["test"][2])
-    counts = {split: len(labels) for split, (_, _, labels) in splits.items()}
-    positives = {split: int(labels.sum()) for split, (_, _, labels) in splits.items()}
     return {
         **result,
-        "n": counts,
-        "positives": positives,
+        **counts(splits),
+        "protocol": "frozen",
         "features": "[u; v; |u-v|; u*v]",
         "c_grid": list(C_GRID),
         "folds": FOLDS,

@@ -1,6 +1,8 @@
 # Evaluation (docs/method.md §5): every model of the config on every task of its language, one
 # metrics JSON per model, task and pooling: evaluate_<lang> scores a model on all of its language's
-# tasks in one job (the model loads once), evaluate_lexical a lexical baseline on one retrieval task.
+# tasks in one job (the model loads once), evaluate_lexical a lexical baseline on one retrieval task;
+# SemEval-2013 5(a) as BURT twin §4.2: finetune_semeval fine-tunes a transformer on its training pairs,
+# evaluate_frozen scores a fixed encoder (bag of vectors, BiLSTM) on frozen features.
 # Also the SentEval transfer tasks for every English model (evaluate_transfer) and the analogy figures
 # (figures). Model labels and specs: evaluated_models().
 
@@ -62,6 +64,66 @@ rule evaluate_lexical:
         flags=["--data", DATA_ROOT, *options(EVALUATE, "batch_size", "max_length", "seed")],
     shell:
         "python -m pipeline evaluate {wildcards.task:q} --model {wildcards.label:q} --name {wildcards.label:q}"
+        " --pooling mean {params.flags:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule finetune_semeval:
+    input:
+        model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        data=evaluation_data("semeval5a"),
+    output:
+        f"{RESULTS}/metrics/semeval5a/{{label}}.{{pooling}}.json",
+    log:
+        f"{LOGS}/finetune_semeval/{{label}}.{{pooling}}.log",
+    benchmark:
+        f"{BENCHMARKS}/finetune_semeval/{{label}}.{{pooling}}.tsv"
+    wildcard_constraints:
+        label=one_of(finetuned_task_models(tuned=True)),
+        pooling="mean|cls|max",
+    conda:
+        "../../envs/models.yaml"
+    threads: EVALUATE_CPUS_PER_GPU
+    resources:
+        gpu=lambda wc: evaluation_gpus(wc.label),
+        mem_mb=8000,
+        runtime=2 * 60,
+    params:
+        model=lambda wc: EVAL_MODELS[wc.label]["spec"],
+        flags=[
+            *("--data", DATA_ROOT),
+            *options(SEMEVAL, "epochs", "batch_size", "lr"),
+            *options(EVALUATE, "max_length", "seed"),
+        ],
+    shell:
+        "python -m pipeline finetune-semeval --model {params.model:q} --name {wildcards.label:q}"
+        " --pooling {wildcards.pooling:q} {params.flags:q} --out {output:q} > {log:q} 2>&1"
+
+
+rule evaluate_frozen:
+    input:
+        model=lambda wc: EVAL_MODELS[wc.label]["inputs"],
+        data=lambda wc: evaluation_data(wc.task),
+    output:
+        f"{RESULTS}/metrics/{{task}}/{{label}}.mean.json",
+    log:
+        f"{LOGS}/evaluate/{{task}}/{{label}}.mean.log",
+    benchmark:
+        f"{BENCHMARKS}/evaluate/{{task}}/{{label}}.mean.tsv"
+    wildcard_constraints:
+        task=one_of(FINETUNED_TASKS),
+        label=one_of(finetuned_task_models(tuned=False)),
+    conda:
+        "../../envs/models.yaml"
+    threads: EVALUATE_CPUS_PER_GPU
+    resources:
+        gpu=lambda wc: evaluation_gpus(wc.label),
+        mem_mb=8000,
+        runtime=60,
+    params:
+        model=lambda wc: EVAL_MODELS[wc.label]["spec"],
+        flags=["--data", DATA_ROOT, *options(EVALUATE, "batch_size", "max_length", "seed")],
+    shell:
+        "python -m pipeline evaluate {wildcards.task:q} --model {params.model:q} --name {wildcards.label:q}"
         " --pooling mean {params.flags:q} --out {output:q} > {log:q} 2>&1"
 
 

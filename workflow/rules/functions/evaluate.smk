@@ -109,12 +109,30 @@ def embedding_models(lang):
     return [label for label, model in EVAL_MODELS.items() if model["lang"] == lang and model["kind"] != "lexical"]
 
 
+# BURT twin §4.2 fine-tunes its encoder rows on SemEval-2013 5(a)'s training pairs and holds the fixed
+# encoders' parameters: with evaluate.semeval5a.finetune, a transformer's semeval5a file comes from
+# finetune_semeval, a bag's or a BiLSTM's from evaluate_frozen (the logistic regression on frozen features).
+SEMEVAL = EVALUATE["semeval5a"]
+FINETUNED_TASKS = ["semeval5a"] if SEMEVAL["finetune"] else []
+
+
+def finetuned_task_models(tuned):
+    """The models with a fine-tuned task: their transformers (tuned) or their fixed encoders (not)."""
+    return [
+        label
+        for label, model in EVAL_MODELS.items()
+        if any(task in FINETUNED_TASKS for task in evaluation_tasks(label))
+        and (model["kind"] == "transformer") == tuned
+    ]
+
+
 # The embedding models of each language, with that language's tasks: one evaluate_<lang> job per model
-# and pooling scores every task, loading the model once (a lexical baseline is a job per task).
+# and pooling scores every task, loading the model once (a lexical baseline is a job per task; a
+# fine-tuned task, a job of its own).
 EVALUATION_GROUPS = {
-    lang: {"tasks": language_tasks(lang), "labels": embedding_models(lang)}
+    lang: {"tasks": [t for t in language_tasks(lang) if t not in FINETUNED_TASKS], "labels": embedding_models(lang)}
     for lang in LANGUAGES
-    if language_tasks(lang) and embedding_models(lang)
+    if [t for t in language_tasks(lang) if t not in FINETUNED_TASKS] and embedding_models(lang)
 }
 
 

@@ -1,0 +1,42 @@
+"""finetune-semeval on bad input: one line naming the file, exit 2, no metrics file (docs/behaviour.md)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from hostile import assert_clean_failure
+from testdata import DEMO_DATA
+
+TRAIN = "phrase_similarity/semeval2013_task5a/en.trainSet"
+
+
+def _cut_instance(root):
+    path = root / TRAIN
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]))  # the last instance loses its label line
+    return path, "four-line instances"
+
+
+def _one_class(root):
+    path = root / TRAIN
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [line for k in range(0, len(lines), 4) if lines[k + 3].strip() == "1" for line in lines[k : k + 4]]
+    path.write_text("".join(kept))
+    return path, "needs both 0 and 1"
+
+
+@pytest.mark.parametrize("damage", [_cut_instance, _one_class])
+def test_a_bad_training_file_is_one_line(cli, capsys, tiny_model, tmp_path, damage):
+    root = tmp_path / "data"
+    shutil.copytree(DEMO_DATA / "phrase_similarity", root / "phrase_similarity")
+    named, fragment = damage(root)
+    out = tmp_path / "semeval5a" / "tiny.mean.json"
+    status = cli("finetune-semeval", "--model", tiny_model, "--data", root, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, named, out, fragment)
+
+
+def test_a_model_that_is_not_there_is_one_line(cli, capsys, tmp_path):
+    out = tmp_path / "m.json"
+    status = cli("finetune-semeval", "--model", tmp_path / "no-model", "--data", DEMO_DATA, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, tmp_path / "no-model", out)
