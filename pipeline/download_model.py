@@ -12,6 +12,12 @@ loaded with ``torch.load(weights_only=True)`` by transformers, which runs no pic
 folder also gets ``SNAPSHOT.json``: the repository, the commit and the SHA-256 of every file, so
 a later run can tell that the weights are the ones recorded. The folder appears under its final
 name only once complete.
+
+A backbone named without a commit (``hub:ORG/NAME``) is locked at its first download
+(:mod:`pipeline.models.hub_lock`): with ``--lock FILE`` (the config's ``models.lock``), a commit that file
+records is fetched as a pinned one is; otherwise the hub's current commit of ``main`` is resolved,
+fetched, and recorded there once the folder is complete. A recorded commit the hub no longer serves
+stops the run with one line naming the model, the commit and the lock file (exit 2).
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ import tempfile
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.models.spec import parse_hub
+from pipeline.models import hub_lock
+from pipeline.models.spec import REVISION, hub_reference, parse_hub
 from pipeline.provenance import file_fingerprint
 
 log = logging.getLogger("pipeline.download_model")
@@ -79,8 +86,51 @@ def _network_errors() -> tuple[type[Exception], ...]:
     return tuple(errors)
 
 
-def fetch(spec: str, out: Path, api=None) -> dict:
-    """Fetch the commit named by ``spec`` into ``out`` (atomically) and return its ``SNAPSHOT.json``."""
+def _vanished(exc: Exception) -> bool:
+    """Whether the hub answered that the commit does not exist (not a network or permission failure)."""
+    return type(exc).__name__ == "RevisionNotFoundError"
+
+
+def resolve_commit(spec: str, api) -> str:
+    """The hub's current commit of ``main`` for ``hub:ORG/NAME`` (its first download)."""
+    repo_id, _ = hub_reference(spec)
+    try:
+        commit = api.model_info(repo_id, revision="main").sha
+    except _network_errors() as exc:
+        raise InputError(spec, f"cannot resolve the current commit ({type(exc).__name__}: {exc})") from None
+    if not isinstance(commit, str) or not REVISION.match(commit):
+        raise InputError(spec, f"the hub answered {commit!r}, not a 40-character commit hash")
+    return commit
+
+
+def fetch_locked(spec: str, out: Path, lock: Path | None, api=None) -> dict:
+    """Fetch ``spec`` into ``out``: a pinned spec as :func:`fetch`; ``hub:ORG/NAME`` at the commit ``lock``
+    records, or (first download) at the hub's current commit, which is then recorded in ``lock``."""
+    import huggingface_hub
+
+    repo_id, revision = hub_reference(spec)
+    if revision is not None:
+        return fetch(spec, out, api)
+    if lock is None:
+        raise InputError(
+            spec, "a hub model without a commit is locked at its first download: give --lock FILE (models.lock)"
+        )
+    api = api or huggingface_hub.HfApi()
+    locked = hub_lock.read_lock(lock).get(repo_id)
+    if locked is not None:
+        log.info("%s: the commit %s, locked in %s", repo_id, locked, lock)
+        return fetch(f"hub:{repo_id}@{locked}", out, api, lock=lock)
+    commit = resolve_commit(spec, api)
+    log.info("%s: first download, resolved to %s", repo_id, commit)
+    record = fetch(f"hub:{repo_id}@{commit}", out, api)
+    hub_lock.record(lock, repo_id, commit)
+    log.info("%s: %s recorded in %s", repo_id, commit, lock)
+    return record
+
+
+def fetch(spec: str, out: Path, api=None, lock: Path | None = None) -> dict:
+    """Fetch the commit named by ``spec`` into ``out`` (atomically) and return its ``SNAPSHOT.json``
+    (``lock``: the file the commit came from, named by the error where the hub no longer serves it)."""
     import huggingface_hub
 
     repo_id, revision = parse_hub(spec)
@@ -88,6 +138,8 @@ def fetch(spec: str, out: Path, api=None) -> dict:
     try:
         files = api.list_repo_files(repo_id, revision=revision)
     except _network_errors() as exc:  # network, unknown repository or commit: one line, nothing written
+        if lock is not None and _vanished(exc):
+            raise InputError(lock, f"{repo_id}: the locked commit {revision} is no longer served by the hub") from None
         raise InputError(spec, f"cannot list the commit's files ({type(exc).__name__}: {exc})") from None
     names = wanted_files(files, spec)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -116,11 +168,20 @@ def fetch(spec: str, out: Path, api=None) -> dict:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="hub:ORG/NAME@COMMIT (the full 40-character commit hash)")
     parser.add_argument(
-        "--out", required=True, type=Path, help="folder to write (the data root's models/ORG/NAME@COMMIT)"
+        "--model",
+        required=True,
+        help="hub:ORG/NAME@COMMIT (the full 40-character commit hash), or hub:ORG/NAME (with --lock)",
+    )
+    parser.add_argument(
+        "--out", required=True, type=Path, help="folder to write (the data root's models/ORG/NAME@COMMIT or @locked)"
+    )
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        help="the config's lock file (models.lock): the commit of a hub:ORG/NAME model, recorded at its first download",
     )
 
 
 def run(args: argparse.Namespace) -> None:
-    fetch(args.model, args.out)
+    fetch_locked(args.model, args.out, args.lock)

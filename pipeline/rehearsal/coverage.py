@@ -1,8 +1,8 @@
 """Job kinds: what a dress rehearsal must have run for a paper config (docs/stages/rehearsal.md).
 
 A paper config schedules thousands of jobs, most of them the same code on another shard, seed or
-grid point. A **job kind** is what can fail differently: the rule, the backbone family (BERT, BERT
-large-shaped, ALBERT, the Chinese BERTs), what the job trains or reads (the objective and its
+grid point. A **job kind** is what can fail differently: the rule, the backbone family and shape (BERT,
+ALBERT, ELECTRA, RoBERTa, XLNet, the released SBERT, base, large or xxlarge; the Chinese BERTs), what the job trains or reads (the objective and its
 experiment suffix, the fine-tuning recipe, the BiLSTM pooling) and the task family (a GLUE / CLUE
 task's benchmark and head, an evaluation's task group). Shards, slices, seeds, grid points, sizes
 and the twin ablation's grid values are not part of a kind. Besides the kinds, every single value
@@ -18,6 +18,8 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+
+from pipeline.rehearsal.tiny_hub import family_kind, size_of
 
 # Wildcards that only say which piece of the data or which grid point a job is: not part of a kind.
 SIZE_WILDCARDS = frozenset({"lang", "part", "shard", "slice", "setting"})
@@ -88,15 +90,15 @@ def finished_jobs(log: str) -> list[Job]:
 
 
 def backbone_family(name: str, spec: str = "") -> str:
-    """BERT, large-shaped BERT, ALBERT or Chinese BERT, from a backbone's name and spec."""
-    text = f"{name} {spec}".lower()
-    if "albert" in text:
-        return "albert"
-    if "chinese" in text or "tiny:zh" in text:
+    """A backbone's family and size, from its name and spec: the family of the tiny hub's stand-ins
+    (:func:`pipeline.rehearsal.tiny_hub.family_kind`, BERT where none is named: a tiny or local model),
+    the Chinese BERTs as ``bert-zh``, and ``-large`` / ``-xxlarge`` for the larger shapes."""
+    text = f"{name} {spec}"
+    kind = family_kind(text) or "bert"
+    if kind == "chinese":
         return "bert-zh"
-    if "large" in text:
-        return "bert-large"
-    return "bert"
+    size = size_of(text)
+    return kind if size == "base" else f"{kind}-{size}"
 
 
 class KindReader:
@@ -143,7 +145,7 @@ class KindReader:
         label = wildcards.get("label") or wildcards.get("backbone")
         if job.rule == "download_model":
             label = wildcards["model"].rsplit("/", 1)[-1].split("@")[0]
-            family = backbone_family(wildcards["model"])
+            family = backbone_family(wildcards["model"].rpartition("/models/")[2])  # ORG/NAME@COMMIT
         elif job.rule == "training_curves":
             label = wildcards["model"]
         if label and not family:

@@ -14,7 +14,8 @@ a daemon thread, through the endpoints that huggingface_hub's ``HfApi.list_repo_
   blob id; for the files the hub keeps in LFS, the weights, the SHA-256, also as ``X-Linked-Etag`` with
   ``X-Linked-Size``), ``Content-Length`` and ``Accept-Ranges``: a ``Range: bytes=A-B`` gets a 206.
 
-Only full 40-character commits resolve (no branch or tag: the configs pin commits). A missing
+Full 40-character commits resolve, and a branch where ``ORG/NAME/refs/BRANCH`` names its commit (``main`` of a
+model the config locks at its first download, ``hub:ORG/NAME``); no tag. A missing
 repository, commit or file is a 404 with the hub's ``X-Error-Code`` (``RepoNotFound``,
 ``RevisionNotFound``, ``EntryNotFound``), ``X-Error-Message`` and a JSON ``{"error": ...}`` body, which
 huggingface_hub turns into ``RepositoryNotFoundError``, ``RevisionNotFoundError`` and
@@ -72,6 +73,9 @@ class Hub:
         repo = self.root / repo_id
         if len(parts) != 2 or not all(NAME_PART.match(part) for part in parts) or not repo.is_dir():
             raise HubError(404, "RepoNotFound", "Repository not found")
+        ref = repo / "refs" / revision  # a branch (tiny_hub writes refs/main for a model locked at first download)
+        if not COMMIT.match(revision) and NAME_PART.match(revision) and ref.is_file():
+            revision = ref.read_text(encoding="utf-8").strip()
         folder = repo / revision
         if not COMMIT.match(revision) or not folder.is_dir():
             raise HubError(404, "RevisionNotFound", f"Invalid rev id: {revision}")

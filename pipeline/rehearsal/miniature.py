@@ -2,7 +2,7 @@
 
 What the rehearsal may change is sizes and sources only (docs/stages/rehearsal.md): shards, slices,
 sample size, steps, batch sizes, examples, seeds, grid points, hidden sizes, and the URLs and
-checksums the mirror and the local hub serve. Every backbone, objective, experiment (``.packed``),
+checksums the mirror and the local hub serve, and the lock file of the unpinned hub models (its own). Every backbone, objective, experiment (``.packed``),
 recipe, start, pooling, baseline and table stays. Where a config lists tasks, the miniature keeps
 one task of each task family (a GLUE / CLUE task's head, an evaluation's task group,
 pipeline/rehearsal/coverage.py), the first the paper config lists, and the twin ablation keeps
@@ -13,6 +13,7 @@ at least run with two processes (``gpus: 2``: torchrun under Snakemake, on CPU).
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 from pipeline.classify.tasks import TASKS
 from pipeline.rehearsal.coverage import EVALUATE_GROUPS
@@ -54,6 +55,10 @@ def miniature(paper: dict, run: str, data_root: str) -> dict:
         for part in corpus[lang]["dumps"].values():
             if isinstance(part, dict) and "slices" in part:
                 part["slices"] = min(part["slices"], 2)
+    if config["models"].get("lock"):
+        # a source change: the rehearsal's own lock beside its data root (seeded with the paper lock's commits
+        # by the rehearsal), never the paper config's, which only a real first download may extend
+        config["models"]["lock"] = str(Path(data_root).parent / "models.lock")
     config["kenlm"]["memory"] = "100M"
     config["sample"]["size"] = SAMPLE
 

@@ -5,7 +5,8 @@ For each paper config (docs/stages/rehearsal.md):
 1. a local mirror of every file its download rules fetch (pipeline/rehearsal/mirror.py: the real
    copies the data root holds, small stand-ins in the official formats for the rest), and a local
    Hugging Face hub holding tiny random models of each backbone at its pinned commit
-   (pipeline/rehearsal/tiny_hub.py), both served on 127.0.0.1;
+   (pipeline/rehearsal/tiny_hub.py; an unpinned one at the commit its lock records, else at one the
+   rehearsal's own download resolves and locks), both served on 127.0.0.1;
 2. the miniature config (pipeline/rehearsal/miniature.py): sizes and sources changed, nothing else;
    a fresh data root holds links to the data root's files that are not downloads, so every
    download and ``download_model`` job runs for real against the local servers;
@@ -139,7 +140,7 @@ def _exclusive(lock_path: Path, work: Path):
 
 
 def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: Path, cores: int) -> dict:
-    from pipeline.rehearsal import file_server, hub_server, mirror, tiny_hub
+    from pipeline.rehearsal import file_server, hub_server, mirror
     from pipeline.rehearsal.miniature import miniature
 
     started = time.monotonic()
@@ -159,9 +160,8 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         )
         lang = paper["pretrain"]["language"]
         text = _sentences(data_root, lang)
-        for spec in sorted({s for s in paper["models"]["backbones"].values() if str(s).startswith("hub:")}):
-            tiny_hub.build_snapshot(spec, work / "hub", text)
         config = miniature(built.config, name, str(work / "data"))
+        serve_hub_models(paper, config, work / "hub", text)
         config["sources"] = str(built.sources_dir)
         configfile = work / "rehearsal.yaml"
         configfile.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -230,6 +230,25 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         record["coverage"]["features_scheduled"],
     )
     return record
+
+
+def serve_hub_models(paper: dict, config: dict, hub_root: Path, text: list[str]) -> None:
+    """A tiny stand-in of every hub backbone and ELECTRA generator of the paper config: a pinned one at its
+    commit, an unpinned one (``hub:ORG/NAME``) at the commit the paper's lock records (that commit is
+    seeded into the rehearsal's own lock, so its download reuses it) or, where none is recorded yet, at
+    one the local hub resolves ``main`` to, which the rehearsal's download then resolves and locks."""
+    from pipeline.models import hub_lock
+    from pipeline.models.spec import hub_reference
+    from pipeline.rehearsal import tiny_hub
+
+    models = paper["models"]
+    specs = {str(s) for s in [*models["backbones"].values(), *models.get("generators", {}).values()]}
+    locked = hub_lock.read_lock(models.get("lock"))
+    for spec in sorted(s for s in specs if s.startswith("hub:")):
+        repo_id, revision = hub_reference(spec)
+        tiny_hub.build_snapshot(spec, hub_root, text, commit=locked.get(repo_id))
+        if revision is None and repo_id in locked:
+            hub_lock.record(config["models"]["lock"], repo_id, locked[repo_id])
 
 
 def failed_jobs(log_text: str) -> list[dict]:

@@ -5,28 +5,49 @@ architecture family as the real checkpoint into ``<root>/ORG/NAME/COMMIT/``, wit
 vocabulary is learned from the sentences given. :mod:`pipeline.rehearsal.hub_server` serves such a root
 as a Hugging Face hub, so the workflow's ``download_model`` rule fetches these folders for real.
 
-The family comes from NAME (lower-cased), first match wins:
+The family comes from NAME (lower-cased, :func:`family_kind`, which the rehearsal's coverage reads too),
+first match wins:
 
-1. NAME starts with ``albert`` → **ALBERT**: ``AlbertForPreTraining`` (the MLM head and the sentence-order
-   head ``sop_classifier``), embedding size 16; a SentencePiece-style Unigram tokenizer
-   (``AlbertTokenizer``: ``tokenizer.json`` alone, no ``spiece.model``) with ALBERT's special tokens
-   ``<pad>`` ``<unk>`` ``[CLS]`` ``[SEP]`` ``[MASK]`` (ids 0-4, as albert-base-v2), lower-casing.
-2. NAME contains ``chinese`` → **Chinese BERT** (bert-base-chinese, hfl/chinese-bert-wwm-ext):
+1. ``albert`` → **ALBERT**: ``AlbertForPreTraining`` (the MLM head and the sentence-order head
+   ``sop_classifier``), embedding size 16; a SentencePiece-style Unigram tokenizer (``AlbertTokenizer``:
+   ``tokenizer.json`` alone, no ``spiece.model``) with ALBERT's special tokens ``<pad>`` ``<unk>`` ``[CLS]``
+   ``[SEP]`` ``[MASK]`` (ids 0-4, as albert-base-v2), lower-casing.
+2. ``electra`` → **ELECTRA** (Clark et al. 2020): a discriminator (``ElectraForPreTraining``, the
+   replaced-token head) or, where NAME contains ``generator``, its generator (``ElectraForMaskedLM``, half
+   the hidden size, the discriminator's embedding size, so the two share embeddings as ELECTRA §3.2 and
+   pipeline/pretrain/electra.py do); BERT's lower-cased WordPiece vocabulary, as the released pairs.
+3. ``roberta`` → **RoBERTa**: ``RobertaForMaskedLM`` with a byte-level BPE tokenizer (``vocab.json``-style
+   vocabulary and merges learned by counting, :func:`bpe_vocabulary`), ``<s>`` ``<pad>`` ``</s>`` ``<unk>``
+   first and ``<mask>`` last as roberta-base, 514 positions (RoBERTa's offset of the padding index).
+4. ``xlnet`` → **XLNet**: ``XLNetLMHeadModel`` with a Unigram tokenizer (``XLNetTokenizer``) holding
+   XLNet's nine special tokens in xlnet-base-cased's order, cased; it pads on the left, ``<sep> <cls>`` last.
+5. ``nli-mean-tokens`` or the ``sentence-transformers`` organisation → **released SBERT** (Reimers &
+   Gurevych 2019): a ``BertModel`` (no pre-training heads) in the sentence-transformers layout:
+   ``modules.json``, ``sentence_bert_config.json``, ``config_sentence_transformers.json`` and
+   ``1_Pooling/config.json`` (mean tokens), as sentence-transformers/bert-base-nli-mean-tokens.
+6. ``chinese`` → **Chinese BERT** (bert-base-chinese, hfl/chinese-bert-wwm-ext):
    ``BertForPreTraining`` with a character-level WordPiece vocabulary: every character of the sentences
    (each CJK character a token of its own, as BERT's ``tokenize_chinese_chars`` splits them) and ``##c``
    for each non-CJK character that continues a word, lower-casing as bert-base-chinese does.
-3. NAME contains ``bert`` → **English BERT**: ``BertForPreTraining`` (the MLM head and the next-sentence
+7. ``bert`` → **English BERT**: ``BertForPreTraining`` (the MLM head and the next-sentence
    head ``cls.seq_relationship``, as the real checkpoints have: the NSP objective starts from it), a
    WordPiece vocabulary of about 2,000 learned from the sentences; lower-casing iff NAME contains
    ``uncased``.
-4. Anything else is refused (:class:`~pipeline.errors.InputError`).
+8. Anything else is refused (:class:`~pipeline.errors.InputError`).
 
-Independently of the family, a NAME containing ``large`` gets the :data:`LARGE` shape (4 layers, hidden
-48, 4 heads) and any other the :data:`BASE` one (2 layers, hidden 32, 2 heads), so base and large differ
-in shape as the real ones do; every model has 512 positions (the paper configs pack 512-token inputs).
+Independently of the family, a NAME containing ``xxlarge`` gets the :data:`XXLARGE` shape (ALBERT-xxlarge's
+proportions: a hidden size far above the embedding size, 64-wide heads, a feed-forward 4x the hidden size),
+one containing ``large`` the :data:`LARGE` shape (4 layers, hidden 48, 4 heads) and any other the
+:data:`BASE` one (2 layers, hidden 32, 2 heads), so base and large differ in shape as the real ones do;
+every model has 512 positions (the paper configs pack 512-token inputs).
+
+A hub model named without a commit (``hub:ORG/NAME``, locked at its first download) is built at the
+commit given (the one a lock records) or at one derived from its name, and ``ORG/NAME/refs/main`` names
+that commit, so the local hub resolves ``main`` to it as the hub resolves a branch.
 
 The folder holds ``config.json``, ``model.safetensors`` (safetensors only), ``tokenizer.json``,
-``tokenizer_config.json``, ``special_tokens_map.json`` and, for BERT, ``vocab.txt``; nothing else. The
+``tokenizer_config.json``, ``special_tokens_map.json``, for the WordPiece families ``vocab.txt`` and for
+SBERT its module files; nothing else. The
 same spec, sentences and seed give byte-identical files: the vocabularies are learned by counting, not
 by the ``tokenizers`` trainers (whose ties and float sums vary from process to process), ties broken by
 the string, and the weights are drawn after ``torch.manual_seed(seed)``.
@@ -34,6 +55,8 @@ the string, and the weights are drawn after ``torch.manual_seed(seed)``.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import math
 import os
@@ -45,7 +68,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.models.spec import parse_hub
+from pipeline.models.spec import hub_reference
 
 MAX_LENGTH = 512  # positions: the paper configs pack 512-token inputs
 WORDPIECE_SIZE = 2000
@@ -80,31 +103,74 @@ class Shape:
 
 BASE = Shape(hidden=32, layers=2, heads=2, intermediate=64)
 LARGE = Shape(hidden=48, layers=4, heads=4, intermediate=96)
+# ALBERT-xxlarge's proportions (hidden 4096 over embeddings of 128, 64-wide heads, FFN 4 x hidden), shrunk
+XXLARGE = Shape(hidden=64, layers=3, heads=1, intermediate=256)
+BPE_MERGES = 200  # RoBERTa's merges learned on the sentences (beyond the 256 byte symbols)
+BPE_WORDS = 1000  # the distinct words they are learned on, the most frequent
+# XLNet's special tokens, in xlnet-base-cased's order (ids 0-8)
+XLNET_SPECIALS = {
+    "unk_token": "<unk>",
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "cls_token": "<cls>",
+    "sep_token": "<sep>",
+    "pad_token": "<pad>",
+    "mask_token": "<mask>",
+}
+XLNET_EXTRA = ("<eod>", "<eop>")
+ROBERTA_SPECIALS = {"bos_token": "<s>", "pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>"}
+ROBERTA_MASK = "<mask>"
+# The families by a mark in the name, first match wins (the module docstring's order): ALBERT and RoBERTa
+# before BERT, whose mark their names contain; the released SBERT before BERT too.
+FAMILY_MARKS = (
+    ("albert", ("albert",)),
+    ("electra", ("electra",)),
+    ("roberta", ("roberta",)),
+    ("xlnet", ("xlnet",)),
+    ("sbert", ("nli-mean-tokens", "sentence-transformers/")),
+    ("chinese", ("chinese", "tiny:zh")),
+    ("bert", ("bert",)),
+)
 
 
 @dataclass(frozen=True)
 class Family:
-    """What stands in for a hub model: ``kind`` (``albert``, ``chinese`` or ``bert``), its shape and casing."""
+    """What stands in for a hub model: ``kind`` (a :data:`FAMILY_MARKS` family), its shape, casing, and
+    for ELECTRA whether it is the generator."""
 
     kind: str
     shape: Shape
     lowercase: bool
+    generator: bool = False
+
+
+def family_kind(text: str) -> str | None:
+    """The family a backbone's name, repository or spec names (:data:`FAMILY_MARKS`, lower-cased), None
+    where none does: the one classification of backbones, for the stand-ins and the rehearsal's kinds."""
+    text = text.lower()
+    return next((kind for kind, marks in FAMILY_MARKS if any(mark in text for mark in marks)), None)
+
+
+def size_of(text: str) -> str:
+    """``xxlarge``, ``large`` or ``base``, from a backbone's name (lower-cased)."""
+    text = text.lower()
+    return "xxlarge" if "xxlarge" in text else "large" if "large" in text else "base"
 
 
 def family_of(spec: str) -> Family:
-    """The stand-in for ``hub:ORG/NAME@COMMIT``, chosen from NAME by the rule of the module's docstring."""
-    repo_id, _ = parse_hub(spec)
+    """The stand-in for ``hub:ORG/NAME[@COMMIT]``, chosen from NAME by the rule of the module's docstring."""
+    repo_id, _ = hub_reference(spec)
     name = repo_id.rpartition("/")[2].lower()
-    shape = LARGE if "large" in name else BASE
-    if name.startswith("albert"):
-        return Family("albert", shape, lowercase=True)
-    if "chinese" in name:
-        return Family("chinese", shape, lowercase=True)
-    if "bert" in name:
-        return Family("bert", shape, lowercase="uncased" in name)
-    raise InputError(
-        spec, f"no tiny stand-in for {name!r}: the rehearsal knows BERT (English, Chinese, base or large) and ALBERT"
-    )
+    kind = family_kind(name) or ("sbert" if repo_id.lower().startswith("sentence-transformers/") else None)
+    if kind is None:
+        raise InputError(
+            spec,
+            f"no tiny stand-in for {name!r}: the rehearsal knows BERT (English, Chinese), ALBERT, ELECTRA, "
+            "RoBERTa, XLNet and the released SBERT, base, large or xxlarge",
+        )
+    shape = {"xxlarge": XXLARGE, "large": LARGE, "base": BASE}[size_of(name)]
+    lowercase = kind in ("albert", "chinese", "electra", "sbert") or "uncased" in name
+    return Family(kind, shape, lowercase=lowercase, generator=kind == "electra" and "generator" in name)
 
 
 # ------------------------------------------------------------------ vocabularies
@@ -144,14 +210,16 @@ def wordpiece_vocabulary(texts: Iterable[str], size: int, lowercase: bool) -> li
     return vocab + _ranked(pieces, set(vocab), size - len(vocab))
 
 
-def unigram_vocabulary(texts: Iterable[str], size: int) -> list[tuple[str, float]]:
-    """A SentencePiece-style Unigram vocabulary: ALBERT's special tokens (score 0), then every character
-    and the most useful substrings of the words (``▁``-prefixed, as ALBERT's normaliser and Metaspace
-    pre-tokeniser cut them) up to ``size``, each scored by the log of its share of the counts (rounded,
-    so the file does not depend on float summation order), best first."""
+def unigram_vocabulary(
+    texts: Iterable[str], size: int, specials: Iterable[str] | None = None, shell=None
+) -> list[tuple[str, float]]:
+    """A SentencePiece-style Unigram vocabulary: the special tokens (score 0; ALBERT's by default), then every
+    character and the most useful substrings of the words (``▁``-prefixed, as the ``shell`` tokenizer's
+    normaliser and Metaspace pre-tokeniser cut them: ALBERT's by default) up to ``size``, each scored by the
+    log of its share of the counts (rounded, so the file does not depend on float summation order), best first."""
     from transformers import AlbertTokenizer
 
-    shell = AlbertTokenizer()._tokenizer
+    shell = (shell or AlbertTokenizer())._tokenizer
     words = _words(texts, shell.normalizer, shell.pre_tokenizer)
     chars: Counter = Counter()
     pieces: Counter = Counter()
@@ -162,7 +230,7 @@ def unigram_vocabulary(texts: Iterable[str], size: int) -> list[tuple[str, float
             for start in range(len(word)):
                 for end in range(start + 2, min(len(word), start + MAX_PIECE_CHARS) + 1):
                     pieces[word[start:end]] += count
-    specials = list(ALBERT_SPECIALS.values())
+    specials = list(ALBERT_SPECIALS.values() if specials is None else specials)
     chosen = {char: chars[char] for char in chars if char not in specials}
     for piece in _ranked(pieces, set(chosen) | set(specials), size - len(specials) - len(chosen)):
         chosen[piece] = pieces[piece]
@@ -173,6 +241,53 @@ def unigram_vocabulary(texts: Iterable[str], size: int) -> list[tuple[str, float
 
 def _best_first(item: tuple[float, str]) -> tuple[float, str]:
     return -item[0], item[1]
+
+
+def bpe_vocabulary(texts: Iterable[str], merges: int) -> tuple[dict[str, int], list[tuple[str, str]]]:
+    """RoBERTa's byte-level BPE (Sennrich et al. 2016; Radford et al. 2019): its special tokens, the 256
+    byte symbols, then up to ``merges`` merges, each the most frequent adjacent pair of the words (as the
+    byte-level pre-tokeniser cuts them) merged everywhere, ties broken by the pair's strings; ``<mask>``
+    last, as roberta-base. Counting, not a trainer: the same sentences give the same files."""
+    from tokenizers.pre_tokenizers import ByteLevel
+
+    shell = ByteLevel(add_prefix_space=False)
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(word for word, _ in shell.pre_tokenize_str(text))
+    # the most frequent words only: merges are learned where the counts are, and a bounded loop stays fast
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:BPE_WORDS]
+    words = {tuple(word): count for word, count in ranked}
+    vocab = {token: i for i, token in enumerate(ROBERTA_SPECIALS.values())}
+    for symbol in sorted(ByteLevel.alphabet()):
+        vocab[symbol] = len(vocab)
+    learned: list[tuple[str, str]] = []
+    while len(learned) < merges:
+        pairs: Counter = Counter()
+        for word, count in words.items():
+            for pair in itertools.pairwise(word):
+                pairs[pair] += count
+        if not pairs:
+            break
+        best = min(pairs, key=lambda pair: (-pairs[pair], pair))
+        if pairs[best] < MIN_FREQUENCY:
+            break
+        learned.append(best)
+        vocab.setdefault(best[0] + best[1], len(vocab))
+        words = {_merged(word, best): count for word, count in words.items()}
+    vocab[ROBERTA_MASK] = len(vocab)
+    return vocab, learned
+
+
+def _merged(word: tuple[str, ...], pair: tuple[str, str]) -> tuple[str, ...]:
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ tokenizers and models
@@ -196,6 +311,23 @@ def _albert_tokenizer(vocab: list[tuple[str, float]]):
     from transformers import AlbertTokenizer
 
     return AlbertTokenizer(vocab=vocab, do_lower_case=True, keep_accents=False, model_max_length=MAX_LENGTH)
+
+
+def _roberta_tokenizer(sentences: list[str]):
+    from transformers import RobertaTokenizer
+
+    vocab, merges = bpe_vocabulary(sentences, BPE_MERGES)
+    return RobertaTokenizer(
+        vocab=vocab, merges=merges, mask_token=ROBERTA_MASK, model_max_length=MAX_LENGTH, **ROBERTA_SPECIALS
+    )
+
+
+def _xlnet_tokenizer(sentences: list[str]):
+    from transformers import XLNetTokenizer
+
+    specials = [*XLNET_SPECIALS.values(), *XLNET_EXTRA]
+    vocab = unigram_vocabulary(sentences, UNIGRAM_SIZE, specials, XLNetTokenizer())
+    return XLNetTokenizer(vocab=vocab, do_lower_case=False, model_max_length=MAX_LENGTH, **XLNET_SPECIALS)
 
 
 def _model(family: Family, tokenizer, seed: int):
@@ -222,13 +354,79 @@ def _model(family: Family, tokenizer, seed: int):
             **sizes,
         )
         return AlbertForPreTraining(config).eval()
+    if family.kind == "electra":
+        from transformers import ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining
+
+        if family.generator:  # ELECTRA §3.2: a smaller generator over the discriminator's embeddings
+            generator = {"hidden_size": shape.hidden // 2, "num_attention_heads": 1, "intermediate_size": shape.hidden}
+            config = ElectraConfig(embedding_size=shape.hidden, **{**sizes, **generator})
+            return ElectraForMaskedLM(config).eval()
+        return ElectraForPreTraining(ElectraConfig(embedding_size=shape.hidden, **sizes)).eval()
+    if family.kind == "roberta":
+        from transformers import RobertaConfig, RobertaForMaskedLM
+
+        roberta = {"max_position_embeddings": MAX_LENGTH + 2, "type_vocab_size": 1}  # positions from pad + 1
+        config = RobertaConfig(
+            bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, **{**sizes, **roberta}
+        )
+        return RobertaForMaskedLM(config).eval()
+    if family.kind == "xlnet":
+        from transformers import XLNetConfig, XLNetLMHeadModel
+
+        config = XLNetConfig(
+            vocab_size=len(tokenizer),
+            d_model=shape.hidden,
+            n_layer=shape.layers,
+            n_head=shape.heads,
+            d_inner=shape.intermediate,
+            pad_token_id=tokenizer.pad_token_id,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+        )
+        return XLNetLMHeadModel(config).eval()
+    if family.kind == "sbert":  # the released SBERT: the encoder alone, its pooling a module file
+        from transformers import BertModel
+
+        return BertModel(BertConfig(**sizes)).eval()  # its pooler too, as AutoModel saved it
     return BertForPreTraining(BertConfig(**sizes)).eval()
+
+
+def _sbert_modules(folder: Path, hidden: int) -> None:
+    """sentence-transformers' module files of a mean-tokens model (bert-base-nli-mean-tokens' layout)."""
+    modules = [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    ]
+    pooling = {
+        "word_embedding_dimension": hidden,
+        "pooling_mode_cls_token": False,
+        "pooling_mode_mean_tokens": True,
+        "pooling_mode_max_tokens": False,
+        "pooling_mode_mean_sqrt_len_tokens": False,
+    }
+    (folder / "1_Pooling").mkdir()
+    files = {
+        "modules.json": modules,
+        "sentence_bert_config.json": {"max_seq_length": 128, "do_lower_case": False},
+        "config_sentence_transformers.json": {"__version__": {"sentence_transformers": "0.3.0"}},
+        "1_Pooling/config.json": pooling,
+    }
+    for name, content in files.items():
+        (folder / name).write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
 
 
 def _write_snapshot(folder: Path, family: Family, sentences: list[str], seed: int) -> None:
     if family.kind == "albert":
         tokenizer = _albert_tokenizer(unigram_vocabulary(sentences, UNIGRAM_SIZE))
         specials, vocab = ALBERT_SPECIALS, None
+    elif family.kind == "roberta":
+        tokenizer, specials, vocab = (
+            _roberta_tokenizer(sentences),
+            {**ROBERTA_SPECIALS, "mask_token": ROBERTA_MASK},
+            None,
+        )
+    elif family.kind == "xlnet":
+        tokenizer, specials, vocab = _xlnet_tokenizer(sentences), XLNET_SPECIALS, None
     else:
         size = 0 if family.kind == "chinese" else WORDPIECE_SIZE  # Chinese: the characters alone
         vocab = wordpiece_vocabulary(sentences, size, family.lowercase)
@@ -240,6 +438,8 @@ def _write_snapshot(folder: Path, family: Family, sentences: list[str], seed: in
     (folder / "special_tokens_map.json").write_text(json.dumps(specials, indent=2, sort_keys=True) + "\n")
     if vocab is not None:
         (folder / "vocab.txt").write_text("".join(token + "\n" for token in vocab), encoding="utf-8")
+    if family.kind == "sbert":
+        _sbert_modules(folder, family.shape.hidden)
     stray = sorted(path.name for path in folder.iterdir() if path.name not in SNAPSHOT_FILES)
     for name in stray:  # whatever a library version adds beside them (a generation config, say)
         target = folder / name
@@ -253,16 +453,33 @@ SNAPSHOT_FILES = (
     "tokenizer_config.json",
     "special_tokens_map.json",
     "vocab.txt",
+    # the released SBERT's sentence-transformers modules
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "1_Pooling",
 )
 
 
-def build_snapshot(spec: str, root: Path, sentences: list[str], seed: int = 0) -> Path:
+def stand_in_commit(repo_id: str) -> str:
+    """The commit the local hub gives an unpinned, unlocked model: derived from its name, so every
+    rehearsal of a config resolves the same one."""
+    return hashlib.sha1(f"tiny-hub {repo_id}".encode()).hexdigest()
+
+
+def build_snapshot(spec: str, root: Path, sentences: list[str], seed: int = 0, commit: str | None = None) -> Path:
     """Write the tiny random stand-in of ``hub:ORG/NAME@COMMIT`` into ``root/ORG/NAME/COMMIT/`` and return
-    that folder. Its vocabulary is learned from ``sentences``; the folder is filled beside its final
-    place and renamed into it (a folder already there is replaced). An unknown family or no text is an
-    :class:`~pipeline.errors.InputError`."""
+    that folder. ``hub:ORG/NAME`` (no commit) is built at ``commit`` (the one its lock records) or at
+    :func:`stand_in_commit`, and ``root/ORG/NAME/refs/main`` names it. Its vocabulary is learned from
+    ``sentences``; the folder is filled beside its final place and renamed into it (a folder already there
+    is replaced). An unknown family or no text is an :class:`~pipeline.errors.InputError`."""
     family = family_of(spec)
-    repo_id, revision = parse_hub(spec)
+    repo_id, revision = hub_reference(spec)
+    if revision is None:
+        revision = commit or stand_in_commit(repo_id)
+        refs = Path(root) / repo_id / "refs"
+        refs.mkdir(parents=True, exist_ok=True)
+        (refs / "main").write_text(revision + "\n", encoding="utf-8")
     sentences = [text for text in sentences if text.strip()]
     if not sentences:
         raise InputError(spec, "no sentences to learn the stand-in's vocabulary from")

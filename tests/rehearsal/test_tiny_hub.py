@@ -19,7 +19,7 @@ from testdata import REPO
 
 from pipeline.errors import InputError
 from pipeline.rehearsal import hub_server
-from pipeline.rehearsal.tiny_hub import BASE, LARGE, build_snapshot, family_of
+from pipeline.rehearsal.tiny_hub import BASE, LARGE, XXLARGE, build_snapshot, family_kind, family_of
 
 # One stand-in per family (the commits of the paper configs where they name the model).
 SPECS = {
@@ -28,6 +28,15 @@ SPECS = {
     "bert-large": "hub:google-bert/bert-large-uncased@6da4b6a26a1877e173fca3225479512db81a5e5b",
     "albert": "hub:albert/albert-base-v2@eab127d1a4a42b10e2b130e1834c64f5844d541e",
     "chinese": "hub:google-bert/bert-base-chinese@8d2a91f91cc38c96bb8b4556ba70c392f8d5ee55",
+}
+# The families the paper configs name without a commit (locked at first download): any commit here.
+NEW_SPECS = {
+    "albert-xxlarge": "hub:albert/albert-xxlarge-v2@" + "2" * 40,
+    "electra": "hub:google/electra-base-discriminator@" + "3" * 40,
+    "electra-generator": "hub:google/electra-base-generator@" + "4" * 40,
+    "roberta": "hub:FacebookAI/roberta-base@" + "5" * 40,
+    "xlnet": "hub:xlnet/xlnet-large-cased@" + "6" * 40,
+    "sbert": "hub:sentence-transformers/bert-base-nli-mean-tokens@" + "7" * 40,
 }
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ \S+ [A-Z]+ ")  # the CLI's logging format
 
@@ -50,7 +59,7 @@ def chinese(data_root) -> list[str]:
 def hub(tmp_path_factory, english, chinese):
     """Every family's stand-in under one root, served by a local hub for the module's tests."""
     root = tmp_path_factory.mktemp("hub")
-    for key, spec in SPECS.items():
+    for key, spec in {**SPECS, **NEW_SPECS}.items():
         build_snapshot(spec, root, chinese if key == "chinese" else english)
     with hub_server.start(root) as server:
         yield server
@@ -100,6 +109,75 @@ def test_the_download_stage_fetches_each_stand_in_from_the_local_hub(hub, tmp_pa
         assert type(model).__name__ == "BertForPreTraining" and model.cls.seq_relationship.out_features == 2
         assert "vocab.txt" in record["files"]
     assert AutoModelForMaskedLM.from_pretrained(out).config.model_type == model.config.model_type
+
+
+# what the hub's checkpoints load as (AutoModelForPreTraining, or AutoModel for SBERT's bare encoder)
+NEW_CLASSES = {
+    "albert-xxlarge": "AlbertForPreTraining",
+    "electra": "ElectraForPreTraining",
+    "electra-generator": "ElectraForMaskedLM",
+    "roberta": "RobertaForMaskedLM",
+    "xlnet": "XLNetLMHeadModel",
+    "sbert": "BertModel",
+}
+
+
+@pytest.mark.parametrize("key", sorted(NEW_SPECS))
+def test_each_new_family_is_fetched_whole_and_loads_as_its_architecture(hub, tmp_path, english, key):
+    from transformers import AutoModel, AutoModelForMaskedLM, AutoModelForPreTraining, AutoTokenizer
+
+    from pipeline.models.spec import load_model
+
+    spec = NEW_SPECS[key]
+    repo_id, commit = spec.removeprefix("hub:").split("@")
+    out = tmp_path / "models" / f"{repo_id}@{commit}"
+    done = download(hub, spec, out, tmp_path / "hf-home")
+    assert done.returncode == 0, done.stderr
+    served = hub.root / repo_id / commit
+    files = {path.relative_to(served).as_posix(): sha256(path) for path in served.rglob("*") if path.is_file()}
+    assert json.loads((out / "SNAPSHOT.json").read_text())["files"] == files  # every file, sub-folders too
+
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    special = [tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.mask_token_id, tokenizer.pad_token_id]
+    assert None not in special and len(set(special)) == 4
+    loader = {"sbert": AutoModel, "electra-generator": AutoModelForMaskedLM}.get(key, AutoModelForPreTraining)
+    model, loading = loader.from_pretrained(out, output_loading_info=True)
+    assert type(model).__name__ == NEW_CLASSES[key]
+    assert not loading["missing_keys"] and not loading["unexpected_keys"], loading
+    assert model.config.vocab_size == len(tokenizer)
+    # each is evaluated as released, with the mean pooling the papers state (the XLNet one has no SDPA)
+    vectors = load_model(str(out), pooling="mean", batch_size=4, max_length=32).encode(english[:3])
+    assert vectors.shape[0] == 3 and bool((abs(vectors).sum(axis=1) > 0).all())
+    if key == "xlnet":  # XLNet's layout: <sep> <cls> last, padded on the left
+        ids = tokenizer("a b")["input_ids"]
+        assert ids[-2:] == [tokenizer.sep_token_id, tokenizer.cls_token_id] and tokenizer.padding_side == "left"
+    if key == "roberta":  # RoBERTa's: <s> ... </s>, positions offset past the padding index
+        ids = tokenizer("a b")["input_ids"]
+        assert (ids[0], ids[-1]) == (tokenizer.bos_token_id, tokenizer.eos_token_id)
+        assert model.config.max_position_embeddings == 514 and tokenizer.mask_token_id == len(tokenizer) - 1
+    if key == "sbert":  # the sentence-transformers layout of bert-base-nli-mean-tokens
+        modules = json.loads((out / "modules.json").read_text())
+        assert [m["type"].rsplit(".", 1)[1] for m in modules] == ["Transformer", "Pooling"]
+        assert json.loads((out / "1_Pooling/config.json").read_text())["pooling_mode_mean_tokens"] is True
+
+
+def test_the_xxlarge_and_electra_stand_ins_have_their_models_proportions(hub):
+    from transformers import AutoConfig, ElectraForMaskedLM, ElectraForPreTraining
+
+    from pipeline.pretrain.electra import share_embeddings
+
+    def folder(key):
+        repo_id, commit = NEW_SPECS[key].removeprefix("hub:").split("@")
+        return hub.root / repo_id / commit
+
+    xxlarge = AutoConfig.from_pretrained(folder("albert-xxlarge"))
+    assert (xxlarge.hidden_size, xxlarge.num_hidden_layers) == (XXLARGE.hidden, XXLARGE.layers)
+    assert xxlarge.hidden_size // xxlarge.num_attention_heads == 64  # ALBERT-xxlarge's head width
+    assert xxlarge.intermediate_size == 4 * xxlarge.hidden_size and xxlarge.embedding_size < xxlarge.hidden_size
+    discriminator = ElectraForPreTraining.from_pretrained(folder("electra"))
+    generator = ElectraForMaskedLM.from_pretrained(folder("electra-generator"))
+    assert generator.config.hidden_size == discriminator.config.hidden_size // 2
+    assert share_embeddings(generator, discriminator)  # ELECTRA §3.2: the pair shares its embeddings
 
 
 def test_base_and_large_differ_in_shape_and_casing_follows_the_name(hub, english):
@@ -189,9 +267,12 @@ def test_same_spec_sentences_and_seed_give_the_same_bytes(tmp_path, english):
 
 def test_every_paper_backbone_has_a_stand_in_and_others_are_refused():
     for name in ("paper-en", "paper-zh"):
-        config = yaml.safe_load((REPO / "workflow" / "config" / f"{name}.yaml").read_text())
-        for spec in config["models"]["backbones"].values():
-            family_of(spec)  # no InputError
+        models = yaml.safe_load((REPO / "workflow" / "config" / f"{name}.yaml").read_text())["models"]
+        for spec in [*models["backbones"].values(), *models.get("generators", {}).values()]:
+            family_of(spec)  # no InputError, with or without a commit
+    assert family_of("hub:google/electra-large-generator").generator
+    assert family_of("hub:albert/albert-xxlarge-v2").shape == XXLARGE
+    assert family_kind("roberta-large") == "roberta" and family_kind("tiny") is None  # no raise
     assert family_of("hub:hfl/chinese-bert-wwm-ext@" + "0" * 40).kind == "chinese"
     assert family_of("hub:albert/albert-large-v2@" + "0" * 40).shape == LARGE
     with pytest.raises(InputError, match="no tiny stand-in"):

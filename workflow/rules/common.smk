@@ -10,7 +10,8 @@ import sys
 import yaml
 
 from pipeline.errors import InputError
-from pipeline.models.spec import HUB_PREFIX, resolve_path
+from pipeline.models.hub_lock import check_snapshot
+from pipeline.models.spec import HUB_PREFIX, hub_reference, resolve_path
 from pipeline.tasks.data_root import leaves_root
 
 RUN = config["run"]
@@ -135,8 +136,11 @@ def register_download(path, spec):
 # ------------------------------------------------------------------ model specs
 # Hub models pinned to a commit ("hub:ORG/NAME@COMMIT"): the download_model rule fetches each into
 # <data_root>/models/ORG/NAME@COMMIT (pipeline/download_model.py), and the jobs read that folder.
-# Filled by resolve_model while the rule files are read (download_model's wildcard).
+# Filled by resolve_model while the rule files are read (download_model's wildcard). An unpinned one
+# ("hub:ORG/NAME") is read from <data_root>/models/ORG/NAME@locked, whatever its commit, so that the path
+# is known before the first download resolves the commit into models.lock (pipeline/models/hub_lock.py).
 HUB_MODELS = {}
+MODELS_LOCK = config["models"].get("lock")
 
 
 def is_tiny(spec):
@@ -154,6 +158,10 @@ def resolve_model(spec, name=None, key="models.backbones"):
         return f"{RESULTS}/models/{name}", [f"{RESULTS}/models/{name}"]
     try:
         path = resolve_path(spec, DATA_ROOT)  # the grammar: pipeline/models/spec.py
+        if spec.startswith(HUB_PREFIX) and hub_reference(spec)[1] is None:
+            if not MODELS_LOCK:
+                raise InputError(spec, "a hub model without a commit needs models.lock, where its commit is recorded")
+            check_snapshot(path, hub_reference(spec)[0], MODELS_LOCK)  # the folder holds the locked commit
     except InputError as exc:
         raise ValueError(f"config: {key}: {exc}") from None
     if spec.startswith(HUB_PREFIX):

@@ -50,5 +50,7 @@ rule download_model:
         runtime=6 * 60,
     params:
         spec=lambda wc: HUB_MODELS[wc.model],
+        # an unpinned model's commit: recorded in models.lock at the first download, read from it after
+        lock=lambda wc: ["--lock", MODELS_LOCK] if hub_reference(HUB_MODELS[wc.model])[1] is None else [],
     shell:
-        "python -m pipeline download-model --model {params.spec:q} --out {output:q} > {log:q} 2>&1"
+        "python -m pipeline download-model --model {params.spec:q} --out {output:q} {params.lock:q} > {log:q} 2>&1"
