@@ -1,0 +1,174 @@
+"""Fused fine-tuning (pipeline/classify/fused_training.py): each member of a stacked run is its solo run.
+
+With dropout off, a member's logits after 20 steps are within 1e-4 of the solo run's in float32, its
+training loss agrees to 4 decimals and its dev metrics are the same; with dropout on, members draw their
+own masks."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoConfig, AutoTokenizer, Trainer, set_seed
+
+from pipeline.classify import classify, encoding, fused_training, tasks, training
+from pipeline.classify.fused_training import Member
+
+STEPS = 20
+
+
+def without_dropout(model, out):
+    """A copy of ``model`` whose config turns dropout off (the condition under which fused equals solo)."""
+    folder = shutil.copytree(model, out)
+    config = AutoConfig.from_pretrained(folder)
+    config.hidden_dropout_prob = config.attention_probs_dropout_prob = 0.0
+    config.save_pretrained(folder)
+    return str(folder)
+
+
+def settings(task, batch_size=8, max_length=64):
+    """The CLI's settings for ``task`` (the papers' defaults), capped at :data:`STEPS` steps."""
+    args = argparse.Namespace(
+        batch_size=batch_size,
+        lr=None,
+        epochs=None,
+        max_steps=STEPS,
+        max_length=max_length,
+        warmup_ratio=None,
+        weight_decay=None,
+        eval_batch_size=32,
+        bf16=False,
+    )
+    return classify.settings_from(args, task)
+
+
+def data(task, root, model, config, train_rows=64, dev_rows=40):
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    splits, _ = classify.load_splits(task, root, 0.0, train_rows, allow_substitutes=True)
+
+    def features(examples):
+        return encoding.encode(task, tokenizer, examples, config.max_length, config.doc_stride)
+
+    train = (splits["train"], features(splits["train"]))
+    dev = splits["dev"][:dev_rows]
+    return tokenizer, train, (dev, features(dev))
+
+
+def solo(task, member, tokenizer, train, config, scratch):
+    """A solo run as training.run_seed makes it, keeping the Trainer to read its logits."""
+    set_seed(member.seed)
+    model = training.load_model(task, member.model_path)
+    trainer = Trainer(
+        model=model,
+        args=training.training_arguments(training.Settings(**{**vars(config), "lr": member.lr}), member.seed, scratch),
+        train_dataset=train[1],
+        data_collator=training.collator(task, tokenizer),
+        processing_class=tokenizer,
+    )
+    result = trainer.train()
+    return trainer, result.training_loss
+
+
+def outputs(task, trainer, features):
+    """Every output of the head on ``features``, one row per feature. Multiple-choice and span scores are
+    compared as log-probabilities (over options, over positions): the output layer's bias adds the same to
+    every option or position, so its gradient is zero up to rounding, which Adam's normalised step turns
+    into a drift that changes no probability and no prediction."""
+    output = trainer.predict(features).predictions
+    parts = [np.asarray(o).reshape(len(features), -1) for o in (output if isinstance(output, tuple) else [output])]
+    if task.head in ("choice", "span"):
+        parts = [torch.log_softmax(torch.from_numpy(part), dim=-1).numpy() for part in parts]
+    return np.concatenate(parts, axis=1)
+
+
+def check_exact(task_name, model, root, tmp_path, members_of, batch_size=8, max_length=64):
+    task = tasks.TASKS[task_name]
+    model = without_dropout(model, tmp_path / "model")
+    config = settings(task, batch_size, max_length)
+    tokenizer, train, (dev, dev_features) = data(task, root, model, config)
+    members = members_of(model)
+    fused_outputs = []
+    with tempfile.TemporaryDirectory() as scratch:
+        trainers, steps, losses, _ = fused_training.train_members(task, members, tokenizer, train, config, scratch)
+        assert steps == STEPS
+        for member, trainer, loss in zip(members, trainers, losses):
+            alone, alone_loss = solo(task, member, tokenizer, train, config, scratch)
+            fused_out, solo_out = outputs(task, trainer, dev_features), outputs(task, alone, dev_features)
+            fused_outputs.append(fused_out)
+            gap = float(np.abs(fused_out - solo_out).max())
+            print(
+                f"{task_name} seed {member.seed} lr {member.lr:g}: max |logit gap| {gap:.1e}, loss {loss:.6f} / {alone_loss:.6f}"
+            )
+            assert gap < 1e-4, (task_name, member)
+            assert round(loss, 4) == round(alone_loss, 4), (task_name, member, loss, alone_loss)
+            fused_scores = training.score(task, dev, training.predictions(task, trainer, dev_features, dev))
+            solo_scores = training.score(task, dev, training.predictions(task, alone, dev_features, dev))
+            headline = task.metrics[0]  # the tables print it with one decimal
+            assert round(fused_scores[headline], 1) == round(solo_scores[headline], 1), (fused_scores, solo_scores)
+    # members really differ: different seeds and rates give different runs
+    for a in range(len(members)):
+        for b in range(a + 1, len(members)):
+            assert np.abs(fused_outputs[a] - fused_outputs[b]).max() > 1e-3, (members[a], members[b])
+
+
+def test_single_sentence_members_equal_their_solo_runs(tiny_en, demo_root, tmp_path):
+    check_exact(
+        "sst2", tiny_en, demo_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(1, 1e-3, m), Member(0, 3e-3, m)]
+    )
+
+
+def test_pair_members_equal_their_solo_runs(tiny_en, demo_root, tmp_path):
+    check_exact("rte", tiny_en, demo_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(2, 2e-3, m)])
+
+
+def test_regression_members_equal_their_solo_runs(tiny_en_real, real_root, tmp_path):
+    check_exact("stsb", tiny_en_real, real_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(1, 1e-3, m)])
+
+
+def test_multiple_choice_members_equal_their_solo_runs(tiny_zh, real_root, tmp_path):
+    check_exact("c3", tiny_zh, real_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(1, 2e-3, m)], batch_size=4)
+
+
+def test_span_members_equal_their_solo_runs(tiny_zh, real_root, tmp_path):
+    check_exact(
+        "cmrc2018", tiny_zh, real_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(1, 2e-3, m)], max_length=256
+    )
+
+
+def test_minilm_members_equal_their_solo_runs(minilm, demo_root, tmp_path):
+    """The real all-MiniLM-L6-v2 (6 layers, 384 wide) on the SST-2 fixture, two seeds and two rates."""
+    from pipeline.models.spec import transformers_folder
+
+    folder = transformers_folder(str(minilm))
+    check_exact("sst2", folder, demo_root, tmp_path, lambda m: [Member(0, 1e-4, m), Member(1, 3e-5, m)])
+
+
+def test_members_draw_their_own_dropout_masks(tiny_en):
+    """With dropout on, the same weights and the same batch give each member different activations."""
+    task = tasks.TASKS["sst2"]
+    set_seed(0)
+    models = [training.load_model(task, str(tiny_en)) for _ in range(4)]
+    for model in models[1:]:
+        model.load_state_dict(models[0].state_dict())
+    stacked = fused_training.StackedModel(models, task.head)
+    ids = torch.randint(5, 100, (8, 16))
+    one = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": torch.zeros(8, dtype=torch.long)}
+    _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0))
+    flat = logits.detach().reshape(4, -1)
+    for a in range(4):
+        for b in range(a + 1, 4):
+            assert not torch.allclose(flat[a], flat[b]), (a, b)
+    stacked.template.eval()  # without dropout, the same weights and batch give the same outputs
+    _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0))
+    assert torch.allclose(logits[0], logits[3], atol=1e-6)
+
+
+@pytest.mark.parametrize("size", [1])
+def test_one_member_cannot_fuse(size, tiny_en):
+    task = tasks.TASKS["sst2"]
+    config = settings(task)
+    assert fused_training.unfusable(task, [Member(0, 1e-3, str(tiny_en))] * size, config) == "one run only"
