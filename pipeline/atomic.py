@@ -9,7 +9,11 @@ path under a file, a full disk) become an :class:`~pipeline.errors.InputError` n
 output, also where a library reports a full disk only in its message (safetensors, tokenizers,
 torch); :func:`writing` does the same for writes outside these writers. A target that is an
 existing folder is refused before anything is written (:func:`check_file_target`), and a failed
-rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs").
+rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs"). Several targets of one
+:class:`AtomicFiles` are one set: a rename that fails puts back those already renamed
+(docs/behaviour.md, "Grouped evaluation is one set of files"). A folder output (:class:`AtomicFolder`,
+:class:`pipeline.models.directory.AtomicDir`) replaces an earlier one only where it holds nothing the
+stage did not write, hidden files included (:func:`unwritten`).
 
 A target that is a symbolic link is resolved first (:func:`resolve_target`), link by link: a link
 to a regular file (or to a name not yet written: a dangling link) has the file it points to replaced,
