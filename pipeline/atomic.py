@@ -13,7 +13,7 @@ rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs"). Several
 :class:`AtomicFiles` are one set: a rename that fails puts back those already renamed
 (docs/behaviour.md, "Grouped evaluation is one set of files"). A folder output (:class:`AtomicFolder`,
 :class:`pipeline.models.directory.AtomicDir`) replaces an earlier one only where it holds nothing the
-stage did not write, hidden files included (:func:`unwritten`).
+stage did not write, hidden files included (:func:`pipeline.folder_contents.unwritten`).
 
 A target that is a symbolic link is resolved first (:func:`resolve_target`), link by link: a link
 to a regular file (or to a name not yet written: a dangling link) has the file it points to replaced,
@@ -37,10 +37,11 @@ import shutil
 import socket
 import stat
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Self
 
 from pipeline.errors import InputError, os_message
+from pipeline.folder_contents import listing
 
 _HOST = socket.gethostname().replace("-", "_")
 _WRITER = re.compile(r"\.(?:tmp|old)-")  # what precedes HOST-PID in a temporary's or a kept version's name
@@ -304,53 +305,6 @@ class AtomicFiles:
         self.abort()
         if translated is not None:
             raise translated from exc
-
-
-def folder_entries(folder) -> list[str]:
-    """Everything under ``folder``, hidden names included: each file, link (a link to a folder is not
-    followed) and empty folder, as a path relative to ``folder`` (``a/b``; an empty folder ``a/``), sorted.
-    A subfolder that cannot be read raises (its contents would otherwise go unseen)."""
-    folder = Path(folder)
-    entries = []
-
-    def unreadable(exc: OSError) -> None:
-        raise exc
-
-    for root, folders, files in os.walk(folder, onerror=unreadable):
-        here = Path(root)
-        relative = here.relative_to(folder)
-        for name in list(folders):
-            if (here / name).is_symlink():
-                folders.remove(name)
-                files.append(name)
-        entries += [(relative / name).as_posix() for name in files]
-        if not folders and not files and here != folder:
-            entries.append(relative.as_posix() + "/")
-    return sorted(entries)
-
-
-def unwritten(folder, written) -> list[str]:
-    """What ``folder`` holds beyond ``written`` (entries as :func:`folder_entries` names them), each named by
-    its topmost folder that holds nothing written (``.git``, not every file under it), sorted."""
-    written = set(written)
-    holding = {parent.as_posix() for entry in written for parent in PurePosixPath(entry.rstrip("/")).parents}
-    found = set()
-    for entry in folder_entries(folder):
-        if entry in written:
-            continue
-        parts = PurePosixPath(entry.rstrip("/")).parts
-        for end in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:end])
-            if prefix not in holding or end == len(parts):
-                found.add(prefix)
-                break
-    return sorted(found)
-
-
-def listing(names: list[str], shown: int = 3) -> str:
-    """``a, b, c and 4 more``: the first names of a list, for an error line."""
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return ", ".join(names[:shown]) + more
 
 
 def _keep_previous(real: Path) -> Path | None:

@@ -29,8 +29,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from pipeline.atomic import folder_entries, listing, resolve_target, unwritten
+from pipeline.atomic import resolve_target
 from pipeline.errors import InputError, os_message
+from pipeline.folder_contents import folder_entries, listing, unwritten
 from pipeline.models.spec import parse_hub
 from pipeline.provenance import file_fingerprint
 

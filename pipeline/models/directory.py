@@ -41,16 +41,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.atomic import (
-    abandon_temp_folder,
-    folder_entries,
-    json_text,
-    listing,
-    open_temp_folder,
-    resolve_target,
-    unwritten,
-)
+from pipeline.atomic import abandon_temp_folder, json_text, open_temp_folder, resolve_target
 from pipeline.errors import InputError, os_message
+from pipeline.folder_contents import folder_entries, listing, unwritten
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
 
@@ -128,7 +121,7 @@ def is_own_output(directory: Path) -> bool:
 
 # ------------------------------------------------------------------ what an earlier output holds beyond its own files
 def record_files(directory: Path) -> None:
-    """Write :data:`FILES_RECORD`: every file the stage put in ``directory`` (:func:`pipeline.atomic.folder_entries`)."""
+    """Write :data:`FILES_RECORD`: every file the stage put in ``directory`` (:func:`pipeline.folder_contents.folder_entries`)."""
     directory = Path(directory)
     files = [entry for entry in folder_entries(directory) if entry != FILES_RECORD]
     (directory / FILES_RECORD).write_text(json_text({"files": files}), encoding="utf-8")
