@@ -391,7 +391,10 @@ class AtomicFolder:
         if real.is_dir():
             try:
                 foreign = sorted(
-                    p.name for p in real.iterdir() if p.name not in self.names and not own_leftover(p.name, self.names)
+                    p.name
+                    for p in real.iterdir()
+                    if (p.name not in self.names and not own_leftover(p.name, self.names))
+                    or (p.is_dir() and not p.is_symlink())  # a folder under an output's name holds someone's files
                 )
             except OSError as exc:
                 raise InputError(target, f"cannot read the existing output folder: {os_message(exc)}") from exc

@@ -215,8 +215,13 @@ def assert_refused(status: int, err: str, out: Path, fragment: str) -> None:
 
 @pytest.mark.parametrize(
     "earlier, stranger",
-    [(True, ".notes"), (False, ".git/HEAD"), (True, ".git/HEAD")],
-    ids=["a hidden file in an earlier set", "a .git folder alone", "a .git folder in an earlier set"],
+    [(True, ".notes"), (False, ".git/HEAD"), (True, ".git/HEAD"), (False, "faq.md/notes.txt")],
+    ids=[
+        "a hidden file in an earlier set",
+        "a .git folder alone",
+        "a .git folder in an earlier set",
+        "a folder under a table's name",
+    ],
 )
 def test_tables_refuse_a_folder_holding_a_hidden_file(tmp_path, capsys, earlier, stranger):
     """Issue 39 §1: the check skipped dot-names, so the swap deleted a user's ``.notes`` or ``.git/``."""
