@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 from pipeline import arguments, provenance
-from pipeline.atomic import AtomicFiles, check_file_target, json_text, resolve_target, writing
+from pipeline.atomic import AtomicFiles, check_file_target, is_special, json_text, resolve_target, writing
 from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.runtime import seed_everything
@@ -192,7 +192,8 @@ def check_outputs(tasks: list[str], outs: list[Path], args: argparse.Namespace) 
     seen: list[tuple[Path, str, FileIdentity]] = []
     for task, out in zip(tasks, outs, strict=True):
         identity = FileIdentity(out)
-        for earlier, earlier_task, earlier_identity in seen:
+        # a stream or device (/dev/stdout twice through 2>&1) is appended to, never replaced: nothing is lost
+        for earlier, earlier_task, earlier_identity in [] if is_special(out) else seen:
             if identity.same(earlier_identity):
                 raise InputError(
                     out,
