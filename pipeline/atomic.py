@@ -9,7 +9,11 @@ path under a file, a full disk) become an :class:`~pipeline.errors.InputError` n
 output, also where a library reports a full disk only in its message (safetensors, tokenizers,
 torch); :func:`writing` does the same for writes outside these writers. A target that is an
 existing folder is refused before anything is written (:func:`check_file_target`), and a failed
-rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs").
+rename leaves no temporary behind (docs/behaviour.md, "Atomic outputs"). Several targets of one
+:class:`AtomicFiles` are one set: a rename that fails puts back those already renamed
+(docs/behaviour.md, "Grouped evaluation is one set of files"). A folder output (:class:`AtomicFolder`,
+:class:`pipeline.models.directory.AtomicDir`) replaces an earlier one only where it holds nothing the
+stage did not write, hidden files included (:func:`pipeline.folder_contents.unwritten`).
 
 A target that is a symbolic link is resolved first (:func:`resolve_target`), link by link: a link
 to a regular file (or to a name not yet written: a dangling link) has the file it points to replaced,
@@ -28,6 +32,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -36,8 +41,10 @@ from pathlib import Path
 from typing import Self
 
 from pipeline.errors import InputError, os_message
+from pipeline.folder_contents import listing
 
 _HOST = socket.gethostname().replace("-", "_")
+_WRITER = re.compile(r"\.(?:tmp|old)-")  # what precedes HOST-PID in a temporary's or a kept version's name
 # Failures of the storage itself: whatever the enclosed code was writing, it was an output.
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 # torch's zip writer reports a failed write without its errno
@@ -111,7 +118,8 @@ _PROC = Path("/proc")
 def _link_chain(target) -> list[Path]:
     """``target`` and every name its symbolic links lead to, in order, each with its folder resolved; the
     last is not a link (it is a file, a folder, a device or nothing yet)."""
-    path = Path(os.path.abspath(target))
+    # no lexical normalisation first: ``x/../x/a.json`` climbs from where the link ``x`` points, as the kernel does
+    path = Path(target)
     chain = []
     for _ in range(_MAX_LINKS + 1):
         if path.name in ("", ".", ".."):  # a link to "." or "..": a folder, resolved whole
@@ -159,7 +167,7 @@ def is_special(target: Path) -> bool:
 
 def writer_is_gone(temp: Path) -> bool:
     """True when the process that named ``temp`` no longer runs on this host."""
-    suffix = temp.name.rsplit(".tmp-", 1)[-1]
+    suffix = _WRITER.split(temp.name)[-1]
     host, _, pid = suffix.rpartition("-")
     if host and host != _HOST:
         return False  # another machine's writer (a shared file system): not ours to judge
@@ -177,10 +185,18 @@ def writer_is_gone(temp: Path) -> bool:
 
 
 def _remove_stale_temporaries(target: Path) -> None:
-    for stale in target.parent.glob(f".{target.name}.tmp-*"):
-        if writer_is_gone(stale):
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
+    """Temporaries and kept previous versions (:meth:`AtomicFiles.commit`) of ``target`` whose writer is gone."""
+    for pattern in (f".{target.name}.tmp-*", f".{target.name}.old-*"):
+        for stale in target.parent.glob(pattern):
+            if writer_is_gone(stale):
+                with contextlib.suppress(FileNotFoundError):
+                    stale.unlink()
+
+
+def own_leftover(name: str, names) -> bool:
+    """True when ``name`` is a temporary or kept previous version of one of ``names`` (``.NAME.tmp-HOST-PID``,
+    ``.NAME.old-HOST-PID``): what :class:`AtomicFiles` leaves beside a file only while it writes it."""
+    return any(name.startswith((f".{known}.tmp-", f".{known}.old-")) for known in names)
 
 
 class AtomicFiles:
@@ -210,21 +226,43 @@ class AtomicFiles:
         return self._pending[target]
 
     def commit(self) -> None:
+        """Rename every temporary over its target. With several targets the set is all or nothing: each
+        target's previous version is kept (a hard link, else a copy, beside it) until every rename is done,
+        and a failure puts the renamed ones back as they were (or removes them where they were new), so the
+        error names one output and the earlier outputs stand unchanged. Special files (streams, written into)
+        come last: what was appended to them cannot be taken back."""
         for target, temp in self._pending.items():
             if not temp.exists():
                 raise RuntimeError(f"{target}: temporary output {temp} was never written")
-        for target, temp in self._pending.items():
-            try:
+        ordered = sorted(self._pending.items(), key=lambda item: is_special(item[0]))
+        several = len(ordered) > 1
+        renamed: list[tuple[Path, Path | None]] = []  # (file replaced, its previous version kept beside it)
+        target = None
+        try:
+            for target, temp in ordered:
                 if is_special(target):  # written into, never replaced (module docstring)
                     # appended: through /proc/self/fd/N, a file the shell opened (maybe with >>) keeps what it holds
                     with open(temp, "rb") as source, open(target, "ab") as sink:
                         shutil.copyfileobj(source, sink)
                     temp.unlink()
-                else:
-                    os.replace(temp, resolve_target(target))
-            except OSError as exc:
-                self.abort()  # the temporaries not yet renamed: none is left behind
-                raise InputError(target, f"cannot write the output: {os_message(exc)}") from exc
+                    continue
+                real = resolve_target(target)
+                previous = _keep_previous(real) if several else None
+                try:
+                    os.replace(temp, real)
+                except OSError:
+                    if previous is not None:
+                        previous.unlink(missing_ok=True)
+                    raise
+                renamed.append((real, previous))
+        except OSError as exc:
+            _put_back(renamed)
+            self.abort()  # the temporaries not yet renamed: none is left behind
+            raise InputError(target, f"cannot write the output: {os_message(exc)}") from exc
+        for _, previous in renamed:
+            if previous is not None:
+                with contextlib.suppress(OSError):
+                    previous.unlink()
         self._pending.clear()
 
     def output_error(self, exc: BaseException) -> InputError | None:
@@ -269,6 +307,30 @@ class AtomicFiles:
             raise translated from exc
 
 
+def _keep_previous(real: Path) -> Path | None:
+    """A second name for the file ``real`` holds now (a hard link; a copy where the file system has none),
+    so that :meth:`AtomicFiles.commit` can put it back; None where there is no regular file yet."""
+    if not real.is_file():
+        return None
+    kept = real.with_name(f".{real.name}.old-{_HOST}-{os.getpid()}")
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(real, kept)
+    except OSError:
+        shutil.copy2(real, kept)
+    return kept
+
+
+def _put_back(renamed: list[tuple[Path, Path | None]]) -> None:
+    """Undo the renames of a commit that failed: each file's previous version back, a new file removed."""
+    for real, previous in reversed(renamed):
+        with contextlib.suppress(OSError):
+            if previous is None:
+                real.unlink()
+            else:
+                os.replace(previous, real)
+
+
 def open_temp_folder(target: Path, real: Path, tidy=None) -> Path:
     """The hidden folder a folder output is built in, beside ``real`` (``target`` with its links
     followed, so that a link is kept): the parent made, temporaries of writers that are gone removed,
@@ -308,7 +370,8 @@ class AtomicFolder:
     moved aside first. A kill at any moment leaves the previous folder or the new one, never a mix.
 
     ``names``: the files the folder holds. An existing ``target`` is replaced only where it holds nothing
-    else (hidden temporaries aside): a folder with other files in it is refused untouched.
+    else: a folder with any other file in it, hidden or not (a ``.notes``, a ``.git/``), is refused
+    untouched; only the temporaries of ``names`` that a killed writer left (:func:`own_leftover`) go with it.
     """
 
     def __init__(self, target, names) -> None:
@@ -327,15 +390,19 @@ class AtomicFolder:
         check_file_target(real / "x")  # a part of the path that is a file
         if real.is_dir():
             try:
-                foreign = sorted(p.name for p in real.iterdir() if p.name not in self.names and p.name[0] != ".")
+                foreign = sorted(
+                    p.name
+                    for p in real.iterdir()
+                    if (p.name not in self.names and not own_leftover(p.name, self.names))
+                    or (p.is_dir() and not p.is_symlink())  # a folder under an output's name holds someone's files
+                )
             except OSError as exc:
                 raise InputError(target, f"cannot read the existing output folder: {os_message(exc)}") from exc
             if foreign:
                 raise InputError(
                     target,
-                    f"holds files this stage does not write ({', '.join(foreign[:3])}"
-                    + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-                    + "): refused, nothing touched; choose a new or empty folder",
+                    f"holds files this stage does not write ({listing(foreign)}): refused, nothing touched; "
+                    "choose a new or empty folder",
                 )
         return real
 

@@ -11,7 +11,10 @@ safetensors where the commit has them (a ``pytorch_model.bin`` only where it has
 loaded with ``torch.load(weights_only=True)`` by transformers, which runs no pickled code). The
 folder also gets ``SNAPSHOT.json``: the repository, the commit and the SHA-256 of every file, so
 a later run can tell that the weights are the ones recorded. The folder appears under its final
-name only once complete.
+name only once complete. An existing ``--out`` is replaced only where it is empty or an earlier
+snapshot holding nothing but the files its ``SNAPSHOT.json`` lists: anything else in it, hidden or
+not, is refused before the download, and again before the rename, with nothing touched
+(docs/behaviour.md, "Outputs are never someone else's files").
 
 A backbone named without a commit (``hub:ORG/NAME``) is locked at its first download
 (:mod:`pipeline.models.hub_lock`): with ``--lock FILE`` (the config's ``models.lock``), a commit that file
@@ -32,12 +35,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from pipeline.errors import InputError
+from pipeline.atomic import resolve_target
+from pipeline.errors import InputError, os_message
+from pipeline.folder_contents import folder_entries, listing, unwritten
 from pipeline.models import hub_lock
 from pipeline.models.spec import REVISION, hub_reference, parse_hub
 from pipeline.provenance import file_fingerprint
 
 log = logging.getLogger("pipeline.download_model")
+RECORD = "SNAPSHOT.json"
+# Snakemake's mark in a directory() output it was asked to --touch (the download rule's output is one).
+WORKFLOW_MARKS = (".snakemake_timestamp",)
 # What from_pretrained reads for an encoder and its tokenizer (sentence-transformers' module files too).
 CONFIG_FILES = (
     "config.json",
@@ -134,6 +142,7 @@ def fetch(spec: str, out: Path, api=None, lock: Path | None = None) -> dict:
     import huggingface_hub
 
     repo_id, revision = parse_hub(spec)
+    check_out(out)  # before anything is fetched: a folder of other files is never replaced
     api = api or huggingface_hub.HfApi()
     try:
         files = api.list_repo_files(repo_id, revision=revision)
@@ -142,8 +151,9 @@ def fetch(spec: str, out: Path, api=None, lock: Path | None = None) -> dict:
             raise InputError(lock, f"{repo_id}: the locked commit {revision} is no longer served by the hub") from None
         raise InputError(spec, f"cannot list the commit's files ({type(exc).__name__}: {exc})") from None
     names = wanted_files(files, spec)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    real = resolve_target(out)  # a link to the folder is kept; the folder it points to is written
+    real.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{real.name}.", dir=real.parent))
     try:
         for number, name in enumerate(names, 1):
             log.info("%s@%s: %s (%d of %d)", repo_id, revision[:10], name, number, len(names))
@@ -157,14 +167,63 @@ def fetch(spec: str, out: Path, api=None, lock: Path | None = None) -> dict:
             "revision": revision,
             "files": {name: file_fingerprint(scratch / name)["sha256"] for name in names},
         }
-        (scratch / "SNAPSHOT.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(scratch, out)
+        (scratch / RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        check_out(out)  # again: a file may have appeared in it during the download
+        replace_snapshot(scratch, real)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     log.info("%s@%s: %d files in %s", repo_id, revision[:10], len(names), out)
     return record
+
+
+def check_out(out: Path) -> None:
+    """Refuse an ``--out`` this stage may not replace: anything but a new or empty folder or an earlier
+    snapshot that holds only the files its ``SNAPSHOT.json`` lists (a user's file, hidden or not, a
+    ``.git/``, or a folder that is no snapshot at all), before anything is written or removed."""
+    real = resolve_target(out)
+    if not real.exists():
+        return
+    if not real.is_dir():
+        raise InputError(out, "exists and is not a folder: refused, nothing touched")
+    try:
+        record = json.loads((real / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    files = record.get("files") if isinstance(record, dict) else None
+    try:
+        if not folder_entries(real):
+            return
+        found = unwritten(real, [*files, RECORD, *WORKFLOW_MARKS]) if isinstance(files, dict) else None
+    except OSError as exc:
+        raise InputError(out, f"cannot read the existing output folder: {os_message(exc)}") from exc
+    if found is None:
+        raise InputError(
+            out,
+            f"holds files this stage did not write (no {RECORD}: not a snapshot of download-model): "
+            "refused, nothing touched; remove it or choose another folder",
+        )
+    if found:
+        raise InputError(
+            out,
+            f"holds files this stage did not write ({listing(found)}): refused, nothing touched; "
+            "move them out or choose another folder",
+        )
+
+
+def replace_snapshot(scratch: Path, real: Path) -> None:
+    """``scratch`` renamed to ``real``; an earlier snapshot there is moved aside first, put back if the
+    rename fails, and removed after it."""
+    old = real.with_name(f".{real.name}.old-{os.getpid()}") if real.exists() else None
+    if old is not None:
+        os.replace(real, old)
+    try:
+        os.replace(scratch, real)
+    except OSError:
+        if old is not None:
+            os.replace(old, real)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

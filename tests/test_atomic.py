@@ -99,14 +99,20 @@ def test_a_target_that_is_a_folder_is_refused_before_anything_is_written(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.json"]  # no .dir.json.tmp-* left
 
 
-def test_a_rename_that_fails_leaves_no_temporary(tmp_path):
+@pytest.mark.parametrize("earlier", [True, False])
+def test_a_rename_that_fails_leaves_no_temporary_and_the_set_as_it_was(tmp_path, earlier):
+    """The set is all or nothing: the first target, renamed before the second failed, is put back (issue 39 §2)."""
     first, second = tmp_path / "a.json", tmp_path / "b.json"
-    with pytest.raises(InputError, match="cannot write the output"), AtomicFiles() as files:
+    if earlier:
+        first.write_text("earlier")
+    with pytest.raises(InputError, match="cannot write the output") as caught, AtomicFiles() as files:
         files.temp(first).write_text("a")
         files.temp(second).write_text("b")
         second.mkdir()  # appears between the write and the rename
         (second / "x").write_text("x")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
+    assert caught.value.path == str(second)
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["a.json", "b.json"] if earlier else ["b.json"])
+    assert not earlier or first.read_text() == "earlier"
 
 
 def test_a_full_disk_that_names_no_file_names_the_targets(tmp_path):

@@ -108,6 +108,23 @@ def test_a_failed_fetch_leaves_nothing(tmp_path, minilm):
     assert list((tmp_path / "models").iterdir()) == []
 
 
+@pytest.mark.parametrize("state", ["empty folder", "earlier snapshot", "earlier snapshot, touched by Snakemake"])
+def test_an_empty_folder_or_an_earlier_snapshot_is_replaced(tmp_path, minilm, state):
+    out = tmp_path / "models" / "m"
+    out.mkdir(parents=True)
+    if state != "empty folder":
+        download_model.fetch(SPEC, out, api=FakeHub(minilm))
+        (out / "config.json").write_text("{}")  # replaced by the commit's own
+    if state.endswith("Snakemake"):
+        (out / ".snakemake_timestamp").write_text("")  # snakemake --touch on the directory() output
+    record = download_model.fetch(SPEC, out, api=FakeHub(minilm))
+    assert (out / "config.json").read_bytes() == (minilm / "config.json").read_bytes()
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == sorted(
+        [*record["files"], "SNAPSHOT.json"]
+    )
+    assert [p.name for p in (tmp_path / "models").iterdir()] == ["m"]  # nothing moved aside is left
+
+
 def test_paper_configs_pin_or_lock_their_hub_backbones_and_jobs_wait_for_the_snapshot(tmp_path):
     """Every hub backbone and generator of the paper configs names a commit or is locked at its first
     download (models.lock), and the jobs that read the backbone (tokenize, pretrain, evaluate, finetune,

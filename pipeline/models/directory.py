@@ -6,9 +6,11 @@ renamed into place when complete (the directory analogue of :class:`pipeline.ato
 so a killed run never leaves a half-saved model under the output name, and a failure while completing
 or renaming leaves no temporary behind. Only an output of the pipeline's own is replaced
 (docs/behaviour.md): ``--out`` must be new, an empty folder or a model directory with a stage's
-settings file and provenance (:func:`is_own_model_dir`); anything else, a regular file or a folder
-of other files, is refused untouched, by :func:`check_output_dir` (which a stage calls before any
-work), again on entering :class:`AtomicDir`, and again at the rename (:func:`replace_dir`). A full
+settings file and provenance (:func:`is_own_model_dir`) that holds nothing but the files it was
+written with (its :data:`FILES_RECORD`, :func:`model_dir_strangers`; a user's ``.notes`` or ``.git/``
+counts, hidden or not); anything else, a regular file or a folder of other files, is refused
+untouched, by :func:`check_output_dir` (which a stage calls before any work), again on entering
+:class:`AtomicDir`, and again at the rename (:func:`replace_dir`). A full
 disk names the model directory being written (:mod:`pipeline.atomic`). Just before the rename,
 :func:`complete_model_dir` adds what the training code does not write itself:
 
@@ -39,21 +41,28 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.atomic import abandon_temp_folder, open_temp_folder, resolve_target
+from pipeline.atomic import abandon_temp_folder, json_text, open_temp_folder, resolve_target
 from pipeline.errors import InputError, os_message
+from pipeline.folder_contents import folder_entries, listing, unwritten
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
 
 log = logging.getLogger("pipeline.models.directory")
 _NOT_A_FOLDER = NotADirectoryError(errno.ENOTDIR, "not a directory")
+# The list of what a model directory was written with (:func:`record_files`), so that a rerun replaces only that.
+FILES_RECORD = ".pipeline-files.json"
+# Snakemake's mark in a directory() output it was asked to ``--touch``: the workflow's own, beside the stage's files.
+WORKFLOW_MARKS = (".snakemake_timestamp",)
+Strangers = Callable[[Path], list[str]]
 
 
 class AtomicDir:
     """``with AtomicDir(target) as tmp:`` fill ``tmp``; it becomes ``target`` on success.
 
-    ``target`` may be replaced only where it is absent, an empty folder or one of ours
-    (:func:`check_output_dir`, checked on entry and again at the rename); ``card``: what
-    :func:`pipeline.models.card.write_card` adds to the card (metrics, repo id, base model).
+    ``target`` may be replaced only where it is absent, an empty folder or one of ours holding nothing
+    but what it was written with (:func:`check_output_dir`, checked on entry and again at the rename);
+    ``card``: what :func:`pipeline.models.card.write_card` adds to the card (metrics, repo id, base
+    model). The new directory records its files (:func:`record_files`) for the next run's check.
     Whatever fails, inside the block or while completing and renaming, the temporary is removed.
     """
 
@@ -64,7 +73,7 @@ class AtomicDir:
         self.temp: Path | None = None
 
     def __enter__(self) -> Path:
-        check_output_dir(self.target, self.owned)
+        check_output_dir(self.target, self.owned, model_dir_strangers)
         self.temp = open_temp_folder(self.target, resolve_target(self.target))  # beside a link's folder
         return self.temp
 
@@ -72,7 +81,8 @@ class AtomicDir:
         if exc_type is None:
             try:
                 complete_model_dir(self.temp, final=self.target, card=self.card)
-                replace_dir(self.temp, self.target, self.owned)
+                record_files(self.temp)
+                replace_dir(self.temp, self.target, self.owned, model_dir_strangers)
                 return
             except Exception as failure:  # noqa: BLE001 - completing or renaming failed: nothing is left behind
                 exc = failure
@@ -109,14 +119,53 @@ def is_own_output(directory: Path) -> bool:
     return is_own_model_dir(directory) or is_resume_checkpoint(directory)
 
 
-def check_output_dir(target, owned: Callable[[Path], bool] | None = None) -> Path:
+# ------------------------------------------------------------------ what an earlier output holds beyond its own files
+def record_files(directory: Path) -> None:
+    """Write :data:`FILES_RECORD`: every file the stage put in ``directory`` (:func:`pipeline.folder_contents.folder_entries`)."""
+    directory = Path(directory)
+    files = [entry for entry in folder_entries(directory) if entry != FILES_RECORD]
+    (directory / FILES_RECORD).write_text(json_text({"files": files}), encoding="utf-8")
+
+
+def model_dir_strangers(directory: Path) -> list[str]:
+    """What an earlier model directory holds that the stage did not write into it: anything, hidden or not,
+    outside its :data:`FILES_RECORD` (and Snakemake's :data:`WORKFLOW_MARKS`). A directory without a readable
+    record (written before the pipeline kept one) cannot tell its files from a user's: refused."""
+    directory = Path(directory)
+    try:
+        record = json.loads((directory / FILES_RECORD).read_text(encoding="utf-8"))
+        files = record["files"]
+        if not (isinstance(files, list) and all(isinstance(entry, str) for entry in files)):
+            raise TypeError(files)
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise InputError(
+            directory,
+            f"holds no list of the files the pipeline wrote into it ({FILES_RECORD}; an output of an earlier "
+            "version?), so its own files cannot be told from anyone else's: refused, nothing touched; "
+            "remove it or choose another output folder",
+        ) from exc
+    return unwritten(directory, [*files, FILES_RECORD, *WORKFLOW_MARKS])
+
+
+def output_strangers(directory: Path) -> list[str]:
+    """:func:`model_dir_strangers` of a model directory; nothing for a resume checkpoint, which lives in the
+    stage's own work folder (``.OUT.work/``, removed whole when the run ends: docs/stages/pretrain.md)."""
+    return [] if is_resume_checkpoint(directory) else model_dir_strangers(directory)
+
+
+def check_output_dir(target, owned: Callable[[Path], bool] | None = None, strangers: Strangers | None = None) -> Path:
     """Fail fast, before any work, unless ``target`` may be written: absent, an empty folder, or a folder
-    that ``owned`` (default: :func:`is_own_model_dir`) recognises as an earlier output of the pipeline.
+    that ``owned`` (default: :func:`is_own_model_dir`) recognises as an earlier output of the pipeline and
+    that holds nothing ``strangers`` finds (default, with the default ``owned``: :func:`model_dir_strangers`,
+    a file outside the record of what the stage wrote, hidden or not: a ``.notes``, a ``.git/``).
     Anything else (a regular file, a folder of other files, ``.`` or ``..``) is refused untouched. A symbolic
     link (a chain of them, a dangling one) is judged by the folder it points to, which is the one written
-    (:func:`pipeline.atomic.resolve_target`): the link is kept."""
+    (:func:`pipeline.atomic.resolve_target`): the link is kept. A caller that only adds files to the folder
+    (the BiLSTM's :func:`pipeline.models.bilstm.saved.save`) passes its own ``owned`` and no ``strangers``:
+    what else the folder holds stays."""
     target = Path(target)
-    owned = owned or is_own_model_dir
+    if owned is None:
+        owned, strangers = is_own_model_dir, strangers or model_dir_strangers
     if target.name in ("", ".", ".."):
         raise InputError(target, "is not a folder name to write a model to (give a new or empty folder)")
     if not target.exists():
@@ -130,6 +179,7 @@ def check_output_dir(target, owned: Callable[[Path], bool] | None = None) -> Pat
         raise InputError(target, "exists and is a file, not an output folder of the pipeline: refused, nothing touched")
     try:
         empty = next(target.iterdir(), None) is None
+        found = [] if empty or strangers is None or not owned(target) else strangers(target)
     except OSError as exc:
         raise InputError(target, f"cannot read the existing output folder: {os_message(exc)}") from exc
     if not empty and not owned(target):
@@ -138,16 +188,27 @@ def check_output_dir(target, owned: Callable[[Path], bool] | None = None) -> Pat
             "exists and holds files the pipeline did not write (not an earlier output of this stage): "
             "refused, nothing touched; remove it or choose another output folder",
         )
+    if found:
+        raise InputError(
+            target,
+            f"is an earlier output that also holds files the pipeline did not write ({listing(found)}): "
+            "refused, nothing touched; move them out or choose another output folder",
+        )
     return target
 
 
-def replace_dir(source: Path, target: Path, owned: Callable[[Path], bool] | None = None) -> None:
-    """Move ``source`` to ``target``, replacing an existing ``target`` only where it is empty or ``owned``
-    recognises it (default :func:`is_own_output`: a model directory or a resume checkpoint); the old
+def replace_dir(
+    source: Path, target: Path, owned: Callable[[Path], bool] | None = None, strangers: Strangers | None = None
+) -> None:
+    """Move ``source`` to ``target``, replacing an existing ``target`` only where it is empty, or ``owned``
+    recognises it and ``strangers`` finds nothing else in it (default :func:`is_own_output` and
+    :func:`output_strangers`: a model directory or a resume checkpoint holding only its own files); the old
     one is moved aside first and removed after the rename. Anything else raises :class:`InputError`.
     Where ``target`` is a symbolic link, the folder it points to is replaced and the link kept."""
     source, target = Path(source), Path(target)
-    check_output_dir(target, owned or is_own_output)
+    if owned is None:
+        owned, strangers = is_own_output, strangers or output_strangers
+    check_output_dir(target, owned, strangers)
     target = resolve_target(target)
     old = target.with_name(f".{target.name}.old-{os.getpid()}")
     moved = False

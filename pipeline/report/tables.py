@@ -24,7 +24,8 @@ Bad input (a missing file, an unknown task, a missing key, two runs with the sam
 pooling) stops the stage naming the file and the key. The output appears all at once or not
 at all, even when the stage is killed: the files are written into a hidden folder beside ``--out``,
 which then takes its place in one step (:class:`pipeline.atomic.AtomicFolder`); an ``--out`` holding
-files of its own is refused untouched.
+any file the stage does not write, hidden or not (a ``.notes`` beside an earlier set, a ``.git/``), is
+refused untouched (docs/behaviour.md, "Outputs are never someone else's files").
 """
 
 from __future__ import annotations

@@ -4,11 +4,13 @@ nothing written and no hidden temporary left."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from pathlib import Path
 
 import pytest
-from hostile import assert_clean_failure, hidden_leftovers
+from hostile import assert_clean_failure, file_size_limit, hidden_leftovers
 
 
 def _evaluate(cli, good, task: str, out: Path, *extra, data: Path | None = None, model: str | None = None) -> int:
@@ -132,3 +134,163 @@ def test_a_score_that_is_not_a_finite_number(cli, good, tmp_path, capsys, case, 
     out = tmp_path / "out"
     status = _evaluate(cli, good, task, out / "m.json", data=data)
     assert_clean_failure(status, capsys.readouterr().err, data / relative, out, f"(line {line})")
+
+
+# ------------------------------------------------------------------ grouped evaluation: one set of files (issue 39 §2)
+PAIR = ["faq", "geogranno"]  # the lexical baseline scores both in well under a second
+
+
+def _pair(cli, good, outs: list[Path]) -> int:
+    return cli("evaluate", *PAIR, "--model", "bm25", "--data", good.data, "--out", *outs)
+
+
+def _error_line(status: int, err: str, out: Path, fragment: str) -> str:
+    """Exit 2, no traceback, one ``error:`` line naming ``out`` (never a hidden temporary) and ``fragment``."""
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0].lower(), errors[0]
+    assert ".tmp-" not in err and ".old-" not in err, err
+    return errors[0]
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot write to (root ignores permissions, but not /sys)."""
+    if os.geteuid() == 0:
+        return Path("/sys/kernel")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    return folder
+
+
+@pytest.mark.parametrize("failure", ["read-only folder", "full disk"])
+def test_a_failure_at_the_second_output_leaves_the_first_as_it_was(cli, good, tmp_path, capsys, failure):
+    first = tmp_path / "kept" / "faq.json"
+    first.parent.mkdir()
+    first.write_text("earlier\n")
+    if failure == "read-only folder":
+        second = _unwritable_folder(tmp_path) / "geogranno.json"
+        status = _pair(cli, good, [first, second])
+        fragment = "not writable"
+    else:
+        sizes = tmp_path / "sizes"
+        assert _pair(cli, good, [sizes / "faq.json", sizes / "geogranno.json"]) == 0
+        small, large = ((sizes / name).stat().st_size for name in ("faq.json", "geogranno.json"))
+        assert small < large
+        second = tmp_path / "full" / "geogranno.json"
+        with file_size_limit((small + large) // 2):  # the first file fits, the second does not
+            status = _pair(cli, good, [first, second])
+        fragment = "file too large"
+    _error_line(status, capsys.readouterr().err, second, fragment)
+    assert first.read_text() == "earlier\n" and not second.exists()
+    assert hidden_leftovers(first.parent) == [] and hidden_leftovers(second.parent) == []
+
+
+def test_a_rename_that_fails_puts_the_earlier_outputs_back(cli, good, tmp_path, capsys, monkeypatch):
+    outs = [tmp_path / "faq.json", tmp_path / "geogranno.json"]
+    for out in outs:
+        out.write_text(f"earlier {out.name}\n")
+    rename = os.replace
+
+    def failing(source, target, *args, **kwargs):
+        if Path(target) == outs[1]:
+            raise OSError(errno.EIO, "Input/output error")
+        return rename(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", failing)
+    status = _pair(cli, good, outs)
+    _error_line(status, capsys.readouterr().err, outs[1], "input/output error")
+    assert [out.read_text() for out in outs] == ["earlier faq.json\n", "earlier geogranno.json\n"]
+    assert hidden_leftovers(tmp_path) == []
+
+
+def _dot_dot(tmp_path: Path) -> Path:
+    return tmp_path / "x" / ".." / "x" / "a.json"
+
+
+def _link_to_the_first(tmp_path: Path) -> Path:
+    (tmp_path / "x" / "b.json").symlink_to("a.json")
+    return tmp_path / "x" / "b.json"
+
+
+def _through_a_linked_folder(tmp_path: Path) -> Path:
+    (tmp_path / "y").symlink_to(tmp_path / "x")
+    return tmp_path / "y" / "a.json"
+
+
+def _hard_link(tmp_path: Path) -> Path:
+    os.link(tmp_path / "x" / "a.json", tmp_path / "x" / "b.json")
+    return tmp_path / "x" / "b.json"
+
+
+ALIASES = {
+    "x/../x/a.json": _dot_dot,
+    "a link to the first output": _link_to_the_first,
+    "the first output through a linked folder": _through_a_linked_folder,
+    "a hard link to the first output": _hard_link,
+}
+
+
+@pytest.mark.parametrize("alias", list(ALIASES))
+def test_two_outputs_that_are_one_file_are_refused(cli, good, tmp_path, capsys, alias):
+    """One task's metrics would overwrite the other's, exit 0: compared by the file they reach, not by spelling."""
+    first = tmp_path / "x" / "a.json"
+    first.parent.mkdir()
+    first.write_text("earlier\n")
+    second = ALIASES[alias](tmp_path)
+    status = _pair(cli, good, [first, second])
+    _error_line(status, capsys.readouterr().err, second, f"is the same file as {first} (the output of faq)")
+    assert first.read_text() == "earlier\n" and hidden_leftovers(tmp_path / "x") == []
+
+
+# ------------------------------------------------------------------ an output that is an input (issue 39 §1)
+SIMLEX = "word_similarity/eval-word-vectors/EN-SIMLEX-999.txt"
+
+
+def _simlex(good, tmp_path, data, model):
+    return data / SIMLEX, "lies inside the data root"
+
+
+def _new_file_in_the_data_root(good, tmp_path, data, model):
+    return data / "results" / "wordsim.json", "lies inside the data root"
+
+
+def _model_config(good, tmp_path, data, model):
+    return model / "config.json", "lies inside the model"
+
+
+def _word2vec_vectors(good, tmp_path, data, model):
+    return tmp_path / "vectors.bin", "is the model"
+
+
+def _data_linked_from_elsewhere(good, tmp_path, data, model):
+    outside = tmp_path / "outside" / "simlex.txt"
+    outside.parent.mkdir()
+    shutil.move(data / SIMLEX, outside)
+    (data / SIMLEX).symlink_to(outside)
+    return outside, "an input of this evaluation"
+
+
+INPUTS = {
+    "the SimLex file": (_simlex, "word2vec"),
+    "a new file in the data root": (_new_file_in_the_data_root, "word2vec"),
+    "the model's config.json": (_model_config, "transformer"),
+    "the word2vec vectors": (_word2vec_vectors, "word2vec"),
+    "a data file the data root links to": (_data_linked_from_elsewhere, "word2vec"),
+}
+
+
+@pytest.mark.parametrize("case", list(INPUTS))
+def test_an_output_that_is_an_input_of_the_call_is_refused(cli, good, tmp_path, capsys, case):
+    make, kind = INPUTS[case]
+    data, model = tmp_path / "data", tmp_path / "model"
+    shutil.copytree(good.data, data)
+    shutil.copytree(good.model, model)
+    shutil.copy(good.vectors, tmp_path / "vectors.bin")
+    out, fragment = make(good, tmp_path, data, model)
+    before = out.read_bytes() if out.exists() else None
+    spec = str(model) if kind == "transformer" else f"word2vec:{tmp_path / 'vectors.bin'}"
+    status = _evaluate(cli, good, "wordsim", out, data=data, model=spec)
+    _error_line(status, capsys.readouterr().err, out, fragment)
+    assert (out.read_bytes() if out.exists() else None) == before
+    assert not out.parent.exists() or list(out.parent.glob(f".{out.name}.*")) == []  # no temporary left

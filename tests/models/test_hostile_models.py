@@ -71,6 +71,58 @@ def test_tiny_model_writes_into_an_empty_folder_and_replaces_its_own_output(cli,
     assert hidden_leftovers(tmp_path) == []
 
 
+def _folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _plant(folder: Path, stranger: str) -> dict[str, bytes]:
+    """A user's file at ``stranger`` inside ``folder``; what the folder holds then."""
+    (folder / stranger).parent.mkdir(parents=True, exist_ok=True)
+    (folder / stranger).write_text("mine\n")
+    return _folder_bytes(folder)
+
+
+def _refused(status: int, err: str, out: Path, fragment: str) -> None:
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
+
+
+@pytest.mark.parametrize("stranger", [".notes", "notes.txt", ".git/HEAD", "1_Pooling/.notes"])
+def test_a_rerun_refuses_an_earlier_model_holding_a_file_it_did_not_write(cli, good, tmp_path, capsys, stranger):
+    """Issue 39 §1: an earlier output of ours was replaced whole, a user's file in it (hidden or not) lost."""
+    out = tmp_path / "m"
+    assert _tiny_model(cli, good, out) == 0
+    before = _plant(out, stranger)
+    status = _tiny_model(cli, good, out)
+    shown = stranger if stranger.startswith("1_Pooling") else stranger.split("/")[0]
+    _refused(status, capsys.readouterr().err, out, f"did not write ({shown})")
+    assert _folder_bytes(out) == before and hidden_leftovers(tmp_path) == []
+
+
+def test_a_rerun_refuses_an_earlier_model_with_no_record_of_its_files(cli, good, tmp_path, capsys):
+    """A model folder of ours without the list of what it was written with (an older version's) cannot tell
+    a user's file from its own: refused, where the user's ``notes.txt`` was lost."""
+    from pipeline.models.directory import FILES_RECORD
+
+    out = tmp_path / "m"
+    assert _tiny_model(cli, good, out) == 0
+    (out / FILES_RECORD).unlink(missing_ok=True)
+    before = _plant(out, "notes.txt")
+    status = _tiny_model(cli, good, out)
+    _refused(status, capsys.readouterr().err, out, "holds no list of the files")
+    assert _folder_bytes(out) == before and hidden_leftovers(tmp_path) == []
+
+
+def test_export_refuses_an_earlier_export_holding_a_hidden_file(cli, good, tmp_path, capsys):
+    out = tmp_path / "export"
+    assert cli("export", "--model", good.model, "--repo-id", "user/tiny", "--out", out) == 0
+    before = _plant(out, ".notes")
+    status = cli("export", "--model", good.model, "--repo-id", "user/tiny", "--out", out)
+    _refused(status, capsys.readouterr().err, out, "did not write (.notes)")
+    assert _folder_bytes(out) == before and hidden_leftovers(tmp_path) == []
+
+
 def test_export_refuses_a_repo_id_that_climbs_out_of_export(cli, good, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     status = cli("export", "--model", good.model, "--repo-id", "user/..")

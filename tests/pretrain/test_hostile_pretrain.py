@@ -102,6 +102,29 @@ def test_a_saved_checkpoint_holds_only_tensors_and_plain_containers(kept_checkpo
         torch.load(kept_checkpoint / name, weights_only=True)  # raises on anything else
 
 
+def _folder_bytes(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("stranger", [".notes", ".git/config"])
+def test_a_rerun_refuses_an_earlier_model_holding_a_hidden_file(
+    kept_checkpoint, tokens_en, tiny_en, tmp_path, cli, capsys, stranger
+):
+    """Issue 39 §1: a rerun over an earlier model swapped the folders and deleted the old one, a user's
+    hidden file with it; refused before any work, the folder as it was, no work folder made beside it."""
+    out = tmp_path / "m"
+    shutil.copytree(kept_checkpoint.parent, out)  # the earlier output of the same settings
+    (out / stranger).parent.mkdir(parents=True, exist_ok=True)
+    (out / stranger).write_text("mine\n")
+    before = _folder_bytes(out)
+    status = cli("pretrain", *common(tokens_en, tiny_en), "--out", out)
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and len(errors) == 1, errors
+    assert errors[0].startswith(f"error: {out}: ") and f"did not write ({stranger.split('/')[0]})" in errors[0]
+    assert _folder_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no .m.work, no temporary
+
+
 def _rewrite_tokens(good, bad, change):
     table = pq.read_table(good)
     metadata = table.schema.metadata

@@ -59,10 +59,11 @@ def test_bad_line_is_named(tmp_path, bad, message):
 
 
 def test_non_utf8_is_named_by_the_cli(cli, tiny_model, tmp_path, capsys):
-    path = tmp_path / scws.RATINGS
-    path.parent.mkdir()
+    root = tmp_path / "root"  # the output lies outside it: evaluate refuses one inside the data root
+    path = root / scws.RATINGS
+    path.parent.mkdir(parents=True)
     path.write_bytes(LINE.encode() + LINE.replace("Brazil", "Br\xe9sil").encode("latin-1"))
-    assert cli("evaluate", "scws", "--model", tiny_model, "--data", tmp_path, "--out", tmp_path / "s.json") == 2
+    assert cli("evaluate", "scws", "--model", tiny_model, "--data", root, "--out", tmp_path / "s.json") == 2
     err = [line for line in capsys.readouterr().err.splitlines() if "ratings.txt" in line]  # (model-loading bars aside)
     assert len(err) == 1 and "ratings.txt (line 2): not UTF-8" in err[0]
     assert not (tmp_path / "s.json").exists()
