@@ -33,7 +33,7 @@ def test_every_count_of_the_schema_has_a_bound():
 CASES = [
     ("  max_steps: 30", "  max_steps: " + str(10**400), "pretrain.max_steps"),
     ("  batch_size: 16", "  batch_size: " + str(10**18), "pretrain.batch_size"),
-    ("run: demo", "run: " + "r" * 300, "run"),
+    ("run: demo", "run: " + "r" * 300, "run: 300 characters, longer than 64"),
     ("    tiny: tiny  #", "    " + "b" * 300 + ": tiny", "models.backbones"),
     ("  presets: {burt: burt}", "  presets: {mlm: burt}", "ngrams.presets"),
     ("  presets: {burt: burt}", "  presets: {brut: burt}", "ngrams.presets"),
