@@ -112,4 +112,5 @@ FOLDS = integer(2, 100)  # folds of a cross-validation [10, SentEval]
 # the longest n-gram: docs/method.md §2 compares N 4 to 10 [ULR-BERT 6, BURT 5]; every sentence
 # is counted at each n up to N, so N bounds the per-sentence work
 NGRAM_LENGTH = integer(2, 16)
-MFU = number(0, 1, low_open=True)  # a share of the GPU's peak FLOPs, (0, 1]
+MIN_MFU = 0.001  # below 0.1 % of the peak no run is worth planning, and a tinier share gives infinite GPU-hours
+MFU = number(MIN_MFU, 1)  # a share of the GPU's peak FLOPs, [0.001, 1]

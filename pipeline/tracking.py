@@ -12,8 +12,9 @@ variable ``ULR_REPORT_TO``, which wins: ``tensorboard`` (the default: event file
 ``results/<run>/logs/tensorboard/<stage>/<label>``, nothing leaves the machine), ``wandb`` or ``mlflow``
 (their own libraries, which the user installs and configures with their own environment variables:
 ``WANDB_PROJECT``, ``MLFLOW_TRACKING_URI``, ...), or ``none``. The stages built on the transformers
-``Trainer`` (finetune, classify) hand the choice to its ``report_to`` integrations; the others
-(pretrain, bilstm) log through :class:`Tracker`, which uses the same libraries.
+``Trainer`` (finetune, classify) hand ``wandb`` and ``mlflow`` to its ``report_to`` integrations and
+write TensorBoard's files with :func:`trainer_callbacks`; the others (pretrain, bilstm) log through
+:class:`Tracker`, which uses the same libraries.
 
 The event files are logs: a rerun adds a file beside the earlier ones, and they are not outputs of the
 rules (a killed job may leave a partial one, as it leaves a partial log).
@@ -89,15 +90,46 @@ def scalars(record: dict, prefix: str = "") -> dict[str, float]:
 
 
 def trainer_report_to(args: argparse.Namespace) -> list[str]:
-    """``TrainingArguments(report_to=...)`` for the stages on the transformers Trainer; points its
-    TensorBoard callback at ``--tracking-dir``."""
+    """``TrainingArguments(report_to=...)`` for the stages on the transformers Trainer: ``wandb`` or
+    ``mlflow`` through its integrations; TensorBoard is not among them, it is :func:`trainer_callbacks`'s."""
     chosen = backend(args.report_to)
-    if chosen == "none" or (chosen == "tensorboard" and args.tracking_dir is None):
+    return [chosen] if chosen in ("wandb", "mlflow") else []
+
+
+def trainer_callbacks(args: argparse.Namespace) -> list:
+    """The Trainer callbacks of the live curves: TensorBoard event files in ``--tracking-dir``, written by
+    :class:`EventFile` in the training thread (the Trainer's own TensorBoard callback writes from
+    ``SummaryWriter``'s thread, whose failure on a full disk is a thread's traceback)."""
+    if backend(args.report_to) != "tensorboard" or args.tracking_dir is None:
         return []
-    if chosen == "tensorboard":
-        args.tracking_dir.mkdir(parents=True, exist_ok=True)
-        os.environ["TENSORBOARD_LOGGING_DIR"] = str(args.tracking_dir)
-    return [chosen]
+    from transformers import TrainerCallback
+
+    folder = args.tracking_dir
+
+    class TensorBoardCurves(TrainerCallback):
+        """The Trainer's log records as scalars, named as its TensorBoard callback names them
+        (``train/loss``, ``eval/<metric>``)."""
+
+        def __init__(self):
+            self.events = None
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if not state.is_world_process_zero or not logs:
+                return
+            if self.events is None:
+                self.events = EventFile(folder)
+            named = {
+                key.replace("eval_", "eval/", 1) if key.startswith("eval_") else f"train/{key}": value
+                for key, value in logs.items()
+            }
+            self.events.add_scalars(scalars(named), state.global_step)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            if self.events is not None:
+                self.events.close()
+                self.events = None
+
+    return [TensorBoardCurves()]
 
 
 class EventFile:

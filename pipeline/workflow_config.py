@@ -173,6 +173,8 @@ def _message(error) -> str:
             "or a path would misread are not allowed, and a name that becomes a folder may not start with "
             "'.', so that '.' and '..' cannot leave results/)"
         )
+    if error.validator == "maxLength":  # the value itself may be long: its length says what is wrong
+        return f"{where}: {len(error.instance):,} characters, longer than {error.validator_value} (a name becomes a file name)"
     return f"{where}: {_short(error.message, 200)}"
 
 

@@ -60,3 +60,22 @@ def test_a_full_disk_under_the_tensorboard_folder_names_that_folder(tmp_path, mo
     assert caught.value.path == str(board), caught.value
     assert "TensorBoard folder" in str(caught.value) and "ulimit -f" in str(caught.value)
     assert crashed == []
+
+
+def test_a_full_disk_under_a_trainer_stages_tensorboard_folder_names_that_folder(tmp_path, monkeypatch):
+    """finetune and classify write their curves through :func:`tracking.trainer_callbacks`: the same one line."""
+    from transformers import TrainerControl, TrainerState
+
+    monkeypatch.delenv(tracking.ENV, raising=False)
+    board = tmp_path / "logs" / "tensorboard" / "finetune"
+    args = argparse.Namespace(report_to="tensorboard", tracking_dir=board)
+    crashed = []
+    monkeypatch.setattr(threading, "excepthook", crashed.append)
+    [curves] = tracking.trainer_callbacks(args)
+    state = TrainerState()
+    with pytest.raises(InputError) as caught, file_size_limit(300):
+        for step in range(1, 200):
+            state.global_step = step
+            curves.on_log(args, state, TrainerControl(), logs={"loss": 1.0 / step, "learning_rate": 1e-4})
+    assert caught.value.path == str(board), caught.value
+    assert crashed == []

@@ -44,12 +44,24 @@ def test_none_and_the_environment_variable(tmp_path, monkeypatch):
         tracking.backend("tensorboard")
 
 
-def test_trainer_stages_hand_tensorboard_its_folder(tmp_path, monkeypatch):
-    monkeypatch.delenv(tracking.ENV, raising=False)
-    monkeypatch.delenv("TENSORBOARD_LOGGING_DIR", raising=False)
-    args = parsed("--tracking-dir", str(tmp_path / "tb"))
-    assert tracking.trainer_report_to(args) == ["tensorboard"]
-    import os
+def test_trainer_stages_write_tensorboard_through_their_callback(tmp_path, monkeypatch):
+    """finetune and classify: wandb / mlflow go to the Trainer's report_to, TensorBoard to a callback that
+    names the scalars as the Trainer's own does (train/loss, eval/<metric>)."""
+    from transformers import TrainerControl, TrainerState
 
-    assert os.environ["TENSORBOARD_LOGGING_DIR"] == str(tmp_path / "tb")
-    assert tracking.trainer_report_to(parsed()) == []  # no folder given: nothing written
+    monkeypatch.delenv(tracking.ENV, raising=False)
+    args = parsed("--tracking-dir", str(tmp_path / "tb"))
+    assert tracking.trainer_report_to(args) == []
+    assert tracking.trainer_callbacks(parsed()) == []  # no folder given: nothing written
+    [curves] = tracking.trainer_callbacks(args)
+    state = TrainerState()
+    for step in (1, 2):
+        state.global_step = step
+        curves.on_log(args, state, TrainerControl(), logs={"loss": 1.0 / step, "eval_spearman": 0.5, "note": "x"})
+    curves.on_train_end(args, state, TrainerControl())
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    assert set(events.Tags()["scalars"]) == {"train/loss", "eval/spearman"}
+    assert [(e.step, e.value) for e in events.Scalars("train/loss")] == [(1, 1.0), (2, 0.5)]
+    monkeypatch.setenv(tracking.ENV, "wandb")
+    assert tracking.trainer_report_to(args) == ["wandb"] and tracking.trainer_callbacks(args) == []

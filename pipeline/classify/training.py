@@ -154,13 +154,14 @@ def run_seed(
     """Fine-tune a fresh copy of the model on ``train`` (examples, features) with ``seed``; predict
     every evaluation set ({name: (examples, features)}). Returns predictions, metrics and speed.
     ``tracker_args`` (``--report-to``, ``--tracking-dir``): the live curves, in ``seed-N`` under the folder."""
-    report_to = []
+    report_to, curves = [], []
     if tracker_args is not None:
         folder = tracker_args.tracking_dir
         seed_args = argparse.Namespace(
             report_to=tracker_args.report_to, tracking_dir=folder / f"seed-{seed}" if folder else None
         )
         report_to = tracking.trainer_report_to(seed_args)
+        curves = tracking.trainer_callbacks(seed_args)
     set_seed(seed)
     model = load_model(task, model_path)
     with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
@@ -170,7 +171,7 @@ def run_seed(
             train_dataset=train[1],
             data_collator=collator(task, tokenizer),
             processing_class=tokenizer,
-            callbacks=[ProgressLog(f"{task.name} seed {seed}")],
+            callbacks=[ProgressLog(f"{task.name} seed {seed}"), *curves],
         )
         started = time.perf_counter()
         result = trainer.train()

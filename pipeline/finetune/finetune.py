@@ -281,6 +281,8 @@ def build_trainer(args, columns: dict, work: Path, log_path: Path):
         evaluator=evaluators(args) if args.eval_steps else None,
     )
     trainer.add_callback(StepLog(log_path, trainer))
+    for callback in tracking.trainer_callbacks(args):  # live curves (pipeline/tracking.py)
+        trainer.add_callback(callback)
     return trainer
 
 

@@ -253,6 +253,8 @@ def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
 def _train(args, world: runtime.World, halt_after: int | None) -> Path:
     device = runtime.pick_device(world.local_rank)
     check_input(args)  # before any work: packed input only for the masking objectives
+    if args.misad_loss == "released" and lookup(args.objective).loss != "misad":  # a setting that would do nothing
+        raise InputError("--misad-loss", f"released is MiSAD's loss (ULR-BERT §3.2); {args.objective} has none")
     if not world.is_main:
         log.setLevel(logging.WARNING)  # one progress log per run, not per process
     out = Path(args.out)

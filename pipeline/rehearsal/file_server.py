@@ -14,10 +14,12 @@ data-root files) are followed. The download stage needs neither ranges nor HEAD:
 from __future__ import annotations
 
 import logging
+import sys
 from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 from pipeline.rehearsal.background_server import BackgroundServer
 
@@ -28,8 +30,9 @@ PREFIX = "/files"
 class _Handler(SimpleHTTPRequestHandler):
     def translate_path(self, path: str) -> str:
         route = path.split("?", 1)[0].split("#", 1)[0]
-        if not route.startswith(PREFIX + "/"):
-            return str(Path(self.directory) / ".missing" / "not-under-files")  # answered 404
+        missing = str(Path(self.directory) / ".missing" / "not-under-files")  # answered 404
+        if not route.startswith(PREFIX + "/") or "\0" in unquote(route):  # a NUL byte names no file
+            return missing
         return super().translate_path(route[len(PREFIX) :])
 
     def list_directory(self, path):
@@ -39,6 +42,11 @@ class _Handler(SimpleHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:  # a client gone mid-answer: no traceback on stderr
+        log.debug("error answering %s: %r", client_address, sys.exc_info()[1])
+
+
 class FileServer(BackgroundServer):
     """A running server: ``url`` (``http://HOST:PORT/files``), ``stop()``; a context manager."""
 
@@ -46,7 +54,7 @@ class FileServer(BackgroundServer):
         self.mirror = Path(mirror)
         self.mirror.mkdir(parents=True, exist_ok=True)  # served before it is filled (its URL goes into the build)
         handler = partial(_Handler, directory=str(self.mirror))
-        super().__init__(ThreadingHTTPServer((host, port), handler), "rehearsal-file-server")
+        super().__init__(_Server((host, port), handler), "rehearsal-file-server")
         self.url = f"http://{self.host}:{self.port}{PREFIX}"
 
 

@@ -40,6 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from pipeline.errors import os_message
 from pipeline.rehearsal.background_server import BackgroundServer
 
 log = logging.getLogger("pipeline.rehearsal.hub_server")
@@ -73,18 +74,20 @@ class Hub:
         repo = self.root / repo_id
         if len(parts) != 2 or not all(NAME_PART.match(part) for part in parts) or not repo.is_dir():
             raise HubError(404, "RepoNotFound", "Repository not found")
+        if not _inside(repo, self.root):  # a repository linked in from elsewhere is not served
+            raise HubError(404, "RepoNotFound", "Repository not found")
         ref = repo / "refs" / revision  # a branch (tiny_hub writes refs/main for a model locked at first download)
         if not COMMIT.match(revision) and NAME_PART.match(revision) and ref.is_file():
             revision = ref.read_text(encoding="utf-8").strip()
         folder = repo / revision
-        if not COMMIT.match(revision) or not folder.is_dir():
+        if not COMMIT.match(revision) or not folder.is_dir() or not _inside(folder, self.root):
             raise HubError(404, "RevisionNotFound", f"Invalid rev id: {revision}")
         return folder
 
     def file(self, snapshot: Path, name: str) -> Path:
         """The file ``name`` of a snapshot (never outside it, never a hidden one)."""
         path = snapshot / name
-        inside = path.resolve().is_relative_to(snapshot.resolve())
+        inside = _inside(path, snapshot)
         if not name or not inside or any(part.startswith(".") for part in Path(name).parts) or not path.is_file():
             raise HubError(404, "EntryNotFound", "Entry not found", commit=snapshot.name)
         return path
@@ -120,14 +123,14 @@ class Hub:
         snapshot = self.snapshot(repo_id, revision)
         folder = snapshot / path if path else snapshot
         visible = not path or not any(part.startswith(".") for part in Path(path).parts)
-        if not visible or not folder.resolve().is_relative_to(snapshot.resolve()) or not folder.is_dir():
+        if not visible or not _inside(folder, snapshot) or not folder.is_dir():
             raise HubError(404, "EntryNotFound", f"{path} does not exist on {revision!r}", commit=revision)
         children = folder.rglob("*") if recursive else folder.iterdir()
         entries = []
         for child in sorted(children):
             relative = child.relative_to(snapshot)
-            if any(part.startswith(".") for part in relative.parts):
-                continue
+            if any(part.startswith(".") for part in relative.parts) or not _inside(child, snapshot):
+                continue  # hidden, or a link out of the snapshot: neither listed nor served
             if child.is_dir():
                 oid = hashlib.sha1(f"{revision}/{relative.as_posix()}".encode()).hexdigest()
                 entries.append({"type": "directory", "oid": oid, "path": relative.as_posix()})
@@ -160,6 +163,21 @@ class Hub:
             "tags": [],
             "siblings": siblings,
         }
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, links followed, lies in ``folder``: what the hub lists or serves never leaves it."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError):  # a link loop, a NUL byte
+        return False
+
+
+def header_value(text: str) -> str:
+    """``text`` as one header line: control characters (CR and LF among them, which would end the header
+    and start another: a request's path echoed in ``X-Error-Message`` could set a cookie) and non-Latin
+    characters escaped as ``\\xNN``."""
+    return "".join(c if " " <= c <= "~" else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class _Server(ThreadingHTTPServer):
@@ -210,7 +228,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, headers: dict, payload: bytes, body: bool) -> None:
         self.send_response(status)
         for name, value in {**headers, "Content-Length": str(len(payload))}.items():
-            self.send_header(name, value)
+            self.send_header(name, header_value(value))
         self.end_headers()
         if body:
             self.wfile.write(payload)
@@ -220,8 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, {"Content-Type": "application/json; charset=utf-8"}, payload, body)
 
     def _error(self, error: HubError, body: bool) -> None:
-        header = error.message.encode("ascii", "backslashreplace").decode()  # headers are Latin-1
-        headers = {"Content-Type": "application/json; charset=utf-8", "X-Error-Message": header}
+        headers = {"Content-Type": "application/json; charset=utf-8", "X-Error-Message": error.message}
         if error.code:
             headers["X-Error-Code"] = error.code
         if error.commit:
@@ -255,7 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers["Content-Range"] = f"bytes {start}-{end - 1}/{size}"
         self.send_response(status)
         for name, value in {**headers, "Content-Length": str(end - start)}.items():
-            self.send_header(name, value)
+            self.send_header(name, header_value(value))
         self.end_headers()
         if not body:
             return
@@ -292,7 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.root.is_dir():
         parser.error(f"{args.root}: not a folder")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop as on Ctrl-C: the server closes first
-    with start(args.root, args.host, args.port) as server:
+    try:
+        server = start(args.root, args.host, args.port)
+    except OSError as exc:  # the port in use, a host that is not this machine's: one line, exit 2
+        parser.exit(2, f"error: {args.host}:{args.port}: cannot listen: {os_message(exc)}\n")
+    with server:
         print(f"HF_ENDPOINT={server.url}", flush=True)
         try:
             while True:

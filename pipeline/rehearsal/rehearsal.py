@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -38,10 +39,21 @@ from pipeline.arguments import THREADS
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.rehearsal import coverage
+from pipeline.rehearsal.mirror import MARKER as MIRROR_MARKER
 
 log = logging.getLogger("pipeline.rehearsal")
 REPO = Path(__file__).resolve().parents[2]
 EVALUATION_LINES = 200
+MARKER = ".rehearsal-work"  # marks a work folder this stage made (and may delete on the next rehearsal)
+STOP_GRACE_SECONDS = 60  # Snakemake's time to stop its jobs and release its lock before it is killed
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGINT reached the rehearsal: everything it started is stopped as it unwinds."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,13 +70,83 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    _refuse_repeats(args.paper)
     failures = []
-    for paper in args.paper:
-        record = rehearse(paper, args.data, args.cores, args.out)
-        if record["snakemake_exit"] != 0 or not record["coverage"]["complete"]:
-            failures.append(paper.name)
+    with _stopped_by_signals():
+        try:
+            for paper in args.paper:
+                record = rehearse(paper, args.data, args.cores, args.out)
+                if record["snakemake_exit"] != 0 or not record["coverage"]["complete"]:
+                    failures.append(paper.name)
+        except Stopped as stop:  # the servers, Snakemake and its jobs are stopped by now
+            log.error("rehearsal stopped by %s", stop)
+            raise SystemExit(128 + stop.signum) from None
     if failures:
         raise InputError(", ".join(failures), "the rehearsal failed (see rehearsal.json and snakemake.log there)")
+
+
+def _refuse_repeats(papers: list[Path]) -> None:
+    """Each rehearsal has its own folder, OUT/<run>-rehearsal: a paper given twice (or two papers of one
+    run name) would rehearse twice into one folder, the second deleting the first's record."""
+    from pipeline.report.plan import resolve_config
+
+    seen: dict[str, Path] = {}
+    for paper in papers:
+        name = resolve_config(paper)["run"]
+        if name in seen:
+            same = paper.resolve() == seen[name].resolve()
+            why = "is given twice" if same else f"has the run name {name!r} of {seen[name]}, and one folder"
+            raise InputError(paper, f"--paper {why}: each paper config once")
+        seen[name] = paper
+
+
+@contextlib.contextmanager
+def _stopped_by_signals():
+    """SIGTERM and SIGINT raise :class:`Stopped` in the main thread, so that every ``with`` block (the
+    servers) and :func:`_snakemake` (Snakemake and its jobs) unwinds; the handlers are restored after."""
+
+    def stop(signum, frame):
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _snakemake(command: list[str], log_path: Path, env: dict | None = None, cwd: Path = REPO) -> int:
+    """Run ``command`` (Snakemake) in its own process group, its output to ``log_path``; its exit status.
+
+    Interrupted (:class:`Stopped`, or any error here), the whole group is stopped: SIGTERM first, which
+    Snakemake answers by stopping its jobs and releasing ``.snakemake/locks``, then SIGKILL after
+    :data:`STOP_GRACE_SECONDS`, and ``snakemake --unlock`` where it had to be killed."""
+    with open(log_path, "w", encoding="utf-8") as out:
+        child = subprocess.Popen(
+            command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+        try:
+            return child.wait()
+        except BaseException:
+            _stop_group(child, command, cwd, env)
+            raise
+
+
+def _stop_group(child: subprocess.Popen, command: list[str], cwd: Path, env: dict | None) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGTERM)
+    try:
+        child.wait(timeout=STOP_GRACE_SECONDS)
+        graceful = True
+    except subprocess.TimeoutExpired:
+        graceful = False
+    with contextlib.suppress(ProcessLookupError):  # jobs that outlived Snakemake, in its group
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    if not graceful:
+        unlock = [arg for arg in command if arg not in ("-n", "-p")] + ["--unlock"]
+        subprocess.run(unlock, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 def _sentences(data_root: Path, lang: str, limit: int = 3000) -> list[str]:
@@ -97,8 +179,7 @@ def _listing(configfile: Path, extra: list[str], log_path: Path, env: dict | Non
     command = [sys.executable, "-m", "snakemake", "-p", "--configfile", str(configfile), *extra]
     if dry:
         command += ["-n", "--cores", "1"]
-    with open(log_path, "w", encoding="utf-8") as out:
-        return subprocess.run(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=env, check=False).returncode
+    return _snakemake(command, log_path, env)
 
 
 def _link_data(data_root: Path, target: Path, downloads: set[str]) -> int:
@@ -123,8 +204,15 @@ def rehearse(paper_path: Path, data_root: Path, cores: int, out: Path = REPO / "
     work.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(work.parent / f".{work.name}.lock", work):
         if work.exists():
+            if work.is_symlink() or not work.is_dir():
+                raise InputError(work, "exists and is not a folder this stage made: move it away")
+            # a rehearsal's folder from before the marker holds the mirror, which had its own
+            made_here = (work / MARKER).is_file() or (work / "mirror" / MIRROR_MARKER).is_file()
+            if any(work.iterdir()) and not made_here:
+                raise InputError(work, "exists, is not empty and is not a rehearsal's folder: move it or give --out")
             shutil.rmtree(work)
         work.mkdir(parents=True)
+        (work / MARKER).write_text("made by python -m pipeline rehearsal; deleted by the next rehearsal\n")
         return _rehearse(paper_path, paper, name, work, data_root, cores)
 
 

@@ -376,3 +376,17 @@ def test_an_unlabelled_multiple_choice_test_set_is_collated(tiny_en):
     labelled = [Example(id="0", text_a="", label=1, choices=["the city", "a river", "new york"])]
     batch = collator(task, tokenizer)(list(encoding.encode_choices(task, tokenizer, labelled, 16)))
     assert batch["labels"].tolist() == [1]
+
+
+def test_live_curves_of_each_seed_go_to_tensorboard(cli, tiny_en, demo_root, tmp_path, monkeypatch):
+    """--tracking-dir: one TensorBoard folder per seed, the Trainer's records named as its own callback
+    names them (the run's mean loss: train/train_loss; pipeline/tracking.py)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    monkeypatch.delenv("ULR_REPORT_TO", raising=False)
+    board = tmp_path / "tb"
+    assert run(cli, tiny_en, "sst2", demo_root, tmp_path / "sst2", extra=("--tracking-dir", board)) == 0
+    events = EventAccumulator(str(board / "seed-0"))
+    events.Reload()
+    assert {"train/train_loss", "train/epoch"} <= set(events.Tags()["scalars"])
+    assert events.Scalars("train/train_loss")[0].value > 0

@@ -6,6 +6,7 @@
 import os
 import re
 import sys
+from pathlib import Path
 
 import yaml
 
@@ -100,6 +101,18 @@ def nli_data_files(spec):
 def options(settings, *keys):
     """["--max-steps", "30", ...]: each key of a config section as a command-line option."""
     return [arg for key in keys for arg in (f"--{key.replace('_', '-')}", str(settings[key]))]
+
+
+# The shapes of the config's names (the schema's patterns): a backbone's name has no "+", a pre-trained
+# model's label is "<backbone>+<objective><suffix>", a pinned hub model's folder is
+# <data_root>/models/ORG/NAME@COMMIT. Rules whose names grow with the config constrain their wildcards with
+# these shapes, not with one_of(every name): Snakemake copies a constraint into each of the rule's paths and
+# rewrites them once per job, so an alternation of N names made the dry run quadratic in N (BENCHMARKS.md
+# "Dry run at scale"). The rules' input functions still read the one entry a name has.
+BACKBONE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
+PRETRAINED_LABEL = BACKBONE_NAME + r"\+[A-Za-z0-9_.+-]+"
+# (the folder as pipeline/models/spec.py's hub_folder writes it)
+HUB_FOLDER = re.escape(str(Path(DATA_ROOT) / "models")) + r"\/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}"
 
 
 def one_of(names):

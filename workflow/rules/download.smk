@@ -42,7 +42,7 @@ rule download_model:
     benchmark:
         f"{BENCHMARKS}/download_model/{{model}}.tsv"
     wildcard_constraints:
-        model="|".join(re.escape(path) for path in HUB_MODELS) or "(?!)",
+        model=HUB_FOLDER if HUB_MODELS else "(?!)",
     retries: 2
     conda:
         "../../envs/models.yaml"

@@ -24,7 +24,7 @@ rule tiny_model:
     benchmark:
         f"{BENCHMARKS}/tiny_model/{{backbone}}.tsv"
     wildcard_constraints:
-        backbone="|".join(TINY) or "^$",
+        backbone=BACKBONE_NAME if TINY else "(?!)",  # not a pre-trained label (PRETRAINED_LABEL)
     conda:
         "../../envs/models.yaml"
     resources:
@@ -77,7 +77,7 @@ rule pretrain:
     benchmark:
         f"{BENCHMARKS}/pretrain/{{label}}.tsv"
     wildcard_constraints:
-        label="|".join(re.escape(label) for label in PRETRAIN_RUNS) or "(?!)",
+        label=PRETRAINED_LABEL if PRETRAIN_RUNS else "(?!)",
     conda:
         "../../envs/models.yaml"
     threads: PRETRAIN_CPUS_PER_GPU * PRETRAIN["gpus"]

@@ -169,7 +169,7 @@ rule training_curves:
     benchmark:
         f"{BENCHMARKS}/training_curves/{{model}}.tsv"
     wildcard_constraints:
-        model="|".join(re.escape(label) for label in PRETRAIN_RUNS) or "(?!)",
+        model=PRETRAINED_LABEL if PRETRAIN_RUNS else "(?!)",
     conda:
         "../../envs/models.yaml"
     resources:
