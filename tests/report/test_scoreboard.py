@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -300,3 +301,49 @@ def test_a_rehearsal_judges_nothing(tmp_path):
     assert "its models are stand-ins" in scoreboard_render.markdown(result)
     # the same tables in a run that is not a rehearsal are judged
     assert claim(judged({"analogy": {"rows": rows}}), "burt-analogy-word-over-bert")["verdict"] == "holds"
+
+
+# ----------------------------------------------------------------- deterministic evaluations, by item
+def geogranno_metrics(tmp_path: Path, name: str, ranks: list[int]) -> Path:
+    """The GEOGRANNO fixture under another name, its ``all`` split re-scored from per-query gold ranks."""
+    from pipeline.tasks.retrieval import summary
+
+    data = json.loads((FIXTURES / "geogranno_minilm.json").read_text())
+    data["model"]["name"] = name
+    data["splits"]["all"] = summary(np.asarray(ranks), np.zeros(len(ranks), dtype=bool), items=True)
+    path = tmp_path / f"geogranno-{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_path):
+    """One number per model, but 541 queries each: a paired bootstrap tells an effect from one query's luck,
+    which the sign at the table's 0.1 cannot (1 query in 541 is 0.18 points)."""
+    rng = np.random.default_rng(1)
+    base = list(rng.integers(1, 20, size=541))
+    better = [1 if i % 3 == 0 else r for i, r in enumerate(base)]  # a third of the queries found first
+    one_less = [2] + better[1:]  # better[0] is 1 (query 0 is one of the third): one query found second
+    for name, ranks in (("tiny", base), ("tiny+misad", better), ("tiny+mlm", one_less)):
+        geogranno_metrics(tmp_path, name, ranks)
+    metrics = sorted(tmp_path.glob("geogranno-*.json"))
+    result = board(metrics, demo_config())
+    (over_bert,) = claim(result, "ulr-geogranno-over-bert")["pairs"]
+    assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over 541 queries")
+    assert over_bert["p"] < 0.05 and over_bert["interval"][0] > 0
+    (over_mlm,) = claim(result, "ulr-geogranno-over-mlm")["pairs"]
+    one_query = abs(over_mlm["difference"])
+    assert one_query == pytest.approx(100 / 541) and one_query > 0.1  # the sign rule would have judged it
+    assert over_mlm["verdict"] == "inconclusive" and over_mlm["p"] > 0.05 and over_mlm["p_reversed"] > 0.05
+    again = board(metrics, demo_config())  # a fixed seed: the same input, the same p
+    assert claim(again, "ulr-geogranno-over-mlm")["pairs"][0]["p"] == over_mlm["p"]
+
+
+def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
+    from pipeline.report import scoreboard_items
+
+    high = [np.array([1, 1, 1, 2, 1, 1, 1, 1])]
+    low = [np.array([2, 2, 2, 1, 2, 2, 2, 2])]
+    test = scoreboard_items.paired_bootstrap(high, low, 1)
+    assert test["p"] < 0.05 < test["p_reversed"]
+    assert scoreboard_items.paired_bootstrap(high, [np.array([1, 2])], 1) is None  # not the same queries
+    assert scoreboard_items.paired_bootstrap(high, high + low, 1) is None
