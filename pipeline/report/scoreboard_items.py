@@ -1,11 +1,14 @@
 """A paired bootstrap over items for the scoreboard's deterministic evaluations (docs/stages/report.md
-"The scoreboard"): GEOGRANNO (ULR-BERT Table 4, 8) and FAQ (BURT Table X) score each model once, so there
-is no seed spread; the two models are scored on the same queries, and their per-query gold ranks (the
-metrics' ``ranks``, :func:`pipeline.tasks.retrieval.summary`) are resampled together.
+"The scoreboard"): the analogy sets (ULR-BERT Table 2, BURT Table VIII), GEOGRANNO (ULR-BERT Tables 4, 8)
+and FAQ (BURT Table X) score each model once, so there is no seed spread; two models are scored on the
+same items, and their per-item outcomes (analogy: each question right or not, ``categories.*.correct``;
+retrieval: each query's gold rank, ``ranks``, :func:`pipeline.tasks.retrieval.summary`) are resampled
+together.
 
-A column's value is the mean over groups (FAQ's average: its data sets; one split of GEOGRANNO: that split)
-of a per-query score (Top-k: gold within the first k; MRR: 1 / rank). Each bootstrap replicate draws every
-group's queries with replacement, the same draw for both models, and recomputes the difference; the
+A column's value is the mean over groups, with equal weights, of the mean of a per-item score (analogy:
+a level's semantic and syntactic pools, as ``analogy.evaluate`` averages them; FAQ's average: its data
+sets; GEOGRANNO: one split; Top-k: gold within the first k; MRR: 1 / rank). Each bootstrap replicate draws
+every group's items with replacement, the same draw for both models, and recomputes the difference; the
 one-sided p-values are the shares of replicates at or below zero (holds) and at or above zero (reversed),
 each with one added above and below so that no p-value is zero. A fixed seed makes the same input give the
 same verdict.
@@ -14,7 +17,6 @@ same verdict.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,7 @@ import numpy as np
 REPLICATES = 2000
 SEED = 0
 LARGEST_METRICS = 1 << 28  # bytes: a metrics file is far smaller; a path in tables.json is not trusted
+ANALOGY_LEVELS = ("word", "phrase", "sentence")  # pipeline.tasks.analogy.LEVELS
 FAQ_AVERAGE = "Avg."  # faq_cells' facet of the average over the data sets (retrieval_tables.py)
 # (table, column) -> the per-query score of a gold rank
 SCORES = {
@@ -52,13 +55,7 @@ def _ranks(node) -> np.ndarray | None:
     return np.asarray(ranks, dtype=np.int64)
 
 
-def rank_groups(table: str, row: dict | None) -> list[np.ndarray] | None:
-    """The row's per-query gold ranks, one array per group its value averages over; None where the metrics
-    file holds none (an older file, another task, a file gone)."""
-    path = ((row or {}).get("source") or {}).get("metrics_file")
-    data = _metrics(path) if isinstance(path, str) else None
-    if data is None:
-        return None
+def _rank_groups(table: str, row: dict, data: dict) -> list[np.ndarray] | None:
     if table.startswith("geogranno"):
         ranks = _ranks((data.get("splits") or {}).get(row.get("facet")))
         return None if ranks is None else [ranks]
@@ -70,24 +67,66 @@ def rank_groups(table: str, row: dict | None) -> list[np.ndarray] | None:
     return None if not groups or any(g is None for g in groups) else groups
 
 
+def _analogy_groups(column: str, data: dict) -> list[np.ndarray] | None:
+    """Per-question hits of the pooled (level, kind) groups a column averages (analogy.evaluate: a level's
+    sem / syn pool its table categories; its Avg. is their mean; the overall Avg. the mean of the levels')."""
+    categories = data.get("categories")
+    if not isinstance(categories, dict):
+        return None
+    level, _, part = column.rpartition("_")
+    levels = ANALOGY_LEVELS if column == "avg" else (level,)
+    kinds = {"sem": ("semantic",), "syn": ("syntactic",)}.get(part, ("semantic", "syntactic"))
+    groups = []
+    for name in levels:
+        for kind in kinds:
+            hits = []
+            for key, result in categories.items():
+                if not (isinstance(result, dict) and str(key).startswith(f"{name}/")):
+                    continue
+                if result.get("type") != kind or result.get("in_tables") is not True:
+                    continue
+                correct = result.get("correct")
+                if not isinstance(correct, str) or not correct or set(correct) - {"0", "1"}:
+                    return None
+                hits.append(np.frombuffer(correct.encode("ascii"), dtype=np.uint8) - ord("0"))
+            if not hits:
+                return None
+            groups.append(np.concatenate(hits).astype(np.float64))
+    return groups
+
+
+def item_scores(table: str, column: str, row: dict | None) -> list[np.ndarray] | None:
+    """The row's per-item scores, one array per group its value averages over (equal weights); None where
+    its metrics file holds no per-item outcomes (an older file, a file gone) or the column has none."""
+    path = ((row or {}).get("source") or {}).get("metrics_file")
+    data = _metrics(path) if isinstance(path, str) else None
+    if data is None:
+        return None
+    if table == "analogy":
+        return _analogy_groups(column, data)
+    how = SCORES.get((table, column))
+    groups = None if how is None else _rank_groups(table, row, data)
+    return None if groups is None else [_score(g, how) for g in groups]
+
+
 def _score(ranks: np.ndarray, how) -> np.ndarray:
     return 1.0 / ranks if how == "mrr" else (ranks <= how).astype(np.float64)
 
 
-def paired_bootstrap(high: list[np.ndarray], low: list[np.ndarray], how) -> dict | None:
-    """One-sided p-values of high > low and high < low over the same queries; None where the two rows were
-    not scored on the same queries (a different number of groups or of queries in one)."""
+def paired_bootstrap(high: list[np.ndarray], low: list[np.ndarray]) -> dict | None:
+    """One-sided p-values of high > low and high < low over the same items; None where the two rows were
+    not scored on the same items (a different number of groups or of items in one)."""
     if len(high) != len(low) or any(len(h) != len(lo) for h, lo in zip(high, low)):
         return None
     rng = np.random.default_rng(SEED)
     differences = np.zeros(REPLICATES)
     for h, lo in zip(high, low):
-        per_query = _score(h, how) - _score(lo, how)
-        draws = rng.integers(0, len(per_query), size=(REPLICATES, len(per_query)))
-        differences += per_query[draws].mean(axis=1) / len(high)
-    queries = sum(len(h) for h in high)
+        per_item = np.asarray(h, dtype=np.float64) - np.asarray(lo, dtype=np.float64)
+        draws = rng.integers(0, len(per_item), size=(REPLICATES, len(per_item)))
+        differences += per_item[draws].mean(axis=1) / len(high)
+    items = sum(len(h) for h in high)
     return {
-        "test": f"paired bootstrap over {queries} queries, {REPLICATES} replicates, one-sided each way, α = 0.05",
+        "test": f"paired bootstrap over {items} items, {REPLICATES} replicates, one-sided each way, α = 0.05",
         "p": float((1 + np.sum(differences <= 0)) / (REPLICATES + 1)),
         "p_reversed": float((1 + np.sum(differences >= 0)) / (REPLICATES + 1)),
         "interval": [float(x) for x in np.quantile(differences, [0.025, 0.975])],
@@ -95,14 +134,8 @@ def paired_bootstrap(high: list[np.ndarray], low: list[np.ndarray], how) -> dict
 
 
 def bootstrap(table: str, column: str, high_row: dict | None, low_row: dict | None) -> dict | None:
-    """The paired bootstrap of one claim column where both rows' metrics carry per-query ranks."""
-    how = SCORES.get((table, column))
-    if how is None:
-        return None
-    high, low = rank_groups(table, high_row), rank_groups(table, low_row)
+    """The paired bootstrap of one claim column where both rows' metrics carry per-item outcomes."""
+    high, low = item_scores(table, column, high_row), item_scores(table, column, low_row)
     if high is None or low is None:
         return None
-    result = paired_bootstrap(high, low, how)
-    if result is None or not all(math.isfinite(p) for p in (result["p"], result["p_reversed"])):
-        return None
-    return result
+    return paired_bootstrap(high, low)

@@ -328,7 +328,7 @@ def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_p
     metrics = sorted(tmp_path.glob("geogranno-*.json"))
     result = board(metrics, demo_config())
     (over_bert,) = claim(result, "ulr-geogranno-over-bert")["pairs"]
-    assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over 541 queries")
+    assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over 541 items")
     assert over_bert["p"] < 0.05 and over_bert["interval"][0] > 0
     (over_mlm,) = claim(result, "ulr-geogranno-over-mlm")["pairs"]
     one_query = abs(over_mlm["difference"])
@@ -341,9 +341,9 @@ def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_p
 def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
     from pipeline.report import scoreboard_items
 
-    high = [np.array([1, 1, 1, 2, 1, 1, 1, 1])]
-    low = [np.array([2, 2, 2, 1, 2, 2, 2, 2])]
-    test = scoreboard_items.paired_bootstrap(high, low, 1)
+    high = [np.array([1.0, 1, 1, 0, 1, 1, 1, 1])]  # per-item scores: hits
+    low = [np.array([0.0, 0, 0, 1, 0, 0, 0, 0])]
+    test = scoreboard_items.paired_bootstrap(high, low)
     assert test["p"] < 0.05 < test["p_reversed"]
-    assert scoreboard_items.paired_bootstrap(high, [np.array([1, 2])], 1) is None  # not the same queries
-    assert scoreboard_items.paired_bootstrap(high, high + low, 1) is None
+    assert scoreboard_items.paired_bootstrap(high, [np.array([1, 2])]) is None  # not the same queries
+    assert scoreboard_items.paired_bootstrap(high, high + low) is None
