@@ -347,3 +347,17 @@ def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
     assert test["p"] < 0.05 < test["p_reversed"]
     assert scoreboard_items.paired_bootstrap(high, [np.array([1, 2])]) is None  # not the same queries
     assert scoreboard_items.paired_bootstrap(high, high + low) is None
+
+
+def test_a_metrics_path_that_is_no_file_falls_back_to_the_sign_without_reading_it(tmp_path):
+    """tables.json names each row's metrics file; a device or a FIFO there is not read (it would never end)."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    rows = [
+        row("tiny", {"top1": 40.0}, facet="all") | {"source": {"seed": 0, "metrics_file": "/dev/zero"}},
+        row("tiny+misad", {"top1": 50.0}, facet="all") | {"source": {"seed": 0, "metrics_file": str(fifo)}},
+    ]
+    (pair,) = claim(judged({"geogranno": {"rows": rows}}), "ulr-geogranno-over-bert")["pairs"]
+    assert pair["verdict"] == "holds" and pair["test"].startswith("none: n = 1")
