@@ -33,7 +33,7 @@ from pathlib import Path
 
 from pipeline import provenance
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.report import published, scoreboard_render
+from pipeline.report import published, scoreboard_items, scoreboard_render
 from pipeline.report.scoreboard_inputs import (
     CLAIMS,
     SPECS,
@@ -45,7 +45,17 @@ from pipeline.report.scoreboard_inputs import (
     read_config,
     read_tables,
 )
-from pipeline.report.scoreboard_stats import Value, combine, inside_interval, is_ours, mean_value, value, verdict
+from pipeline.report.scoreboard_stats import (
+    Value,
+    combine,
+    inside_interval,
+    is_ours,
+    mean_value,
+    row_of,
+    value,
+    verdict,
+    with_bootstrap,
+)
 from pipeline.report.table_specs import TABLES
 
 __all__ = ["CLAIMS", "VERDICTS", "Value", "build", "load_claims", "plan_labels", "plan_rows", "read_tables"]
@@ -129,14 +139,12 @@ def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str)
             missing = [label for label, v in ((high_label, high), (low_label, low)) if v is None]
             results.append({"column": column, "verdict": "not run", "missing": missing})
         else:
-            results.append(
-                {
-                    "column": column,
-                    "higher": high.as_json(),
-                    "lower": low.as_json(),
-                    **verdict(high, low, decimals[column]),
-                }
-            )
+            result = verdict(high, low, decimals[column])
+            if result["p"] is None and table is not None:  # one number each: compare them query by query
+                rows = [row_of(table, label, pooling, facet) for label in (high_label, low_label)]
+                test = scoreboard_items.bootstrap(claim["table"], column, *rows)
+                result = with_bootstrap(result, test) if test else result
+            results.append({"column": column, "higher": high.as_json(), "lower": low.as_json(), **result})
     if len(columns) == 1:
         only = results[0]
         return {key: val for key, val in only.items() if key != "column"} | (

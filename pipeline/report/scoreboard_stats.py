@@ -60,8 +60,13 @@ def _pick(rows: list[dict], pooling: str | None, facet: str | None) -> dict | No
     return next(row for row in rows if row.get("facet") == facet)
 
 
+def row_of(table: dict, label: str, pooling: str | None = None, facet: str | None = None) -> dict | None:
+    """The table row that stands for one model (see :func:`_pick`)."""
+    return _pick([r for r in table["rows"] if is_ours(r) and r["label"] == label], pooling, facet)
+
+
 def value(table: dict, label: str, column: str, pooling: str | None = None, facet: str | None = None):
-    row = _pick([r for r in table["rows"] if is_ours(r) and r["label"] == label], pooling, facet)
+    row = row_of(table, label, pooling, facet)
     if row is None:
         return None
     mean = row["cells"].get(column)
@@ -144,6 +149,12 @@ def verdict(high: Value, low: Value, decimals: int) -> dict:
         "p_reversed": None,
         "detectable": resolution,
     }
+
+
+def with_bootstrap(result: dict, test: dict) -> dict:
+    """A column's verdict from the paired bootstrap over items, in place of the sign rule."""
+    found = "holds" if test["p"] < ALPHA else "reversed" if test["p_reversed"] < ALPHA else "inconclusive"
+    return {**result, **test, "verdict": found, "detectable": None}
 
 
 def combine(verdicts: list[str], at_least: int) -> str:

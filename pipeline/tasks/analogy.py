@@ -181,6 +181,8 @@ def evaluate(encoder, categories: list[Category]) -> dict:
             "n": len(category.rows),
             "ties": int(ties.sum()),
             "rank_histogram": np.bincount(ranks, minlength=width + 1)[1:].tolist(),
+            # each question right (1) or not (0), in file order: the scoreboard's paired bootstrap
+            "correct": "".join("1" if hit else "0" for hit in category.correct),
             "ppr": None,
             "pnr": None,
         }

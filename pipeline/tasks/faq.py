@@ -10,7 +10,9 @@ query, and its gold set is the FAQ questions it is paired with. Each query ranks
 - AFQMC: ``chinese/afqmc/dev.json`` (JSON lines, ``sentence1``, ``sentence2``, ``label``);
 - BUSTM: ``chinese/fewclue/bustm/test_public.json`` (same fields; the labelled FewCLUE test set).
 
-``avg`` is the mean Acc@1 over the sets, ``avg_mrr`` the mean MRR; both ×100.
+``avg`` is the mean Acc@1 over the sets, ``avg_mrr`` the mean MRR; both ×100. Each set also keeps its
+queries' gold ranks in query order (``ranks``), so that the scoreboard can compare two models query by
+query (a paired bootstrap; docs/stages/report.md "The scoreboard").
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def evaluate(model, sets: dict[str, list[Pair]]) -> dict:
     for name, pairs in sets.items():
         faq, queries, gold = build_faq(pairs)
         ranks, ties = gold_ranks(scorer.scores(queries, faq), gold)
-        result = summary(ranks, ties, ks=(1, 5, 10))
+        result = summary(ranks, ties, ks=(1, 5, 10), items=True)
         datasets[name] = {
             "acc1": result["top1"],
             "mrr": result["mrr"],
@@ -91,6 +93,7 @@ def evaluate(model, sets: dict[str, list[Pair]]) -> dict:
             "queries": len(queries),
             "faq_size": len(faq),
             "ties": result["ties"],
+            "ranks": result["ranks"],  # each query's gold rank, in query order: the scoreboard's paired bootstrap
         }
     return {
         "datasets": datasets,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
@@ -193,11 +194,21 @@ def test_summary_picks_the_batch_size_on_dev_and_feeds_the_tables(cli, tiny_en, 
     assert data["avg"]["mean"] == pytest.approx(
         (data["tasks"]["sst2"]["dev"]["acc"]["mean"] + data["tasks"]["rte"]["dev"]["acc"]["mean"]) / 2
     )
+    # the average seed by seed (ULR-BERT Table 3's Avg. for each seed), and its spread over the seeds
+    per_seed = {
+        seed: (data["tasks"]["sst2"]["per_seed"][seed]["dev"] + data["tasks"]["rte"]["per_seed"][seed]["dev"]) / 2
+        for seed in ("0", "1")
+    }
+    assert data["avg"]["per_seed"] == pytest.approx(per_seed)
+    assert data["avg"]["std"] == pytest.approx(statistics.stdev(per_seed.values()))
+    assert data["avg"]["mean"] == pytest.approx(statistics.mean(per_seed.values()))
     assert cli("tables", "--metrics", summary, "--out", tmp_path / "tables") == 0
     row = next(line for line in (tmp_path / "tables/glue.md").read_text().splitlines() if line.startswith("| tiny |"))
     sst2 = data["tasks"]["sst2"]["dev"]["acc"]
     printed = f"{format_number(sst2['mean'], 1)} ± {format_number(sst2['std'], 1)}"
     assert printed in row and "| dev |" in row
+    average = f"{format_number(data['avg']['mean'], 1)} ± {format_number(data['avg']['std'], 1)}"
+    assert row.endswith(f"| {average} | – |"), row  # Avg. with its spread over seeds, then the Gain
     published = (tmp_path / "tables/glue.md").read_text()
     assert "| published: ULR-BERT_BASE (ULR-BERT, Table 3) | – | test | 56.5 | 94.3 |" in published
     assert (

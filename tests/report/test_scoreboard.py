@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -175,3 +176,188 @@ def test_paper_config_plan_maps_claims_to_its_runs():
     mapped = scoreboard.plan_labels(scoreboard.plan_rows(config))
     assert mapped[("ulr_t2", "ULR-BERT_LARGE", 1)] == "bert-large-uncased+misad"
     assert mapped[("ulr_t2", "BERT_LARGE", 1)] == "bert-large-uncased"
+
+
+# --------------------------------------------------------------- verdicts, scopes and what a run has
+def row(label: str, cells: dict, seeds: int = 1, pooling: str | None = None, facet: str | None = None) -> dict:
+    return {"label": label, "pooling": pooling, "facet": facet, "cells": cells, "source": {"seed": list(range(seeds))}}
+
+
+def judged(tables: dict, config: dict | None = None) -> dict:
+    return scoreboard.build(tables, config or {"run": "x"}, scoreboard.load_claims(), plan_records=[])
+
+
+def seed_spread(values: list[float]) -> tuple[float, float]:
+    return stats.tmean(values), stats.tstd(values)
+
+
+def test_glue_averages_carry_their_seed_spread_into_welch_test(board, tmp_path):
+    """classify-summary writes each seed's average over the tasks (avg.per_seed, avg.std): the GLUE average
+    claims are tested across seeds, not by the sign."""
+    from pipeline.classify.classify_summary import seed_average
+
+    def summary(name: str, cola: list[float], rte: list[float]) -> Path:
+        tasks = {
+            task: {"metric": "acc", "per_seed": {str(i): {"dev": v} for i, v in enumerate(values)}, "dev": {"acc": {}}}
+            for task, values in (("cola", cola), ("rte", rte))
+        }
+        for task, values in (("cola", cola), ("rte", rte)):
+            mean, std = seed_spread(values)
+            tasks[task]["dev"]["acc"] = {"mean": mean, "std": std, "max": max(values), "min": min(values)}
+        path = glue_summary(tmp_path, name, cola)
+        record = json.loads(path.read_text())
+        record["tasks"]["rte"] = {
+            **record["tasks"]["cola"],
+            "metric": "acc",
+            "dev": {"acc": tasks["rte"]["dev"]["acc"]},
+        }
+        record["avg"] = seed_average(tasks)
+        path.write_text(json.dumps(record))
+        return path
+
+    high = summary("tiny+misad", [60.0, 62.0, 61.0, 63.0, 59.0], [70.0, 71.0, 69.0, 72.0, 70.0])
+    low = summary("tiny+mlm", [55.0, 58.0, 54.0, 57.0, 56.0], [66.0, 67.0, 65.0, 66.0, 68.0])
+    result = board([high, low], demo_config())
+    over_mlm = claim(result, "ulr-glue-over-mlm")
+    (pair,) = over_mlm["pairs"]
+    averages = {
+        side: [(c + r) / 2 for c, r in zip(cola, rte)]
+        for side, cola, rte in (
+            ("high", [60.0, 62.0, 61.0, 63.0, 59.0], [70.0, 71.0, 69.0, 72.0, 70.0]),
+            ("low", [55.0, 58.0, 54.0, 57.0, 56.0], [66.0, 67.0, 65.0, 66.0, 68.0]),
+        )
+    }
+    direct = stats.ttest_ind(averages["high"], averages["low"], equal_var=False, alternative="greater")
+    assert pair["higher"]["std"] == pytest.approx(stats.tstd(averages["high"]))
+    assert pair["p"] == pytest.approx(direct.pvalue, rel=1e-6) and pair["test"].startswith("Welch")
+    assert over_mlm["verdict"] == "holds" and "fine-tuning seeds of one pre-training run" in over_mlm["seeds"]
+    assert "fine-tuning seeds of one pre-training run" in (tmp_path / "board/scoreboard.md").read_text()
+
+
+def test_a_difference_beyond_seed_noise_the_other_way_is_reversed():
+    cola = lambda label, mean: row(label, {"cola": mean, "cola_std": 1.0}, seeds=5)
+    result = judged({"glue": {"rows": [cola("tiny+misad", 50.0), cola("tiny+mlm", 56.0)]}})
+    (pair,) = claim(result, "ulr-glue-cola")["pairs"]
+    assert pair["verdict"] == "reversed" and pair["p_reversed"] < 0.05 < pair["p"]
+    assert result["claim_counts"]["reversed"] >= 1
+
+
+def test_four_out_of_six_tasks_counts_the_tasks():
+    """BURT §6.1: "outperform the baseline models on 4 out of 6 tasks" holds where BURT wins 4 of the six
+    classification tasks, whatever the average says."""
+    tasks = ["tnews", "iflytek", "cluewsc", "afqmc", "csl", "ocnli"]
+    burt = dict(zip(tasks, [60.0, 60.0, 60.0, 60.0, 40.0, 40.0])) | {"avg": 53.3}
+    span = dict(zip(tasks, [50.0, 50.0, 50.0, 50.0, 70.0, 70.0])) | {"avg": 56.7}
+    mlm = dict(zip(tasks, [50.0, 50.0, 70.0, 70.0, 70.0, 70.0])) | {"avg": 63.3}
+    rows = [row("tiny+burt", burt), row("tiny+spanbert", span), row("tiny+mlm", mlm)]
+    result = judged({"clue": {"rows": rows}})
+    over_span, over_mlm = claim(result, "burt-clue-over-span"), claim(result, "burt-clue-over-mlm")
+    assert over_span["verdict"] == "holds" and over_span["pairs"][0]["columns_holding"] == "4 of 6"
+    assert over_mlm["verdict"] == "reversed"  # 4 of 6 reversed: 4 can no longer hold
+    assert over_span["paper_columns_higher"] == "5 of 6"  # Table V: BURT below Span on AFQMC only
+
+
+def test_all_transfer_tasks_means_all_of_them():
+    columns = ["mr", "cr", "subj", "mpqa", "sst", "trec", "sickr", "sicke", "sts14_pearson", "sts14_spearman"]
+    bf = {c: 80.0 for c in columns}
+    rows = [row("bilstm-bf-combined-600", bf), row("bilstm-max-600", {c: 79.0 for c in columns} | {"trec": 80.0})]
+    over_max = claim(judged({"transfer": {"rows": rows}}), "bf-transfer-over-max")
+    assert over_max["at_least"] == 10 and over_max["verdict"] == "inconclusive"  # a tie on TREC
+    assert over_max["paper_columns_higher"] == "9 of 10"  # the paper's own TREC cells tie
+
+
+def test_twin_ablation_claims_are_judged_on_the_word_sets_a_run_has():
+    words = lambda v: {"simlex": v, "ws_sim": v, "ws_rel": v, "men": v, "scws": None, "avg": None}
+    rows = [
+        row("tiny+twin.mean", words(60.0), pooling="mean", facet="Pooling: MEAN"),
+        row("tiny+twin.cls", words(50.0), pooling="cls", facet="Pooling: CLS"),
+    ]
+    mean_pooling = claim(judged({"ablation": {"rows": rows}}), "twin-mean-pooling")
+    assert mean_pooling["verdict"] == "holds"
+    assert mean_pooling["judged_on"]["columns"] == ["simlex", "ws_sim", "ws_rel", "men"]
+    assert "SCWS" in mean_pooling["judged_on"]["why"]
+    # the paper's difference on the same four sets: BURT MEAN against BURT CLS in Table 4
+    paper = (60.8 + 71.5 + 55.7 + 68.5) / 4 - (48.0 + 63.5 + 42.8 + 62.7) / 4
+    assert mean_pooling["judged_on"]["paper_difference"] == pytest.approx(paper)
+
+
+def test_misprinted_paper_cells_are_corrected_and_table_derived_claims_say_so():
+    result = judged({})
+    # twin Table 2 prints 40.9 for BERT_MEAN's Avg.; its seven scores average 60.6 (published.yaml)
+    assert claim(result, "twin-sts-over-bert")["paper_difference"] == pytest.approx(76.8 - 60.6)
+    assert claim(result, "twin-multitask-over-nli")["paper_difference"] == pytest.approx(63.7 - 43.1)
+    assert "compared with BERT" in claim(result, "burt-analogy-over-span")["derived"]
+    assert claim(result, "burt-analogy-word-over-bert")["derived"] is None
+    assert claim(result, "bf-snli-over-max")["where"].startswith("§1")
+
+
+def test_a_rehearsal_judges_nothing(tmp_path):
+    rows = [row("tiny", {"word_avg": 50.0, "avg": 50.0}), row("tiny+burt", {"word_avg": 60.0, "avg": 60.0})]
+    result = judged({"analogy": {"rows": rows}}, {"run": "paper-zh-rehearsal"})
+    assert result["rehearsal"] is True and {c["verdict"] for c in result["claims"]} == {"not judged"}
+    assert result["claim_counts"]["not judged"] == len(result["claims"]) and result["published_numbers"] == []
+    from pipeline.report import scoreboard_render
+
+    assert "its models are stand-ins" in scoreboard_render.markdown(result)
+    # the same tables in a run that is not a rehearsal are judged
+    assert claim(judged({"analogy": {"rows": rows}}), "burt-analogy-word-over-bert")["verdict"] == "holds"
+
+
+# ----------------------------------------------------------------- deterministic evaluations, by item
+def geogranno_metrics(tmp_path: Path, name: str, ranks: list[int]) -> Path:
+    """The GEOGRANNO fixture under another name, its ``all`` split re-scored from per-query gold ranks."""
+    from pipeline.tasks.retrieval import summary
+
+    data = json.loads((FIXTURES / "geogranno_minilm.json").read_text())
+    data["model"]["name"] = name
+    data["splits"]["all"] = summary(np.asarray(ranks), np.zeros(len(ranks), dtype=bool), items=True)
+    path = tmp_path / f"geogranno-{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_path):
+    """One number per model, but 541 queries each: a paired bootstrap tells an effect from one query's luck,
+    which the sign at the table's 0.1 cannot (1 query in 541 is 0.18 points)."""
+    rng = np.random.default_rng(1)
+    base = list(rng.integers(1, 20, size=541))
+    better = [1 if i % 3 == 0 else r for i, r in enumerate(base)]  # a third of the queries found first
+    one_less = [2] + better[1:]  # better[0] is 1 (query 0 is one of the third): one query found second
+    for name, ranks in (("tiny", base), ("tiny+misad", better), ("tiny+mlm", one_less)):
+        geogranno_metrics(tmp_path, name, ranks)
+    metrics = sorted(tmp_path.glob("geogranno-*.json"))
+    result = board(metrics, demo_config())
+    (over_bert,) = claim(result, "ulr-geogranno-over-bert")["pairs"]
+    assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over 541 items")
+    assert over_bert["p"] < 0.05 and over_bert["interval"][0] > 0
+    (over_mlm,) = claim(result, "ulr-geogranno-over-mlm")["pairs"]
+    one_query = abs(over_mlm["difference"])
+    assert one_query == pytest.approx(100 / 541) and one_query > 0.1  # the sign rule would have judged it
+    assert over_mlm["verdict"] == "inconclusive" and over_mlm["p"] > 0.05 and over_mlm["p_reversed"] > 0.05
+    again = board(metrics, demo_config())  # a fixed seed: the same input, the same p
+    assert claim(again, "ulr-geogranno-over-mlm")["pairs"][0]["p"] == over_mlm["p"]
+
+
+def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
+    from pipeline.report import scoreboard_items
+
+    high = [np.array([1.0, 1, 1, 0, 1, 1, 1, 1])]  # per-item scores: hits
+    low = [np.array([0.0, 0, 0, 1, 0, 0, 0, 0])]
+    test = scoreboard_items.paired_bootstrap(high, low)
+    assert test["p"] < 0.05 < test["p_reversed"]
+    assert scoreboard_items.paired_bootstrap(high, [np.array([1, 2])]) is None  # not the same queries
+    assert scoreboard_items.paired_bootstrap(high, high + low) is None
+
+
+def test_a_metrics_path_that_is_no_file_falls_back_to_the_sign_without_reading_it(tmp_path):
+    """tables.json names each row's metrics file; a device or a FIFO there is not read (it would never end)."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    rows = [
+        row("tiny", {"top1": 40.0}, facet="all") | {"source": {"seed": 0, "metrics_file": "/dev/zero"}},
+        row("tiny+misad", {"top1": 50.0}, facet="all") | {"source": {"seed": 0, "metrics_file": str(fifo)}},
+    ]
+    (pair,) = claim(judged({"geogranno": {"rows": rows}}), "ulr-geogranno-over-bert")["pairs"]
+    assert pair["verdict"] == "holds" and pair["test"].startswith("none: n = 1")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -55,7 +57,7 @@ def tiny_set(tmp_path):
     return tmp_path
 
 
-def test_hand_computed_scores_levels_and_transfer(tiny_set, table_encoder):
+def test_hand_computed_scores_levels_and_transfer(tiny_set, table_encoder, tmp_path):
     encoder = table_encoder(VECTORS)
     result = analogy.evaluate(encoder, analogy.load(DataRoot(tiny_set)))
 
@@ -84,6 +86,19 @@ def test_hand_computed_scores_levels_and_transfer(tiny_set, table_encoder):
 
     # every distinct sequence went to the encoder once, in one call (trailing spaces stripped)
     assert len(encoder.calls) == 1 and sorted(encoder.calls[0]) == sorted(VECTORS)
+
+    # each question's outcome, in file order, from which the scoreboard's paired bootstrap recomputes every
+    # level figure: the pooled (level, kind) groups, averaged with equal weights
+    from pipeline.report import scoreboard_items
+
+    assert mf["correct"] == "100"  # word right on question 1 only
+    metrics = tmp_path / "analogy.json"
+    metrics.write_text(json.dumps(result), encoding="utf-8")
+    row = {"source": {"metrics_file": str(metrics)}}
+    word = scoreboard_items.item_scores("analogy", "word_avg", row)
+    assert [100 * g.mean() for g in word] == [pytest.approx(levels["word"]["sem"]), pytest.approx(50.0)]
+    overall = scoreboard_items.item_scores("analogy", "avg", row)
+    assert 100 * sum(g.mean() for g in overall) / len(overall) == pytest.approx(result["overall"])
 
 
 def test_a_short_line_names_file_and_line(tmp_path):

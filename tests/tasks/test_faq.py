@@ -32,6 +32,7 @@ def test_hand_computed_acc1_and_mrr(table_encoder):
         "queries": 2,
         "faq_size": 2,
         "ties": 0,
+        "ranks": [1, 2],  # q1's gold f2 first; q2's gold f1 second: each query's rank, for the paired bootstrap
     }
     assert result["avg"] == 50.0 and result["avg_mrr"] == 75.0
 

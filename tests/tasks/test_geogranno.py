@@ -41,8 +41,9 @@ def test_hand_computed_ranks_and_buckets(table_encoder):
         "mrr": pytest.approx(100 / 3),
         "n": 1,
         "ties": 1,
+        "ranks": [3],  # the dev question's gold, tied with a wrong candidate, ranks third (pessimistic)
     }
-    assert result["splits"]["all"]["n"] == 4
+    assert result["splits"]["all"]["n"] == 4 and len(result["splits"]["all"]["ranks"]) == 4
     assert result["by_query_length"]["all"]["1-6"]["n"] == 3
     assert result["by_query_length"]["all"]["7-8"]["n"] == 1
     assert result["by_query_length"]["all"]["9-15"]["n"] == 0
