@@ -18,9 +18,11 @@ leaves them unset.
 
 Entity spans (links) from extraction join the candidates with source "entity", in every mode
 (ULR-BERT §4: "we identify all the entities and treat them as high-quality n-grams"; the released
-pmi.py scores the PMI n-grams only, which reference mode still reproduces exactly). In every mode no
-counted n-gram cuts an entity span (starts or ends strictly inside it): the released code's bracket
-rule. Outputs, in --out: ngrams.parquet and
+pmi.py scores the PMI n-grams only). In every mode no counted n-gram cuts an entity span (starts or
+ends strictly inside it), the project's form of the released code's bracket rule: reference mode
+reproduces pmi.py exactly on text without links (pipeline/ngrams/released_rule.py measures the
+difference on linked text). On short documents the presets scale K (--top-k-per-token) or the
+threshold (--threshold-tokens) with the document's length (docs/method.md §2, "Short documents"). Outputs, in --out: ngrams.parquet and
 marked.parquet (schemas in pipeline.contracts) and stats.json.
 """
 

@@ -154,3 +154,19 @@ def test_a_failing_build_binary_is_one_line(good, cli, capsys, tmp_path):
     assert_clean_failure(status, err, out, out, "build_binary failed (exit status 1)")
     assert "No space left" in err
     assert list((tmp_path / "lm").iterdir()) == []
+
+
+SHORT_DOCUMENT_CASES = [("--top-k-per-token", "0"), ("--top-k-per-token", "nan"), ("--threshold-tokens", "2")]
+
+
+@pytest.mark.parametrize("flag, value", SHORT_DOCUMENT_CASES, ids=[f"{f} {v}" for f, v in SHORT_DOCUMENT_CASES])
+def test_a_short_document_knob_outside_its_domain_is_one_line(tmp_path, monkeypatch, cli, capsys, flag, value):
+    """K per token must be above 0, and the length below which the threshold scales above 2 tokens
+    (log 2 > 0), else the scale is undefined (docs/method.md §2, "Short documents")."""
+    monkeypatch.chdir(tmp_path)
+    status = cli("ngrams", "--sentences", "s.parquet", "--lang", "en", "--out", "o", f"{flag}={value}")
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert f"argument {flag}" in errors[0] and value in errors[0], errors[0]
+    assert list(tmp_path.iterdir()) == []
