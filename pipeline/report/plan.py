@@ -21,14 +21,17 @@ a training example costs in ``workloads.yaml``. A record holds:
   ``EXPERIMENT.KEY``, then ``KEY``). Rows a paper scored on a test server carry an ``evaluation``
   deviation (ours: dev, the setting selected on the same dev);
 - ``choices``: the project's interpretations where a paper is silent or its text and its released
-  code differ (the n-gram preset, the masking rule, MiSAD's loss, the span lengths), each with its
-  reason and the alternative; ``released``: where the authors' released code ran another value than
-  the paper states (the learning rate of their shell scripts), with the source: the configs keep
-  the paper's, the other is one config key away;
+  code differ (the n-gram preset, the masking rule, MiSAD's loss and its choice of w, the span lengths
+  and unit, the pooler GLUE / CLUE start from), each with its reason and the alternative
+  (:mod:`pipeline.report.plan_choices`); ``released``: where the authors' released code ran another
+  value than the paper states, the launch script of the row's own objective with its values (or that
+  none was released), with the source: the configs keep the paper's;
 - ``gpu_hours``: the training of the row's own run (pre-training, Siamese fine-tuning or a BiLSTM),
   and ``downstream.gpu_hours`` its GLUE / CLUE grid: each job the larger of its FLOPs time at
   ``--mfu`` of ``--gpu``'s dense bf16 peak and its steps × a per-step floor
-  (:mod:`pipeline.report.cost`, ``workloads.yaml``; the assumption line says so).
+  (:mod:`pipeline.report.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
+  the FLOPs time of the same work, beside it; the ``budget`` sums both over every configured job
+  (``flops_total``), also those no published row reads.
 """
 
 from __future__ import annotations
@@ -47,8 +50,8 @@ from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
-from pipeline.objective_registry import MISAD_SOURCES
 from pipeline.report import cost
+from pipeline.report.plan_choices import PlanChoices
 from pipeline.report.plan_costs import PlanCosts, architecture
 from pipeline.report.plan_output import budget, markdown, non_finite
 from pipeline.training_settings import (
@@ -103,7 +106,7 @@ def hub_repo(spec: str) -> str:
     return spec.removeprefix("hub:").split("@", 1)[0] if isinstance(spec, str) else str(spec)
 
 
-class Planner(PlanCosts):
+class Planner(PlanCosts, PlanChoices):
     """The records of one resolved config."""
 
     def __init__(self, config: dict, gpu: str, mfu: float):
@@ -162,23 +165,6 @@ class Planner(PlanCosts):
             settings["span_unit"] = f"whole words, 1-{settings['span_max_words']} (SpanBERT's unit)"
         return settings
 
-    def misad_choice(self, run: experiments.PretrainRun) -> str:
-        """How the run picks MiSAD's w among its candidates, as pretrain runs it: the config's choice for the
-        PMI n-grams (ULR-BERT §3.3: the MLM head's score), uniform for the §7.2 variants, which the paper gives
-        no score (pipeline/pretrain/misad.py choice_for)."""
-        if MISAD_SOURCES.get(run.objective, "ngram") != "ngram":
-            return "random (the §7.2 variants: no score stated)"
-        choice = self.pretrain_choice(run, "misad_choice")
-        return "mlm-score (ULR-BERT §3.3)" if choice == "mlm-score" else choice
-
-    def glue_pooler(self, run: experiments.PretrainRun) -> str:
-        """The pooler a pre-trained model's GLUE / CLUE fine-tuning starts from (its exported model:
-        pipeline/pretrain/pooler.py, pipeline/models/directory.py save_pooler)."""
-        pooling = run.settings.get("misad_pooling", self.config["pretrain"].get("misad_pooling"))
-        if run.objective in MISAD_OBJECTIVES and pooling == "pooler":
-            return "MiSAD's trained pooler (ULR-BERT §3.2)"
-        return "the starting checkpoint's pre-trained pooler (the objective trains none)"
-
     def preset_text(self, objective: str) -> str:
         """The n-gram preset an objective reads, with the knobs it runs in the pre-training language
         (pipeline/ngram_presets.py; the config's ngrams keys, where set, override them)."""
@@ -197,70 +183,6 @@ class Planner(PlanCosts):
         """A setting of the run's experiment (or the pretrain section's); "not set" where neither has it."""
         value = run.settings.get(key, self.config["pretrain"].get(key))
         return "not set" if value is None else value
-
-    def choices(self, settings: dict) -> list[dict]:
-        """Our interpretations among the settings, each with its reason and alternative (paper_settings.yaml
-        ``choices``)."""
-        known = self.paper.get("choices", {})
-
-        def alternative(entry: dict):
-            # one alternative, or one per objective (the released script of each differs)
-            value = entry.get("alternative")
-            if isinstance(value, dict):
-                return value.get(settings.get("objective"), value.get("default"))
-            return value
-
-        return [
-            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": alternative(known[key])}
-            for key in known
-            if key in settings
-        ]
-
-    def released(self, experiment: str, settings: dict, objective: str | None = None) -> list[dict]:
-        """Where the authors' released code ran another value than the paper states: both, with the source.
-        An experiment's ``released`` holds one entry per key, or ``by_objective``: the launch script of each
-        objective with its values (``settings``), or ``no_script`` (why none is released), so that each row
-        shows the script its objective was launched with, not one value for all."""
-        paper = self.paper["experiments"][experiment]
-        entries = dict(paper.get("released", {}))
-        by_objective = entries.pop("by_objective", None)
-        found = [
-            {
-                "key": key,
-                "ours": settings.get(key),
-                "paper": paper["settings"].get(key),
-                "released": entry["value"],
-                "source": entry["source"],
-                "switch": entry.get("switch"),
-            }
-            for key, entry in entries.items()
-        ]
-        if by_objective is None or objective is None:
-            return found
-        scripts = by_objective.get(objective) or by_objective.get("default") or []
-        backbone = settings.get("backbone")
-        # the script launched from the row's backbone, else the objective's first (saying which it launches)
-        script = next((x for x in scripts if x.get("backbone") == backbone), scripts[0] if scripts else None)
-        if script is None:
-            return found
-        if "no_script" in script:
-            return found + [
-                {"key": "launch_script", "ours": None, "paper": None, "released": None, "source": script["no_script"]}
-            ]
-        source = " ".join(script["source"].split())
-        if script.get("backbone") and backbone and backbone != script["backbone"]:
-            source += f"; it launches {script['backbone']}: no released script launches {backbone}"
-        return found + [
-            {
-                "key": key,
-                "ours": settings.get(key),
-                "paper": paper["settings"].get(key),
-                "released": value,
-                "source": source,
-                "switch": (script.get("switch") or {}).get(key),
-            }
-            for key, value in script["settings"].items()
-        ]
 
     def missing(self, repo: str) -> str:
         """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
@@ -545,45 +467,6 @@ class Planner(PlanCosts):
             else None
         )
         return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, job)
-
-    def unread_jobs(self, records: list[dict]) -> list[dict]:
-        """Jobs the config runs that no published row reads, so that the budget counts every configured model:
-        BiLSTM encoders (bilstm.poolings x sizes) and GLUE / CLUE grids (classify.BENCHMARK.models)."""
-        planned = {r["label"] for r in records if r["status"] == "planned"}
-        graded = {
-            (r["downstream"]["benchmark"], r["label"])
-            for r in records
-            if r["status"] == "planned" and "benchmark" in r.get("downstream", {})
-        }
-        jobs = []
-        section = self.config.get("bilstm") or {}
-        for pooling in section.get("poolings", []):
-            for size in section.get("sizes", []):
-                label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
-                if label not in planned:
-                    job = self.bilstm_cost(self.bilstm_settings(size))
-                    jobs.append(
-                        {"rule": "bilstm", "label": label, "gpu_hours": job.hours, "flops_hours": job.flops_hours}
-                    )
-        classify = self.config.get("classify") or {}
-        for benchmark in ("glue", "clue"):
-            for label in (classify.get(benchmark) or {}).get("models", []):
-                if (benchmark, label) in graded or label not in self.runs and label not in self.backbone_names():
-                    continue
-                job = self.classify_cost(benchmark, label)
-                if job is not None:
-                    jobs.append(
-                        {
-                            "rule": f"classify {benchmark}",
-                            "label": label,
-                            "gpu_hours": job.hours,
-                            "flops_hours": job.flops_hours,
-                        }
-                    )
-        return jobs
-
-    def backbone_names(self) -> set:
-        return set(self.config["models"]["backbones"])
 
 
 def optimizer_name(name: str, weight_decay: float) -> str:

@@ -1,0 +1,95 @@
+"""The plan's choices and the released code beside each row (pipeline/report/plan.py): our interpretations
+where a paper is silent or its text and the authors' code differ, and the values the authors' launch
+scripts ran (paper_settings.yaml ``choices``, ``released``; docs/stages/report.md "The plan")."""
+
+from __future__ import annotations
+
+from pipeline import experiments
+from pipeline.experiments import MISAD_OBJECTIVES
+from pipeline.objective_registry import MISAD_SOURCES
+
+
+class PlanChoices:
+    """The choice and released-code methods of :class:`pipeline.report.plan.Planner` (its ``config``,
+    ``paper`` and ``pretrain_choice``)."""
+
+    def misad_choice(self, run: experiments.PretrainRun) -> str:
+        """How the run picks MiSAD's w among its candidates, as pretrain runs it: the config's choice for the
+        PMI n-grams (ULR-BERT §3.3: the MLM head's score), uniform for the §7.2 variants, which the paper gives
+        no score (pipeline/pretrain/misad.py choice_for)."""
+        if MISAD_SOURCES.get(run.objective, "ngram") != "ngram":
+            return "random (the §7.2 variants: no score stated)"
+        choice = self.pretrain_choice(run, "misad_choice")
+        return "mlm-score (ULR-BERT §3.3)" if choice == "mlm-score" else choice
+
+    def glue_pooler(self, run: experiments.PretrainRun) -> str:
+        """The pooler a pre-trained model's GLUE / CLUE fine-tuning starts from (its exported model:
+        pipeline/pretrain/pooler.py, pipeline/models/directory.py save_pooler)."""
+        pooling = run.settings.get("misad_pooling", self.config["pretrain"].get("misad_pooling"))
+        if run.objective in MISAD_OBJECTIVES and pooling == "pooler":
+            return "MiSAD's trained pooler (ULR-BERT §3.2)"
+        return "the starting checkpoint's pre-trained pooler (the objective trains none)"
+
+    def choices(self, settings: dict) -> list[dict]:
+        """Our interpretations among the settings, each with its reason and alternative (paper_settings.yaml
+        ``choices``)."""
+        known = self.paper.get("choices", {})
+
+        def alternative(entry: dict):
+            # one alternative, or one per objective (the released script of each differs)
+            value = entry.get("alternative")
+            if isinstance(value, dict):
+                return value.get(settings.get("objective"), value.get("default"))
+            return value
+
+        return [
+            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": alternative(known[key])}
+            for key in known
+            if key in settings
+        ]
+
+    def released(self, experiment: str, settings: dict, objective: str | None = None) -> list[dict]:
+        """Where the authors' released code ran another value than the paper states: both, with the source.
+        An experiment's ``released`` holds one entry per key, or ``by_objective``: the launch script of each
+        objective with its values (``settings``), or ``no_script`` (why none is released), so that each row
+        shows the script its objective was launched with, not one value for all."""
+        paper = self.paper["experiments"][experiment]
+        entries = dict(paper.get("released", {}))
+        by_objective = entries.pop("by_objective", None)
+        found = [
+            {
+                "key": key,
+                "ours": settings.get(key),
+                "paper": paper["settings"].get(key),
+                "released": entry["value"],
+                "source": entry["source"],
+                "switch": entry.get("switch"),
+            }
+            for key, entry in entries.items()
+        ]
+        if by_objective is None or objective is None:
+            return found
+        scripts = by_objective.get(objective) or by_objective.get("default") or []
+        backbone = settings.get("backbone")
+        # the script launched from the row's backbone, else the objective's first (saying which it launches)
+        script = next((x for x in scripts if x.get("backbone") == backbone), scripts[0] if scripts else None)
+        if script is None:
+            return found
+        if "no_script" in script:
+            return found + [
+                {"key": "launch_script", "ours": None, "paper": None, "released": None, "source": script["no_script"]}
+            ]
+        source = " ".join(script["source"].split())
+        if script.get("backbone") and backbone and backbone != script["backbone"]:
+            source += f"; it launches {script['backbone']}: no released script launches {backbone}"
+        return found + [
+            {
+                "key": key,
+                "ours": settings.get(key),
+                "paper": paper["settings"].get(key),
+                "released": value,
+                "source": source,
+                "switch": (script.get("switch") or {}).get(key),
+            }
+            for key, value in script["settings"].items()
+        ]
