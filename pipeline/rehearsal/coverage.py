@@ -29,7 +29,7 @@ EVALUATE_GROUPS = {
     "sts": "similarity",
     "wordsim": "similarity",
     "scws": "similarity",
-    "semeval5a": "phrase",
+    "semeval5a": "semeval5a",  # its own rules where the encoder rows fine-tune on it (finetune_semeval)
     "geogranno": "phrase",
     "ppdb": "phrase",
     "faq": "retrieval",

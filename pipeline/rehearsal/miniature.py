@@ -88,6 +88,7 @@ def miniature(paper: dict, run: str, data_root: str) -> dict:
 
     evaluate = config["evaluate"]
     evaluate["batch_size"] = 16
+    evaluate["semeval5a"].update(max_steps=STEPS, batch_size=BATCH)  # the SemEval fine-tuning (finetune_semeval)
     evaluate["tasks"] = {
         lang: first_of_each(tasks, lambda t: EVALUATE_GROUPS.get(t, t)) for lang, tasks in evaluate["tasks"].items()
     }

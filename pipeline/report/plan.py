@@ -268,29 +268,19 @@ class Planner(PlanCosts, PlanChoices):
         if spec.get("data"):
             found.append({"key": "data", **spec["data"]})
         found += [dict(entry) for entry in spec.get("deviations", [])]  # the table's columns (twin Tables 2-4)
-        if spec.get("semeval5a"):
-            found.append(self.semeval_protocol())
+        if spec.get("semeval5a"):  # its SemEval column, as evaluate.semeval5a runs it (twin §4.2)
+            found.append({"key": "semeval5a.protocol", "ours": self.semeval_protocol(), **self.paper["semeval5a"]})
         return found
 
-    def semeval_protocol(self) -> dict:
-        """SemEval-2013 5(a) as the config runs it against twin §4.2 (the finetune-semeval stage)."""
+    def semeval_protocol(self) -> str:
         s = self.config["evaluate"]["semeval5a"]
-        ours = (
-            f"transformer rows fine-tuned: {s['epochs']:g} epoch(s), batch {s['batch_size']}, lr {s['lr']:g}, "
-            "twin §3.3's Adam, softmax head on [u; v; |u−v|]; fixed encoders frozen (logistic regression)"
-            if s["finetune"]
-            else "every encoder frozen: a logistic regression on [u; v; |u−v|; u∗v]"
+        if not s["finetune"]:
+            return "every encoder frozen: a logistic regression on [u; v; |u−v|; u∗v]"
+        length = f"{s['max_steps']} steps" if s.get("max_steps") else f"{s['epochs']:g} epoch(s)"
+        return (
+            f"transformer rows fine-tuned: {length}, batch {s['batch_size']}, lr {s['lr']:g}, twin §3.3's Adam, "
+            "softmax head on [u; v; |u−v|]; fixed encoders frozen (logistic regression)"
         )
-        return {
-            "key": "semeval5a.protocol",
-            "ours": ours,
-            "paper": (
-                '"Our BURT and baseline models are first fine-tuned on the training set ... Parameters of the '
-                'pre-trained word embeddings, SkipThought, InferSent and GenSen are held fixed" (twin §4.2); no '
-                "setting stated"
-            ),
-            "why": self.paper["reasons"]["semeval5a.protocol"],
-        }
 
     def record(self, source: dict, made_by, row: dict | None = None, published: dict | None = None) -> dict:
         if made_by == "bilstm":  # the row's own pooling, at its sentence dimension (two directions)

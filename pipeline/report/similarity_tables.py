@@ -90,7 +90,7 @@ def ppdb_cells(metrics: MetricsFile) -> Cells:
 
 
 def semeval_cells(metrics: MetricsFile) -> Cells:
-    """The SemEval column from the ``semeval5a`` task: test accuracy of the classifier on frozen features."""
+    """The SemEval column from the ``semeval5a`` task: test accuracy (fine-tuned encoder or frozen features)."""
     return [(None, {"semeval": metrics.number("accuracy")})]
 
 
@@ -147,9 +147,11 @@ WORDSIM = TableSpec(
             "32,202-pair PPDB test set, which is not public; the published rows are on the paper's set."
         ),
         (
-            "SemEval 5(a) (Y&D): runs give test accuracy of a logistic regression on frozen pair features "
-            "[u; v; |u-v|; u*v], on Yu & Dredze's POS-tagged subset of SemEval-2013 Task 5(a) (11,175 train / "
-            "7,490 test); the paper fine-tunes on the full 11,722 / 7,814."
+            "SemEval 5(a) (Y&D): test accuracy on Yu & Dredze's POS-tagged subset of SemEval-2013 Task 5(a) "
+            "(11,175 train / 7,490 test; the paper's is 11,722 / 7,814). As the paper's section 4.2, a "
+            "transformer is first fine-tuned on the training pairs with a softmax head on [u; v; |u-v|] "
+            "(finetune-semeval); a fixed encoder (bag of vectors, BiLSTM) stays frozen under a logistic "
+            "regression on [u; v; |u-v|; u*v]. Each file's 'protocol' says which."
         ),
     ),
     merged=(("ppdb", ppdb_cells), ("semeval5a", semeval_cells), ("scws", scws_cells)),

@@ -74,6 +74,14 @@ def test_the_stage_writes_the_semeval_metrics_the_tables_read(cli, tiny_model, t
     assert json.loads(again.read_text()) == result
 
 
+def test_max_steps_fix_the_steps_instead_of_the_epochs(cli, tiny_model, tmp_path):
+    """The rehearsal's miniature trains every job a few steps (evaluate.semeval5a.max_steps)."""
+    out = tmp_path / "m.json"
+    assert cli(*_arguments(tiny_model, out, "--max-steps", "2")) == 0
+    settings = json.loads(out.read_text())["settings"]
+    assert settings["steps"] == 2 and settings["epochs"] is None
+
+
 def test_frozen_and_fine_tuned_protocols_are_told_apart(demo_splits):
     """The frozen protocol (fixed encoders: bags of vectors, BiLSTMs) says so in its file."""
 

@@ -288,7 +288,7 @@ def test_twin_tables_list_what_their_columns_depart_from():
     found = {d["key"]: d for d in records[-1]["deviations"]}
     assert "32,202" in found["data.ppdb"]["paper"] and "human" in found["data.ppdb"]["ours"]
     assert "regression" in found["sts.protocol"]["paper"] and "cosine" in found["sts.protocol"]["ours"]
-    assert found["semeval5a.protocol"]["ours"].startswith("transformer rows fine-tuned: 1 epoch(s), batch 16")
+    assert found["semeval5a.protocol"]["ours"].startswith("transformer rows fine-tuned: 3 epoch(s), batch 16, lr 3e-05")
 
 
 def test_a_config_that_freezes_semeval_says_so():

@@ -101,7 +101,7 @@ rule finetune_semeval:
         model=lambda wc: EVAL_MODELS[wc.label]["spec"],
         flags=[
             *("--data", DATA_ROOT),
-            *options(SEMEVAL, "epochs", "batch_size", "lr"),
+            *options(SEMEVAL, "epochs", "max_steps", "batch_size", "lr"),
             *options(EVALUATE, "max_length", "seed"),
         ],
     shell:
