@@ -47,7 +47,10 @@ from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
+from pipeline.models.hub_lock import commit_text
+from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.report import cost
+from pipeline.report.memory import training_memory
 from pipeline.report.plan_costs import PlanCosts, architecture
 from pipeline.report.plan_output import budget, markdown
 from pipeline.training_settings import (
@@ -60,8 +63,6 @@ from pipeline.workflow_config import ConfigError, check, check_unique_keys, coer
 
 HERE = Path(__file__).parent
 SCHEMA = HERE.parents[1] / "workflow" / "schemas" / "config.schema.yaml"
-NGRAM_OBJECTIVES = ("burt", "misad")  # the objectives that read an n-gram vocabulary (docs/method.md §2)
-SPAN_OBJECTIVES = ("spanbert", "misad-span")  # the objectives that draw SpanBERT spans (span_max_words)
 NOT_RECORDED = "not compared: the run records no such setting"
 
 
@@ -109,6 +110,7 @@ class Planner(PlanCosts):
         self.config, self.gpu, self.mfu = config, gpu, mfu
         self.results = f"results/{config['run']}"
         self.backbones = {hub_repo(spec): name for name, spec in config["models"]["backbones"].items()}
+        self.lock = config["models"].get("lock")
         self.runs = experiments.runs(config["pretrain"])
         self.paper = _yaml("paper_settings.yaml")
         self.work = _yaml("workloads.yaml")
@@ -181,11 +183,16 @@ class Planner(PlanCosts):
         """Our interpretations among the settings, each with its reason and alternative (paper_settings.yaml
         ``choices``)."""
         known = self.paper.get("choices", {})
-        return [
-            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": known[key].get("alternative")}
-            for key in known
-            if key in settings
-        ]
+        found = []
+        for key, choice in known.items():
+            if key not in settings:
+                continue
+            # a value of ours with its own reason (``values``: ULR-ELECTRA's equation) says that one
+            choice = {**choice, **choice.get("values", {}).get(str(settings[key]), {})}
+            found.append(
+                {"key": key, "ours": settings[key], "why": choice["why"], "alternative": choice.get("alternative")}
+            )
+        return found
 
     def released(self, experiment: str, settings: dict) -> list[dict]:
         """Where the authors' released code ran another value than the paper states: both, with the source."""
@@ -206,7 +213,48 @@ class Planner(PlanCosts):
         """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
         says about that checkpoint (a commit nobody could pin, for example)."""
         why = self.paper.get("unconfigured", {}).get(repo)
+        others = [
+            path.relative_to(SCHEMA.parents[2]).as_posix()
+            for path in other_configs(self.config["run"])
+            if repo in config_repos(path)
+        ]
+        if others and not why:
+            why = f"another paper config's row: {', '.join(others)} plans it"
         return f"models.backbones has no {repo}" + (f": {why}" if why else "")
+
+    def generator_hours(self, run: experiments.PretrainRun, settings: dict) -> float | None:
+        """An ELECTRA discriminator's generator (models.generators): a forward and backward pass over every
+        token the discriminator reads (ELECTRA §2: the generator's MLM on the same masked input)."""
+        spec = self.config["models"].get("generators", {}).get(run.backbone)
+        arch = architecture(hub_repo(spec)) if spec else None
+        if arch is None:
+            return None
+        padding = self.work["padding_share"][settings["input"]]
+        work = cost.Workload(arch, float(settings["tokens"]), settings["max_length"], padding_share=padding)
+        return cost.job_hours(work.flops, 0, 0.0, self.gpu, self.mfu)
+
+    def commits(self) -> dict[str, str]:
+        """Each hub backbone and generator: its commit, pinned, locked, or "resolved at first download"."""
+        specs = [*self.config["models"]["backbones"].values(), *self.config["models"].get("generators", {}).values()]
+        return {
+            hub_repo(spec): commit_text(spec, self.lock)
+            for spec in specs
+            if isinstance(spec, str) and spec.startswith("hub:")
+        }
+
+    def memory(self, repo: str, batch: int, length: int, passes: float) -> dict | None:
+        """Memory per GPU of a training job at its batch (pipeline/report/memory.py), and its split."""
+        arch = architecture(repo)
+        if arch is None:
+            return None
+        shared = repo.rsplit("/", 1)[-1].startswith("albert")
+        found = training_memory(arch, batch, length, passes, shared_layers=shared)
+        return {
+            "gb_per_gpu": round(found.total_gb, 1),
+            "split": found.parts,
+            "gb_per_part": round(found.per_part_gb, 1),
+            "text": found.text(batch),
+        }
 
     def find_pretrain(self, objective: str, repo: str, experiment: str) -> tuple[experiments.PretrainRun | None, str]:
         name = self.backbones.get(repo)
@@ -312,7 +360,13 @@ class Planner(PlanCosts):
                 return {"status": "not planned", "reason": reason}
             settings = self.pretrain_settings(run)
             target = f"{self.results}/models/{run.label}"
-            record = self.planned(run.label, target, settings, experiment, self.pretrain_hours(run, settings))
+            hours = self.pretrain_hours(run, settings)
+            generator = self.generator_hours(run, settings)
+            if hours is not None and generator is not None:  # ELECTRA: its generator trains beside it
+                hours += generator
+            record = self.planned(run.label, target, settings, experiment, hours)
+            passes = 1 + (self.work["misad"]["extra_train_passes"] if run.objective in MISAD_OBJECTIVES else 0)
+            record["memory"] = self.memory(settings["backbone"], settings["batch_size"], settings["max_length"], passes)
             down = self.downstream(source, run.label)
             record["targets"] += down.pop("targets", [])
             return {**record, **down}
@@ -446,7 +500,40 @@ class Planner(PlanCosts):
             if arch
             else None
         )
-        return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, hours)
+        record = self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, hours)
+        # a Siamese step keeps both sentences' passes; the twin step a PPDB pass beside them
+        passes = 3 if recipe == "twin" else 2
+        record["memory"] = self.memory(
+            start.get("checkpoint") or start["backbone"], section["batch_size"], section["max_length"], passes
+        )
+        return record
+
+
+@cache
+def config_repos(path: Path) -> frozenset:
+    """The hub repositories a config file's backbones name."""
+    backbones = (yaml.safe_load(path.read_text(encoding="utf-8")).get("models") or {}).get("backbones") or {}
+    return frozenset(hub_repo(spec) for spec in backbones.values())
+
+
+def other_configs(run: str) -> list[Path]:
+    """The paper configs of the repository besides the one whose run is ``run``."""
+    folder = SCHEMA.parents[1] / "config"
+    return [
+        path
+        for path in sorted(folder.glob("paper-*.yaml"))
+        if (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("run") != run
+    ]
+
+
+def memory_lines(records: list[dict]) -> list[str]:
+    """The memory per GPU of each planned training run (once per run), the largest first."""
+    seen = {}
+    for r in records:
+        if r.get("memory") and r.get("label") not in seen:
+            seen[r["label"]] = r["memory"]
+    ranked = sorted(seen.items(), key=lambda item: -item[1]["gb_per_gpu"])
+    return [f"- {label}: {memory['text']}" for label, memory in ranked]
 
 
 def optimizer_name(name: str, weight_decay: float) -> str:
@@ -459,16 +546,22 @@ def run(args: argparse.Namespace) -> None:
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
     assumption = cost.assumptions(args.gpu, args.mfu, planner.work["step_floor"]["per_layer_ms"])
+    commits = planner.commits()
     if args.format == "json":
         document = {
             "config": str(args.configfile),
             "assumption": assumption,
             "rows": records,
             "budget": budget(records),
+            "commits": commits,
         }
         text = json.dumps(document, indent=2) + "\n"
     else:
         text = markdown(records, assumption)
+        text += "\nHub commits (models.backbones, models.generators):\n"
+        text += "".join(f"- {repo}: {commit}\n" for repo, commit in commits.items())
+        text += "\nMemory per GPU of the training runs (pipeline/report/memory.py):\n"
+        text += "".join(line + "\n" for line in memory_lines(records))
     if args.out:
         from pipeline.atomic import AtomicFiles
 
