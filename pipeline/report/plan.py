@@ -47,11 +47,10 @@ from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
-from pipeline.models.hub_lock import commit_text
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.report import cost
-from pipeline.report.memory import training_memory
 from pipeline.report.plan_costs import PlanCosts, architecture
+from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, memory_lines
 from pipeline.report.plan_output import budget, markdown
 from pipeline.training_settings import (
     BILSTM_CLASSIFIER_HIDDEN,
@@ -98,12 +97,7 @@ def resolve_config(path: Path) -> dict:
     return config
 
 
-def hub_repo(spec: str) -> str:
-    """``hub:google-bert/bert-base-uncased@REV`` -> ``google-bert/bert-base-uncased``; anything else as given."""
-    return spec.removeprefix("hub:").split("@", 1)[0] if isinstance(spec, str) else str(spec)
-
-
-class Planner(PlanCosts):
+class Planner(PlanCosts, PlanModels):
     """The records of one resolved config."""
 
     def __init__(self, config: dict, gpu: str, mfu: float):
@@ -213,48 +207,10 @@ class Planner(PlanCosts):
         """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
         says about that checkpoint (a commit nobody could pin, for example)."""
         why = self.paper.get("unconfigured", {}).get(repo)
-        others = [
-            path.relative_to(SCHEMA.parents[2]).as_posix()
-            for path in other_configs(self.config["run"])
-            if repo in config_repos(path)
-        ]
+        others = elsewhere(repo, self.config["run"])
         if others and not why:
             why = f"another paper config's row: {', '.join(others)} plans it"
         return f"models.backbones has no {repo}" + (f": {why}" if why else "")
-
-    def generator_hours(self, run: experiments.PretrainRun, settings: dict) -> float | None:
-        """An ELECTRA discriminator's generator (models.generators): a forward and backward pass over every
-        token the discriminator reads (ELECTRA §2: the generator's MLM on the same masked input)."""
-        spec = self.config["models"].get("generators", {}).get(run.backbone)
-        arch = architecture(hub_repo(spec)) if spec else None
-        if arch is None:
-            return None
-        padding = self.work["padding_share"][settings["input"]]
-        work = cost.Workload(arch, float(settings["tokens"]), settings["max_length"], padding_share=padding)
-        return cost.job_hours(work.flops, 0, 0.0, self.gpu, self.mfu)
-
-    def commits(self) -> dict[str, str]:
-        """Each hub backbone and generator: its commit, pinned, locked, or "resolved at first download"."""
-        specs = [*self.config["models"]["backbones"].values(), *self.config["models"].get("generators", {}).values()]
-        return {
-            hub_repo(spec): commit_text(spec, self.lock)
-            for spec in specs
-            if isinstance(spec, str) and spec.startswith("hub:")
-        }
-
-    def memory(self, repo: str, batch: int, length: int, passes: float) -> dict | None:
-        """Memory per GPU of a training job at its batch (pipeline/report/memory.py), and its split."""
-        arch = architecture(repo)
-        if arch is None:
-            return None
-        shared = repo.rsplit("/", 1)[-1].startswith("albert")
-        found = training_memory(arch, batch, length, passes, shared_layers=shared)
-        return {
-            "gb_per_gpu": round(found.total_gb, 1),
-            "split": found.parts,
-            "gb_per_part": round(found.per_part_gb, 1),
-            "text": found.text(batch),
-        }
 
     def find_pretrain(self, objective: str, repo: str, experiment: str) -> tuple[experiments.PretrainRun | None, str]:
         name = self.backbones.get(repo)
@@ -507,33 +463,6 @@ class Planner(PlanCosts):
             start.get("checkpoint") or start["backbone"], section["batch_size"], section["max_length"], passes
         )
         return record
-
-
-@cache
-def config_repos(path: Path) -> frozenset:
-    """The hub repositories a config file's backbones name."""
-    backbones = (yaml.safe_load(path.read_text(encoding="utf-8")).get("models") or {}).get("backbones") or {}
-    return frozenset(hub_repo(spec) for spec in backbones.values())
-
-
-def other_configs(run: str) -> list[Path]:
-    """The paper configs of the repository besides the one whose run is ``run``."""
-    folder = SCHEMA.parents[1] / "config"
-    return [
-        path
-        for path in sorted(folder.glob("paper-*.yaml"))
-        if (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("run") != run
-    ]
-
-
-def memory_lines(records: list[dict]) -> list[str]:
-    """The memory per GPU of each planned training run (once per run), the largest first."""
-    seen = {}
-    for r in records:
-        if r.get("memory") and r.get("label") not in seen:
-            seen[r["label"]] = r["memory"]
-    ranked = sorted(seen.items(), key=lambda item: -item[1]["gb_per_gpu"])
-    return [f"- {label}: {memory['text']}" for label, memory in ranked]
 
 
 def optimizer_name(name: str, weight_decay: float) -> str:
