@@ -241,3 +241,19 @@ def test_the_lock_is_only_extended_and_a_snapshot_must_hold_the_locked_commit(tm
     with pytest.raises(InputError, match="does not record"):
         hub_lock.check_snapshot(folder, "albert/albert-xxlarge-v2", tmp_path / "other.lock")
     assert hub_lock.commit_text("hub:albert/albert-base-v2", tmp_path / "none.lock") == "resolved at first download"
+
+
+def test_the_workflow_refuses_a_locked_folder_the_lock_does_not_name(tmp_path):
+    """An @locked snapshot whose commit the config's models.lock does not record (data fetched under another
+    lock, an edited lock) stops the workflow while it is read: one line naming the folder, never a run on
+    weights other than the lock names."""
+    root = tmp_path / "paper-en" / "data"
+    folder = root / "models" / "google" / "electra-base-discriminator@locked"
+    folder.mkdir(parents=True)
+    (folder / "SNAPSHOT.json").write_text(
+        json.dumps({"repo_id": "google/electra-base-discriminator", "revision": "a" * 40})
+    )
+    done, _ = dry_run_jobs(REPO / "workflow/config/paper-en.yaml", root)  # its lock records no such commit
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and f"{folder}: holds google/electra-base-discriminator at {'a' * 40}" in said
+    assert "which workflow/config/paper-en.models.lock does not record" in said

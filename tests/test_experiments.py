@@ -110,7 +110,13 @@ def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
     burt = ["mlm.packed", "spanbert.packed", "burt.packed"]
     large = ["mlm", "misad", *burt]  # ULR-BERT Table 3 and BURT Tables VI / VIII's large rows
     expected = [f"bert-base-uncased+{name}" for name in ulr + burt] + [f"bert-large-uncased+{name}" for name in large]
-    assert sorted(commands) == sorted(expected + ["albert-base-v2+misad"])  # and ULR-BERT Table 2's ALBERT row
+    # and ULR-BERT Table 2's ALBERT and ELECTRA rows (Table 8's ULR-ELECTRA too)
+    table_2 = ["albert-base-v2+misad", "albert-xxlarge-v2+misad"]
+    table_2 += ["electra-base-discriminator+misad", "electra-large-discriminator+misad"]
+    assert sorted(commands) == sorted(expected + table_2)
+    for label in table_2[2:]:  # ELECTRA trains with its released generator (pipeline/pretrain/electra.py)
+        generator = label.split("-discriminator")[0] + "-generator@locked"
+        assert f"--generator={tmp_path}/data/models/google/{generator}" in commands[label]
     assert (
         "--batch-size 64" in commands["albert-base-v2+misad"] and "--pooling pooler" in commands["albert-base-v2+misad"]
     )
@@ -128,7 +134,9 @@ def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
     # §7.2's 6 for its random-span MiSAD; neither flag where it means nothing
     for label, line in commands.items():
         misad = label.split("+")[1] in ("misad", "misad-span", "misad-entity")
-        assert ("--misad-loss released" in line) == misad and line.count("--misad-loss") == misad
+        # ULR-ELECTRA: §3.2's equation (a discriminator has no masked-LM head for the released loss)
+        loss = "equation" if label.startswith("electra-") else "released"
+        assert (f"--misad-loss {loss}" in line) == misad and line.count("--misad-loss") == misad
         spans = {"spanbert.packed": "10", "misad-span": "6"}.get(label.split("+")[1])
         assert re.findall(r"--span-max-words (\S+)", line) == ([spans] if spans else [])
     # fine-tuning runs only what a published row uses (finetune.start_recipes), and MNRL from BERT-base,
@@ -142,8 +150,9 @@ def test_paper_en_trains_each_papers_rows_with_its_settings(tmp_path):
     used = {
         label for record in records for target in record.get("targets", []) for label in finetuned if label in target
     }
-    assert finetuned - used == {"bert-base-uncased+nli-mnrl"}
-    assert {"albert-base-v2+twin", "bert-large-uncased+sbert-nli", "bert-large-uncased+burt.packed+sbert-nli"} <= used
+    # and SBERT from BERT-base: the rows print the released SBERT, the claim compares SBURT with this one
+    assert finetuned - used == {"bert-base-uncased+nli-mnrl", "bert-base-uncased+sbert-nli"}
+    assert {"albert-base-v2+twin", "albert-xxlarge-v2+twin", "bert-large-uncased+burt.packed+sbert-nli"} <= used
 
 
 def test_a_start_may_have_its_own_recipes():

@@ -50,9 +50,11 @@ from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
+from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.report import cost
 from pipeline.report.plan_choices import PlanChoices
 from pipeline.report.plan_costs import PlanCosts, architecture
+from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, memory_lines
 from pipeline.report.plan_output import budget, markdown, non_finite
 from pipeline.training_settings import (
     BILSTM_CLASSIFIER_HIDDEN,
@@ -64,8 +66,6 @@ from pipeline.workflow_config import ConfigError, check, check_unique_keys, coer
 
 HERE = Path(__file__).parent
 SCHEMA = HERE.parents[1] / "workflow" / "schemas" / "config.schema.yaml"
-NGRAM_OBJECTIVES = ("burt", "misad")  # the objectives that read an n-gram vocabulary (docs/method.md §2)
-SPAN_OBJECTIVES = ("spanbert", "misad-span")  # the objectives that draw SpanBERT spans (span_max_words)
 NOT_RECORDED = "not compared: the run records no such setting"
 
 
@@ -101,18 +101,14 @@ def resolve_config(path: Path) -> dict:
     return config
 
 
-def hub_repo(spec: str) -> str:
-    """``hub:google-bert/bert-base-uncased@REV`` -> ``google-bert/bert-base-uncased``; anything else as given."""
-    return spec.removeprefix("hub:").split("@", 1)[0] if isinstance(spec, str) else str(spec)
-
-
-class Planner(PlanCosts, PlanChoices):
+class Planner(PlanCosts, PlanChoices, PlanModels):
     """The records of one resolved config."""
 
     def __init__(self, config: dict, gpu: str, mfu: float):
         self.config, self.gpu, self.mfu = config, gpu, mfu
         self.results = f"results/{config['run']}"
         self.backbones = {hub_repo(spec): name for name, spec in config["models"]["backbones"].items()}
+        self.lock = config["models"].get("lock")
         self.runs = experiments.runs(config["pretrain"])
         self.paper = _yaml("paper_settings.yaml")
         self.work = _yaml("workloads.yaml")
@@ -188,6 +184,9 @@ class Planner(PlanCosts, PlanChoices):
         """Why a row's model is not run: the config has no backbone for it, and what paper_settings.yaml
         says about that checkpoint (a commit nobody could pin, for example)."""
         why = self.paper.get("unconfigured", {}).get(repo)
+        others = elsewhere(repo, self.config["run"])
+        if others and not why:
+            why = f"another paper config's row: {', '.join(others)} plans it"
         return f"models.backbones has no {repo}" + (f": {why}" if why else "")
 
     def find_pretrain(self, objective: str, repo: str, experiment: str) -> tuple[experiments.PretrainRun | None, str]:
@@ -308,9 +307,13 @@ class Planner(PlanCosts, PlanChoices):
                 return {"status": "not planned", "reason": reason}
             settings = self.pretrain_settings(run)
             target = f"{self.results}/models/{run.label}"
-            record = self.planned(
-                run.label, target, settings, experiment, self.pretrain_cost(run, settings), run.objective
-            )
+            job = self.pretrain_cost(run, settings)
+            generator = self.generator_cost(run, settings)
+            if job is not None and generator is not None:  # ELECTRA: its generator trains beside it
+                job = job + generator
+            record = self.planned(run.label, target, settings, experiment, job, run.objective)
+            passes = 1 + (self.work["misad"]["extra_train_passes"] if run.objective in MISAD_OBJECTIVES else 0)
+            record["memory"] = self.memory(settings["backbone"], settings["batch_size"], settings["max_length"], passes)
             down = self.downstream(source, run.label)
             record["targets"] += down.pop("targets", [])
             if "downstream" in down and down["downstream"].get("status") != "not planned":
@@ -456,7 +459,13 @@ class Planner(PlanCosts, PlanChoices):
             if arch
             else None
         )
-        return self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, job)
+        record = self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, job)
+        # a Siamese step keeps both sentences' passes; the twin step a PPDB pass beside them
+        passes = 3 if recipe == "twin" else 2
+        record["memory"] = self.memory(
+            start.get("checkpoint") or start["backbone"], section["batch_size"], section["max_length"], passes
+        )
+        return record
 
 
 def optimizer_name(name: str, weight_decay: float) -> str:
@@ -469,8 +478,15 @@ def run(args: argparse.Namespace) -> None:
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
     assumption = cost.assumptions(args.gpu, args.mfu, planner.work["step_floor"]["per_layer_ms"])
+    commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
-    document = {"config": str(args.configfile), "assumption": assumption, "rows": records, "budget": total}
+    document = {
+        "config": str(args.configfile),
+        "assumption": assumption,
+        "rows": records,
+        "budget": total,
+        "commits": commits,
+    }
     where = non_finite(document)
     if where:  # JSON has no infinity or NaN, and a table of them says nothing (issue 39 §6)
         raise InputError(args.configfile, f"the estimate is not a finite number at {where} (--mfu {args.mfu:g})")
@@ -478,6 +494,10 @@ def run(args: argparse.Namespace) -> None:
         text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     else:
         text = markdown(records, assumption, total)
+        text += "\nHub commits (models.backbones, models.generators):\n"
+        text += "".join(f"- {repo}: {commit}\n" for repo, commit in commits.items())
+        text += "\nMemory per GPU of the training runs (pipeline/report/memory.py):\n"
+        text += "".join(line + "\n" for line in memory_lines(records))
     if args.out:
         from pipeline.atomic import AtomicFiles
 

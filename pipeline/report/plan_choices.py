@@ -42,8 +42,12 @@ class PlanChoices:
                 return value.get(settings.get("objective"), value.get("default"))
             return value
 
+        def entry(key: str) -> dict:
+            # a value of ours with its own reason (``values``: ULR-ELECTRA's equation) says that one
+            return {**known[key], **known[key].get("values", {}).get(str(settings[key]), {})}
+
         return [
-            {"key": key, "ours": settings[key], "why": known[key]["why"], "alternative": alternative(known[key])}
+            {"key": key, "ours": settings[key], "why": entry(key)["why"], "alternative": alternative(entry(key))}
             for key in known
             if key in settings
         ]

@@ -95,6 +95,18 @@ def test_electra_trains_with_its_own_objective(objective, tokens_en, electra_en,
     assert json.loads((out / "pretrain_config.json").read_text())["generator"] == str(electra_en / "generator")
 
 
+def test_ulr_electra_trains_misad_with_a_fresh_pooler_and_the_papers_equation(tokens_en, electra_en, tmp_path):
+    """paper-en's ULR-ELECTRA rows (ULR-BERT Tables 2 and 8): MiSAD on [CLS] through a pooler started fresh
+    (ELECTRA has none), §3.2's equation (the released loss needs a masked-LM head), beside ELECTRA's terms."""
+    out = tmp_path / "ulr-electra"
+    flags = ["--max-steps", 6, "--batch-size", 16, "--lr", 2e-3, "--misad-choice", "random"]
+    train(args_for("--data", tokens_en, "--model", electra_en, "--objective", "misad", "--out", out, *flags,
+                   "--pooling", "pooler", "--misad-loss", "equation"))  # fmt: skip
+    log = log_of(out)
+    assert log and all({"mlm", "rtd", "misad"} <= set(e) for e in log)
+    assert AutoModel.from_pretrained(out).config.architectures == ["ElectraForPreTraining"]
+
+
 def test_a_discriminator_without_generator_is_refused(tokens_en, electra_en, tmp_path, cli, capsys):
     lonely = tmp_path / "lonely"
     shutil.copytree(electra_en, lonely, ignore=shutil.ignore_patterns("generator"))

@@ -84,6 +84,28 @@ def test_removing_a_kind_from_the_rehearsal_is_caught(paper):
     assert expected in found.missing_kinds, found.missing_kinds[:10]
 
 
+def test_the_rehearsal_serves_every_hub_model_at_its_locked_commit_and_keeps_its_own_lock(tmp_path, monkeypatch):
+    """Backbones and ELECTRA generators alike get a stand-in: a pinned one at its commit, an unpinned one at
+    the commit the paper's lock records (seeded into the rehearsal's own lock) or at a main to resolve."""
+    from pipeline.models import hub_lock
+    from pipeline.rehearsal import rehearsal, tiny_hub
+
+    paper = resolve_config(REPO / "workflow/config/paper-en.yaml")
+    paper["models"]["lock"] = str(tmp_path / "paper.lock")
+    hub_lock.record(paper["models"]["lock"], "google/electra-base-generator", "e" * 40)
+    small = miniature(paper, "dry-lock", str(tmp_path / "work" / "data"))
+    assert small["models"]["lock"] == str(tmp_path / "work" / "models.lock")  # never the paper's
+    built = {}
+    monkeypatch.setattr(
+        tiny_hub, "build_snapshot", lambda spec, root, text, commit=None: built.setdefault(spec, commit)
+    )
+    rehearsal.serve_hub_models(paper, small, tmp_path / "hub", ["a sentence"])
+    specs = [*paper["models"]["backbones"].values(), *paper["models"]["generators"].values()]
+    assert sorted(built) == sorted(specs)
+    assert built["hub:google/electra-base-generator"] == "e" * 40 and built["hub:albert/albert-xxlarge-v2"] is None
+    assert hub_lock.read_lock(small["models"]["lock"]) == {"google/electra-base-generator": "e" * 40}
+
+
 def test_one_classification_names_every_family():
     """coverage and the tiny hub read one classification (tiny_hub.family_kind); a name it does not know is
     BERT (a tiny or local model), never an error."""

@@ -1,0 +1,83 @@
+"""GPU memory of a training job, for the plan (pipeline/report/plan.py): does a row fit one 80 GB GPU at
+its paper's batch size, and if not, how is the batch split.
+
+A job holds, per GPU (Korthikanti et al. 2022, *Reducing Activation Recomputation in Large Transformer
+Models*, §4.1: 16-bit activations, no recomputation):
+
+- the weights, their gradients and Adam's two moments in fp32 (mixed precision keeps fp32 masters):
+  16 bytes per stored parameter (ALBERT stores its one shared layer once: Lan et al. 2020, §3.1);
+- the activations of every Transformer layer as applied, ``s·b·h·34 + 5·a·s²·b`` bytes for ``b``
+  sequences of ``s`` positions, hidden size ``h`` and ``a`` heads (``h / 64``, as every model here);
+  the attention term is an upper bound (fused attention keeps no ``s²`` scores), kept so the estimate
+  errs on the side of splitting. A step that keeps several passes' graphs (MiSAD's S, w and R; a Siamese
+  step's two sentences) holds each pass's activations at once;
+- the output projection's logits on the masked tokens (15%), fp32, with their gradient.
+
+Where the total passes :data:`GPU_GB` (less :data:`HEADROOM` for the allocator and the CUDA context),
+the batch is split into the fewest equal micro-batches that fit: ``grad_accum`` steps on one GPU, or as
+many DDP processes (``gpus``), the same optimiser batch either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.report.cost import Architecture
+
+GPU_GB = 80.0  # an H100 / A100 80 GB
+HEADROOM = 0.9  # the share a job can use: the CUDA context and allocator fragmentation take the rest
+MASKED_SHARE = 0.15  # BERT's masking rate: the tokens the MLM head projects onto the vocabulary
+GB = 1e9
+
+
+def stored_parameters(arch: Architecture, shared_layers: bool) -> int:
+    """The parameters a checkpoint stores: one layer where ALBERT shares it across all, else every layer,
+    plus the embeddings (tokens, 512 positions) and the factorised projection."""
+    embedding = arch.embedding or arch.hidden
+    per_layer = 4 * arch.hidden**2 + 2 * arch.hidden * arch.intermediate
+    layers = 1 if shared_layers else arch.layers
+    projection = embedding * arch.hidden if embedding != arch.hidden else 0
+    return layers * per_layer + projection + (arch.vocab + 512) * embedding
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A job's memory per GPU at its batch, and the split that fits (``parts`` 1: none needed)."""
+
+    static_gb: float
+    activation_gb: float  # at the whole batch on one GPU
+    parts: int
+
+    @property
+    def total_gb(self) -> float:
+        return self.static_gb + self.activation_gb
+
+    @property
+    def per_part_gb(self) -> float:
+        return self.static_gb + self.activation_gb / self.parts
+
+    def text(self, batch: int) -> str:
+        if self.parts == 1:
+            return f"{self.total_gb:.1f} GB per GPU at batch {batch}: fits one {GPU_GB:.0f} GB GPU"
+        micro = batch // self.parts
+        return (
+            f"{self.total_gb:.1f} GB at batch {batch} on one GPU, more than {GPU_GB:.0f} GB: split as {self.parts} x "
+            f"{micro} ({self.per_part_gb:.1f} GB each), grad_accum {self.parts} on one GPU or gpus {self.parts}"
+        )
+
+
+def training_memory(
+    arch: Architecture, batch: int, length: int, passes: float = 1.0, shared_layers: bool = False
+) -> Memory:
+    """The memory of a training step of ``batch`` sequences of ``length`` tokens, ``passes`` forward passes
+    kept for the backward (see the module docstring), and the fewest micro-batches that fit a GPU."""
+    heads = max(arch.hidden // 64, 1)
+    static = 16 * stored_parameters(arch, shared_layers)
+    per_layer = length * batch * arch.hidden * 34 + 5 * heads * length**2 * batch
+    logits = 2 * 4 * MASKED_SHARE * batch * length * arch.vocab
+    activations = passes * arch.layers * per_layer + logits
+    budget = GPU_GB * GB * HEADROOM
+    parts = 1
+    while static + activations / parts > budget and parts < batch and batch % (parts * 2) == 0:
+        parts *= 2
+    return Memory(static / GB, activations / GB, parts)

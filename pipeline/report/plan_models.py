@@ -1,0 +1,96 @@
+"""The plan's view of its models (pipeline/report/plan.py): the commit of each hub backbone (pinned, locked,
+or resolved at first download: pipeline/models/hub_lock.py), the paper configs that run a row another
+config lacks, the memory per GPU of each training run (pipeline/report/memory.py) and an ELECTRA
+generator's share of its pre-training's cost."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from pipeline import experiments
+from pipeline.models.hub_lock import commit_text
+from pipeline.report import cost
+from pipeline.report.memory import training_memory
+from pipeline.report.plan_costs import architecture
+
+CONFIGS = Path(__file__).resolve().parents[2] / "workflow" / "config"
+
+
+def hub_repo(spec: str) -> str:
+    """``hub:google-bert/bert-base-uncased@REV`` -> ``google-bert/bert-base-uncased``; anything else as given."""
+    return spec.removeprefix("hub:").split("@", 1)[0] if isinstance(spec, str) else str(spec)
+
+
+class PlanModels:
+    """The model methods of :class:`pipeline.report.plan.Planner` (its ``config``, ``work``, ``lock``, ``gpu``,
+    ``mfu``)."""
+
+    def generator_cost(self, run: experiments.PretrainRun, settings: dict) -> cost.JobCost | None:
+        """An ELECTRA discriminator's generator (models.generators): a forward and backward pass over every
+        token the discriminator reads (ELECTRA §2: the generator's MLM on the same masked input)."""
+        spec = self.config["models"].get("generators", {}).get(run.backbone)
+        arch = architecture(hub_repo(spec)) if spec else None
+        if arch is None:
+            return None
+        padding = self.work["padding_share"][settings["input"]]
+        work = cost.Workload(arch, float(settings["tokens"]), settings["max_length"], padding_share=padding)
+        return cost.job_cost(work.flops, 0, 0.0, self.gpu, self.mfu)
+
+    def commits(self) -> dict[str, str]:
+        """Each hub backbone and generator: its commit, pinned, locked, or "resolved at first download"."""
+        specs = [*self.config["models"]["backbones"].values(), *self.config["models"].get("generators", {}).values()]
+        return {
+            hub_repo(spec): commit_text(spec, self.lock)
+            for spec in specs
+            if isinstance(spec, str) and spec.startswith("hub:")
+        }
+
+    def memory(self, repo: str, batch: int, length: int, passes: float) -> dict | None:
+        """Memory per GPU of a training job at its batch (pipeline/report/memory.py), and its split."""
+        arch = architecture(repo)
+        if arch is None:
+            return None
+        shared = repo.rsplit("/", 1)[-1].startswith("albert")
+        found = training_memory(arch, batch, length, passes, shared_layers=shared)
+        return {
+            "gb_per_gpu": round(found.total_gb, 1),
+            "split": found.parts,
+            "gb_per_part": round(found.per_part_gb, 1),
+            "text": found.text(batch),
+        }
+
+
+@cache
+def config_repos(path: Path) -> frozenset:
+    """The hub repositories a config file's backbones name."""
+    backbones = (yaml.safe_load(path.read_text(encoding="utf-8")).get("models") or {}).get("backbones") or {}
+    return frozenset(hub_repo(spec) for spec in backbones.values())
+
+
+def other_configs(run: str) -> list[Path]:
+    """The paper configs of the repository besides the one whose run is ``run``."""
+    return [
+        path
+        for path in sorted(CONFIGS.glob("paper-*.yaml"))
+        if (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("run") != run
+    ]
+
+
+def memory_lines(records: list[dict]) -> list[str]:
+    """The memory per GPU of each planned training run (once per run), the largest first."""
+    seen = {}
+    for r in records:
+        if r.get("memory") and r.get("label") not in seen:
+            seen[r["label"]] = r["memory"]
+    ranked = sorted(seen.items(), key=lambda item: -item[1]["gb_per_gpu"])
+    return [f"- {label}: {memory['text']}" for label, memory in ranked]
+
+
+def elsewhere(repo: str, run: str) -> list[str]:
+    """The other paper configs (repository-relative) whose backbones name ``repo``."""
+    return [
+        path.relative_to(CONFIGS.parents[1]).as_posix() for path in other_configs(run) if repo in config_repos(path)
+    ]
