@@ -255,25 +255,47 @@ class StackedAdamW:
         norms = torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
         if self.max_grad_norm > 0:
             scale = (self.max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
-            for g in grads:
-                g.mul_(scale.view(-1, *[1] * (g.dim() - 1)))
+            torch._foreach_mul_(grads, [scale.view(-1, *[1] * (g.dim() - 1)) for g in grads])
         return norms
 
     @torch.no_grad()
     def step(self, lrs: torch.Tensor) -> None:
-        """One AdamW step; ``lrs`` [K] is each member's learning rate at this step."""
+        """One AdamW step (``torch.optim.AdamW``'s foreach arithmetic); ``lrs`` [K] is each member's learning
+        rate at this step. Members that share a rate (a setting's seeds) step with a plain number, which keeps
+        the multi-tensor kernels' fast path on a GPU; several rates broadcast one per member."""
         self.step_count += 1
         beta1, beta2 = ADAM_BETAS
         correction1 = 1 - beta1**self.step_count
         correction2_sqrt = math.sqrt(1 - beta2**self.step_count)
-        for name, p in self.params.items():
-            lr = lrs.view(-1, *[1] * (p.dim() - 1)).to(p.dtype)
-            if self.weight_decay[name]:
-                p.mul_(1 - lr * self.weight_decay[name])
-            self.exp_avg[name].lerp_(p.grad, 1 - beta1)
-            self.exp_avg_sq[name].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
-            denom = (self.exp_avg_sq[name].sqrt() / correction2_sqrt).add_(ADAM_EPSILON)
-            p.sub_(lr / correction1 * self.exp_avg[name] / denom)
+        names = list(self.params)
+        params = [self.params[n] for n in names]
+        grads = [p.grad for p in params]
+        exp_avgs = [self.exp_avg[n] for n in names]
+        exp_avg_sqs = [self.exp_avg_sq[n] for n in names]
+        shared = bool((lrs == lrs[0]).all())
+
+        def per_member(values: torch.Tensor, tensors: list) -> list | float:
+            if shared:
+                return float(values[0])
+            return [values.to(t.dtype).view(-1, *[1] * (t.dim() - 1)) for t in tensors]
+
+        for decay in {self.weight_decay[n] for n in names} - {0.0}:
+            decayed = [self.params[n] for n in names if self.weight_decay[n] == decay]
+            factor = per_member(1 - lrs * decay, decayed)
+            torch._foreach_mul_(decayed, factor)
+        torch._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        torch._foreach_mul_(exp_avg_sqs, beta2)
+        torch._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+        denom = torch._foreach_sqrt(exp_avg_sqs)
+        torch._foreach_div_(denom, correction2_sqrt)
+        torch._foreach_add_(denom, ADAM_EPSILON)
+        if shared:
+            torch._foreach_addcdiv_(params, exp_avgs, denom, -float(lrs[0]) / correction1)
+        else:
+            steps = torch._foreach_div(exp_avgs, denom)
+            torch._foreach_mul_(steps, per_member(-lrs / correction1, params))
+            torch._foreach_add_(params, steps)
+        for p in params:
             p.grad = None
 
     def state_dict(self) -> dict:
