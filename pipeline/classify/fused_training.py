@@ -27,7 +27,6 @@ to skip it, which ``vmap`` cannot trace.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import logging
 import math
@@ -39,6 +38,7 @@ import torch
 from torch.func import functional_call, stack_module_state, vmap
 from transformers import Trainer, set_seed
 
+from pipeline import tracking
 from pipeline.classify import training
 from pipeline.progress import Progress
 
@@ -62,8 +62,10 @@ def unfusable(task, members: list[Member], settings: training.Settings, tracker_
     """Why ``members`` cannot train as one stacked model, or None when they can."""
     if len(members) < 2:
         return "one run only"
-    if tracker_args is not None and getattr(tracker_args, "report_to", None):
-        return "live curves (--report-to) follow one Trainer per run"
+    if tracker_args is not None:
+        chosen = tracking.backend(tracker_args.report_to)
+        if chosen != "none" and not (chosen == "tensorboard" and tracker_args.tracking_dir is None):
+            return f"live curves ({chosen}) follow one Trainer per run"
     if len({m.model_path for m in members}) > 1:
         shapes = {m.model_path: _shapes(task, m.model_path) for m in members}
         if len({tuple(sorted(s.items())) for s in shapes.values()}) > 1:
@@ -371,7 +373,3 @@ def run_members(
                 }
             outcomes.append(outcome)
     return outcomes
-
-
-def members_from(args: argparse.Namespace, model_path: str, seeds: list[int], lrs: list[float]) -> list[Member]:
-    return [Member(seed, lr, model_path) for lr in lrs for seed in seeds]

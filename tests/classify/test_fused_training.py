@@ -178,3 +178,35 @@ def test_one_member_cannot_fuse(size, tiny_en):
     task = tasks.TASKS["sst2"]
     config = settings(task)
     assert fused_training.unfusable(task, [Member(0, 1e-3, str(tiny_en))] * size, config) == "one run only"
+
+
+def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo_root, tmp_path, caplog):
+    """``classify --fuse 2 --seed-dirs``: three seeds, two stacked and one alone, each in its own folder with
+    the files a solo job writes, the same dev predictions and the same training loss to 4 decimals."""
+    import json
+
+    model = without_dropout(tiny_en, tmp_path / "model")
+    common = ("--model", model, "--task", "rte", "--data", demo_root, "--seeds", 3, "--seed-dirs")
+    common += ("--max-steps", 6, "--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3")
+    assert cli("classify", *common, "--out", tmp_path / "solo") == 0
+    caplog.set_level("INFO")
+    assert cli("classify", *common, "--fuse", 2, "--out", tmp_path / "fused") == 0
+    assert "train as 2 stacked model(s)" in caplog.text
+    for seed in (0, 1, 2):
+        solo_dir, fused_dir = tmp_path / "solo" / f"seed{seed}", tmp_path / "fused" / f"seed{seed}"
+        assert sorted(p.name for p in fused_dir.iterdir()) == sorted(p.name for p in solo_dir.iterdir())
+        name = f"dev_predictions.seed{seed}.tsv"
+        assert (fused_dir / name).read_text() == (solo_dir / name).read_text()
+        solo_run, fused_run = (json.loads((d / "metrics.json").read_text()) for d in (solo_dir, fused_dir))
+        solo_seed, fused_seed = solo_run["per_seed"][str(seed)], fused_run["per_seed"][str(seed)]
+        assert round(fused_seed["train_loss"], 4) == round(solo_seed["train_loss"], 4)
+        assert fused_seed["dev"] == solo_seed["dev"] and fused_seed["steps"] == solo_seed["steps"] == 6
+        assert fused_run["provenance"]["params"]["fuse"] == 2  # the record says how it trained
+
+
+def test_a_job_that_cannot_fuse_trains_as_today_and_says_why(cli, tiny_en, demo_root, tmp_path, caplog):
+    caplog.set_level("INFO")
+    args = ("--model", tiny_en, "--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2)
+    assert cli("classify", *args, "--fuse", 4, "--out", tmp_path / "out") == 0
+    assert "the seeds train one by one (one run only)" in caplog.text
+    assert (tmp_path / "out" / "metrics.json").is_file()
