@@ -270,7 +270,7 @@ def run(args: argparse.Namespace) -> None:
     for group in seed_groups(task, seeds, model_path, settings, args):
         if len(group) > 1:
             members = [fused_training.Member(seed, settings.lr, model_path) for seed in group]
-            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings)
+            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, args)
         else:
             fused = [training.run_seed(task, model_path, tokenizer, train, evaluations, settings, group[0], args)]
         for outcome in fused:

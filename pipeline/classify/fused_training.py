@@ -27,6 +27,7 @@ to skip it, which ``vmap`` cannot trace.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import logging
 import math
@@ -64,8 +65,8 @@ def unfusable(task, members: list[Member], settings: training.Settings, tracker_
         return "one run only"
     if tracker_args is not None:
         chosen = tracking.backend(tracker_args.report_to)
-        if chosen != "none" and not (chosen == "tensorboard" and tracker_args.tracking_dir is None):
-            return f"live curves ({chosen}) follow one Trainer per run"
+        if chosen in ("wandb", "mlflow"):  # one live run per process; TensorBoard takes one folder per seed
+            return f"live curves in {chosen} follow one run at a time"
     if len({m.model_path for m in members}) > 1:
         shapes = {m.model_path: _shapes(task, m.model_path) for m in members}
         if len({tuple(sorted(s.items())) for s in shapes.values()}) > 1:
@@ -311,9 +312,27 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
-def train_members(task, members: list[Member], tokenizer, train, settings: training.Settings, scratch: str):
+def member_trackers(members: list[Member], tracker_args) -> list:
+    """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir)."""
+    if tracker_args is None or tracker_args.tracking_dir is None:
+        return [tracking.Tracker(None, "") for _ in members]
+    return [
+        tracking.Tracker(
+            argparse.Namespace(
+                report_to=tracker_args.report_to, tracking_dir=tracker_args.tracking_dir / f"seed-{m.seed}"
+            ),
+            f"seed-{m.seed}",
+        )
+        for m in members
+    ]
+
+
+def train_members(
+    task, members: list[Member], tokenizer, train, settings: training.Settings, scratch: str, tracker_args=None
+):
     """Fine-tune every member at once; returns their Trainers (holding the trained models), steps, mean
-    training losses and training seconds."""
+    training losses and training seconds. Live curves (loss, learning rate, gradient norm) go to each
+    member's tracker every ``logging_steps``, as the Trainer logs them."""
     trainers = [member_trainer(task, m, tokenizer, train, settings, scratch) for m in members]
     steps = training_steps(trainers[0], settings)
     args = trainers[0].args
@@ -328,6 +347,7 @@ def train_members(task, members: list[Member], tokenizer, train, settings: train
     # each member's dropout masks are its own (vmap's randomness="different"); this fixes the draw of all
     torch.manual_seed(members[0].seed)
     loss_sums = torch.zeros(len(members), dtype=torch.float64, device=device)
+    trackers, logged = member_trackers(members, tracker_args), torch.zeros_like(loss_sums)
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
     for step in range(steps):
@@ -335,11 +355,20 @@ def train_members(task, members: list[Member], tokenizer, train, settings: train
         batch = {key: value.to(device) for key, value in batch.items()}
         losses, _ = stacked.losses(batch, autocast=settings.bf16)
         stacked.backward(losses)
-        optimiser.clip()
-        optimiser.step(base_lrs * linear_warmup(step, warmup, steps))
+        norms = optimiser.clip()
+        lrs = base_lrs * linear_warmup(step, warmup, steps)
+        optimiser.step(lrs)
         loss_sums += losses.detach().double()
+        if (step + 1) % args.logging_steps == 0:
+            mean = (loss_sums - logged) / args.logging_steps
+            for k, tracker in enumerate(trackers):
+                record = {"train/loss": mean[k], "train/learning_rate": lrs[k], "train/grad_norm": norms[k]}
+                tracker.log({key: float(value) for key, value in record.items()}, step + 1)
+            logged = loss_sums.clone()
         progress.update(1, position=step + 1)
     progress.done()
+    for tracker in trackers:
+        tracker.close()
     seconds = time.perf_counter() - started
     for trainer in trainers:
         trainer.model.eval()
@@ -351,7 +380,9 @@ def run_members(
 ) -> list[dict]:
     """The outcome :func:`training.run_seed` returns, for every member, trained as one stacked model."""
     with tempfile.TemporaryDirectory(prefix="classify-fused-") as scratch:
-        trainers, steps, losses, seconds = train_members(task, members, tokenizer, train, settings, scratch)
+        trainers, steps, losses, seconds = train_members(
+            task, members, tokenizer, train, settings, scratch, tracker_args
+        )
         outcomes = []
         for member, trainer, loss in zip(members, trainers, losses):
             outcome = {

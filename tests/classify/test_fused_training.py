@@ -190,8 +190,10 @@ def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo
     common += ("--max-steps", 6, "--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3")
     assert cli("classify", *common, "--out", tmp_path / "solo") == 0
     caplog.set_level("INFO")
-    assert cli("classify", *common, "--fuse", 2, "--out", tmp_path / "fused") == 0
+    curves = ("--report-to", "tensorboard", "--tracking-dir", tmp_path / "curves")
+    assert cli("classify", *common, "--fuse", 2, *curves, "--out", tmp_path / "fused") == 0
     assert "train as 2 stacked model(s)" in caplog.text
+    assert sorted(p.name for p in (tmp_path / "curves").iterdir()) == ["seed-0", "seed-1", "seed-2"]
     for seed in (0, 1, 2):
         solo_dir, fused_dir = tmp_path / "solo" / f"seed{seed}", tmp_path / "fused" / f"seed{seed}"
         assert sorted(p.name for p in fused_dir.iterdir()) == sorted(p.name for p in solo_dir.iterdir())
