@@ -87,6 +87,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="train up to K seeds at once as one stacked model (pipeline/classify/fused_training.py); 1: one by one",
     )
     parser.add_argument(
+        "--resume-every",
+        type=STEPS,
+        default=0,
+        metavar="N",
+        help="fused seeds: save their state every N steps under OUT/.resume/, and go on from it after a kill (0: off)",
+    )
+    parser.add_argument(
         "--train-from-dev",
         type=FRACTION,
         default=0.0,
@@ -270,7 +277,11 @@ def run(args: argparse.Namespace) -> None:
     for group in seed_groups(task, seeds, model_path, settings, args):
         if len(group) > 1:
             members = [fused_training.Member(seed, settings.lr, model_path) for seed in group]
-            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, args)
+            resume = None
+            if args.resume_every > 0:
+                where = args.out / ".resume" / f"fused-seeds{group[0]}-{group[-1]}.pt"
+                resume = fused_training.Resume(where, args.resume_every)
+            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, args, resume)
         else:
             fused = [training.run_seed(task, model_path, tokenizer, train, evaluations, settings, group[0], args)]
         for outcome in fused:

@@ -31,9 +31,11 @@ import argparse
 import copy
 import logging
 import math
+import os
 import tempfile
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import torch
 from torch.func import functional_call, stack_module_state, vmap
@@ -312,6 +314,37 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
+@dataclass(frozen=True)
+class Resume:
+    """Where a fused run keeps its state every ``every`` steps (the stacked weights, AdamW's moments, the
+    step, the loss sums and the random state), so that a killed job goes on from its last save: each member's
+    batches are replayed up to that step from its seeded sampler, and the run ends as an unbroken one."""
+
+    path: Path
+    every: int
+
+    def load(self, identity: dict) -> dict | None:
+        if not self.path.is_file():
+            return None
+        state = torch.load(self.path, map_location="cpu", weights_only=False)
+        if state.get("identity") != identity:
+            log.warning("%s belongs to another run (%s); starting afresh", self.path, state.get("identity"))
+            return None
+        log.info("resuming %d member(s) at step %d from %s", len(identity["members"]), state["step"], self.path)
+        return state
+
+    def save(self, state: dict) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        torch.save(state, temporary)
+        os.replace(temporary, self.path)  # the last whole save survives a kill mid-write
+
+    def finish(self) -> None:
+        self.path.unlink(missing_ok=True)
+        if self.path.parent.is_dir() and not any(self.path.parent.iterdir()):
+            self.path.parent.rmdir()
+
+
 def member_trackers(members: list[Member], tracker_args) -> list:
     """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir)."""
     if tracker_args is None or tracker_args.tracking_dir is None:
@@ -328,7 +361,14 @@ def member_trackers(members: list[Member], tracker_args) -> list:
 
 
 def train_members(
-    task, members: list[Member], tokenizer, train, settings: training.Settings, scratch: str, tracker_args=None
+    task,
+    members: list[Member],
+    tokenizer,
+    train,
+    settings: training.Settings,
+    scratch: str,
+    tracker_args=None,
+    resume: Resume | None = None,
 ):
     """Fine-tune every member at once; returns their Trainers (holding the trained models), steps, mean
     training losses and training seconds. Live curves (loss, learning rate, gradient norm) go to each
@@ -348,9 +388,24 @@ def train_members(
     torch.manual_seed(members[0].seed)
     loss_sums = torch.zeros(len(members), dtype=torch.float64, device=device)
     trackers, logged = member_trackers(members, tracker_args), torch.zeros_like(loss_sums)
+    identity = {"members": [vars(m) for m in members], "steps": steps, "settings": vars(settings)}
+    state = resume.load(identity) if resume else None
+    first = 0
+    if state is not None:
+        with torch.no_grad():
+            for name, tensor in state["params"].items():
+                stacked.params[name].copy_(tensor)
+        optimiser.load_state_dict(state["optimiser"])
+        loss_sums.copy_(state["loss_sums"])
+        logged.copy_(state["logged"])
+        first = state["step"]
+        for stream in streams:  # each member's sampler replayed to where the run stopped
+            for _ in range(first):
+                next(stream)
+        torch.set_rng_state(state["rng"])  # after the replay: a data loader draws its base seed from it
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
-    for step in range(steps):
+    for step in range(first, steps):
         batch = stack_batches([next(s) for s in streams], pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
         losses, _ = stacked.losses(batch, autocast=settings.bf16)
@@ -365,10 +420,27 @@ def train_members(
                 record = {"train/loss": mean[k], "train/learning_rate": lrs[k], "train/grad_norm": norms[k]}
                 tracker.log({key: float(value) for key, value in record.items()}, step + 1)
             logged = loss_sums.clone()
+        if resume and (step + 1) % resume.every == 0 and step + 1 < steps:
+            resume.save(
+                {
+                    "identity": identity,
+                    "step": step + 1,
+                    "params": {name: p.detach().cpu() for name, p in stacked.params.items()},
+                    "optimiser": {
+                        key: {n: t.cpu() for n, t in value.items()} if isinstance(value, dict) else value
+                        for key, value in optimiser.state_dict().items()
+                    },
+                    "loss_sums": loss_sums.cpu(),
+                    "logged": logged.cpu(),
+                    "rng": torch.get_rng_state(),
+                }
+            )
         progress.update(1, position=step + 1)
     progress.done()
     for tracker in trackers:
         tracker.close()
+    if resume:
+        resume.finish()
     seconds = time.perf_counter() - started
     for trainer in trainers:
         trainer.model.eval()
@@ -376,12 +448,19 @@ def train_members(
 
 
 def run_members(
-    task, members: list[Member], tokenizer, train, evaluations: dict, settings: training.Settings, tracker_args=None
+    task,
+    members: list[Member],
+    tokenizer,
+    train,
+    evaluations: dict,
+    settings: training.Settings,
+    tracker_args=None,
+    resume: Resume | None = None,
 ) -> list[dict]:
     """The outcome :func:`training.run_seed` returns, for every member, trained as one stacked model."""
     with tempfile.TemporaryDirectory(prefix="classify-fused-") as scratch:
         trainers, steps, losses, seconds = train_members(
-            task, members, tokenizer, train, settings, scratch, tracker_args
+            task, members, tokenizer, train, settings, scratch, tracker_args, resume
         )
         outcomes = []
         for member, trainer, loss in zip(members, trainers, losses):

@@ -191,7 +191,9 @@ def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo
     assert cli("classify", *common, "--out", tmp_path / "solo") == 0
     caplog.set_level("INFO")
     curves = ("--report-to", "tensorboard", "--tracking-dir", tmp_path / "curves")
-    assert cli("classify", *common, "--fuse", 2, *curves, "--out", tmp_path / "fused") == 0
+    fused = ("--fuse", 2, "--resume-every", 2)
+    assert cli("classify", *common, *fused, *curves, "--out", tmp_path / "fused") == 0
+    assert not (tmp_path / "fused" / ".resume").exists()  # saves are dropped once the job is done
     assert "train as 2 stacked model(s)" in caplog.text
     assert sorted(p.name for p in (tmp_path / "curves").iterdir()) == ["seed-0", "seed-1", "seed-2"]
     for seed in (0, 1, 2):
@@ -212,3 +214,39 @@ def test_a_job_that_cannot_fuse_trains_as_today_and_says_why(cli, tiny_en, demo_
     assert cli("classify", *args, "--fuse", 4, "--out", tmp_path / "out") == 0
     assert "the seeds train one by one (one run only)" in caplog.text
     assert (tmp_path / "out" / "metrics.json").is_file()
+
+
+class Killed(Exception):
+    pass
+
+
+def test_a_killed_fused_run_resumes_to_the_unbroken_run(tiny_en, demo_root, tmp_path, monkeypatch):
+    """Dropout on: the run killed after step 12 and restarted from its save at step 10 ends with the same
+    weights, to the bit, as the run never killed (same batches replayed, same random state)."""
+    task = tasks.TASKS["sst2"]
+    config = settings(task)
+    tokenizer, train, (_, dev_features) = data(task, demo_root, str(tiny_en), config)
+    members = [Member(0, 1e-3, str(tiny_en)), Member(1, 2e-3, str(tiny_en))]
+    resume = fused_training.Resume(tmp_path / ".resume" / "fused.pt", 5)
+    with tempfile.TemporaryDirectory() as scratch:
+        unbroken, _, unbroken_losses, _ = fused_training.train_members(task, members, tokenizer, train, config, scratch)
+        expected = [outputs(task, trainer, dev_features) for trainer in unbroken]
+        schedule = fused_training.linear_warmup
+
+        def dies_at_step_12(step, warmup, total):
+            if step == 12:
+                raise Killed
+            return schedule(step, warmup, total)
+
+        monkeypatch.setattr(fused_training, "linear_warmup", dies_at_step_12)
+        with pytest.raises(Killed):
+            fused_training.train_members(task, members, tokenizer, train, config, scratch, resume=resume)
+        assert torch.load(resume.path, weights_only=False)["step"] == 10
+        monkeypatch.setattr(fused_training, "linear_warmup", schedule)
+        resumed, _, resumed_losses, _ = fused_training.train_members(
+            task, members, tokenizer, train, config, scratch, resume=resume
+        )
+        for trainer, want in zip(resumed, expected):
+            assert np.array_equal(outputs(task, trainer, dev_features), want)
+        assert resumed_losses == unbroken_losses
+    assert not resume.path.parent.exists()  # the save is gone once the run is done

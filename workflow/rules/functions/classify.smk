@@ -63,7 +63,7 @@ def classify_flags(wildcards):
     if CLASSIFY["bf16"]:
         flags.append("--bf16")
     if CLASSIFY["fuse"] > 1:
-        flags += options(CLASSIFY, "fuse")
+        flags += options(CLASSIFY, "fuse", "resume_every")
     return flags
 
 
