@@ -32,6 +32,7 @@ import copy
 import logging
 import math
 import os
+import pickle
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -326,9 +327,13 @@ class Resume:
     def load(self, identity: dict) -> dict | None:
         if not self.path.is_file():
             return None
-        state = torch.load(self.path, map_location="cpu", weights_only=False)
-        if state.get("identity") != identity:
-            log.warning("%s belongs to another run (%s); starting afresh", self.path, state.get("identity"))
+        try:
+            state = torch.load(self.path, map_location="cpu", weights_only=False)
+        except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as error:
+            log.warning("%s cannot be read (%s); starting afresh", self.path, error)
+            return None
+        if not isinstance(state, dict) or state.get("identity") != identity:
+            log.warning("%s is not this run's save; starting afresh", self.path)
             return None
         log.info("resuming %d member(s) at step %d from %s", len(identity["members"]), state["step"], self.path)
         return state
