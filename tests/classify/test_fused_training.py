@@ -7,6 +7,7 @@ own masks."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import tempfile
 
@@ -250,3 +251,21 @@ def test_a_killed_fused_run_resumes_to_the_unbroken_run(tiny_en, demo_root, tmp_
             assert np.array_equal(outputs(task, trainer, dev_features), want)
         assert resumed_losses == unbroken_losses
     assert not resume.path.parent.exists()  # the save is gone once the run is done
+
+
+def test_with_dropout_five_fused_seeds_agree_with_five_solo_seeds_within_their_spread(tiny_en, demo_root):
+    """Dropout on (0.1), so a member's masks are not its solo run's: over 5 seeds the fused runs' dev
+    accuracy has the solo runs' mean within the larger of the two seed spreads (issue 41 §2, Independent)."""
+    task = tasks.TASKS["sst2"]
+    config = dataclasses.replace(settings(task), max_steps=80)
+    tokenizer, train, (dev, dev_features) = data(task, demo_root, str(tiny_en), config, train_rows=0, dev_rows=200)
+    members = [Member(seed, 1e-2, str(tiny_en)) for seed in range(5)]
+    with tempfile.TemporaryDirectory() as scratch:
+        trainers, _, _, _ = fused_training.train_members(task, members, tokenizer, train, config, scratch)
+        fused = [training.score(task, dev, training.predictions(task, t, dev_features, dev))["acc"] for t in trainers]
+        solo_runs = [solo(task, member, tokenizer, train, config, scratch)[0] for member in members]
+        alone = [training.score(task, dev, training.predictions(task, t, dev_features, dev))["acc"] for t in solo_runs]
+    print(f"dev accuracy, fused {fused}, solo {alone}")
+    spread = max(np.std(fused), np.std(alone))
+    assert abs(np.mean(fused) - np.mean(alone)) <= spread
+    assert fused != alone  # the masks differ, so the runs do
