@@ -242,6 +242,13 @@ def _child(params: dict, module: str) -> dict:
     return {name[len(module) + 1 :]: value for name, value in params.items() if name.startswith(module + ".")}
 
 
+def _member_norm(tensor: torch.Tensor) -> torch.Tensor:
+    """Each member's 2-norm of its slice [K] (one operator: no flattening)."""
+    if tensor.dim() == 1:  # one number per member
+        return tensor.abs()
+    return torch.linalg.vector_norm(tensor, dim=tuple(range(1, tensor.dim())))
+
+
 class StackedAdamW:
     """``torch.optim.AdamW`` (the Trainer's optimiser) for stacked weights, with each member's learning rate,
     gradient clipping by each member's own global norm (``clip_grad_norm_``, max norm 1.0), and weight decay
@@ -258,7 +265,7 @@ class StackedAdamW:
     def clip(self) -> torch.Tensor:
         """Scale each member's gradients to a global norm of at most ``max_grad_norm``; the norms before [K]."""
         grads = [p.grad for p in self.params.values()]
-        norms = torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
+        norms = torch.stack([_member_norm(g) for g in grads]).norm(dim=0)
         if self.max_grad_norm > 0:
             scale = (self.max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
             torch._foreach_mul_(grads, [scale.view(-1, *[1] * (g.dim() - 1)) for g in grads])
