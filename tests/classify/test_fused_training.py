@@ -269,3 +269,29 @@ def test_with_dropout_five_fused_seeds_agree_with_five_solo_seeds_within_their_s
     spread = max(np.std(fused), np.std(alone))
     assert abs(np.mean(fused) - np.mean(alone)) <= spread
     assert fused != alone  # the masks differ, so the runs do
+
+
+def test_members_from_two_checkpoints_of_one_architecture_equal_their_solo_runs(tiny_en, demo_root, tmp_path):
+    """Starting checkpoints of one architecture fuse (issue 41 §2: paper-en's BERT-base variants); another
+    architecture does not, and says why."""
+    from transformers import AutoModelForMaskedLM
+
+    other = tmp_path / "other"
+    shutil.copytree(tiny_en, other)
+    model = AutoModelForMaskedLM.from_pretrained(other)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    model.save_pretrained(other)
+    first = without_dropout(tiny_en, tmp_path / "first")
+    second = without_dropout(other, tmp_path / "second")
+    check_exact("rte", first, demo_root, tmp_path / "run", lambda _: [Member(0, 1e-3, first), Member(0, 1e-3, second)])
+    wider = tmp_path / "wider"
+    shutil.copytree(tiny_en, wider)
+    config = AutoConfig.from_pretrained(wider)
+    config.intermediate_size *= 2
+    config.save_pretrained(wider)
+    task = tasks.TASKS["rte"]
+    members = [Member(0, 1e-3, str(tiny_en)), Member(0, 1e-3, str(wider))]
+    assert fused_training.unfusable(task, members, settings(task)) == "the starting checkpoints differ in architecture"
