@@ -49,7 +49,7 @@ from pipeline.arguments import (
     TOKENS,
 )
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.classify import encoding, hyperparameters, submission, tasks, training
+from pipeline.classify import encoding, fused_training, hyperparameters, submission, tasks, training
 from pipeline.errors import InputError
 
 log = logging.getLogger("pipeline.classify")
@@ -79,6 +79,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weight-decay", type=NON_NEGATIVE, help="default 0.01")
     parser.add_argument("--eval-batch-size", type=BATCH, default=64)
     parser.add_argument("--bf16", action="store_true", help="bfloat16 mixed precision (GPU)")
+    parser.add_argument(
+        "--fuse",
+        type=SEEDS,
+        default=1,
+        metavar="K",
+        help="train up to K seeds at once as one stacked model (pipeline/classify/fused_training.py); 1: one by one",
+    )
+    parser.add_argument(
+        "--resume-every",
+        type=STEPS,
+        default=0,
+        metavar="N",
+        help="fused seeds: save their state every N steps under OUT/.resume/, and go on from it after a kill (0: off)",
+    )
     parser.add_argument(
         "--train-from-dev",
         type=FRACTION,
@@ -194,6 +208,32 @@ def summarise(task, outcomes: list[dict], set_name: str) -> dict | None:
     return {name: spread([m[name] for m in per_seed]) for name in per_seed[0]}
 
 
+def log_seed(outcome: dict) -> None:
+    log.info(  # speed goes to the log: metrics.json holds only what the same seed reproduces
+        "seed %d: %d steps in %.1f s (%.1f train examples/s), train loss %.4f",
+        outcome["seed"],
+        outcome["steps"],
+        outcome["train_seconds"],
+        outcome["train_examples_per_second"] or 0.0,
+        outcome["train_loss"],
+    )
+
+
+def seed_groups(task, seeds: list[int], model_path: str, settings, args) -> list[list[int]]:
+    """The seeds in groups that train together: up to ``--fuse`` K at once as one stacked model
+    (fused_training), or one by one where the job cannot fuse, which the log says with the reason."""
+    if args.fuse <= 1:
+        return [[seed] for seed in seeds]
+    members = [fused_training.Member(seed, settings.lr, model_path) for seed in seeds]
+    reason = fused_training.unfusable(task, members, settings, args)
+    if reason:
+        log.warning("--fuse %d: the seeds train one by one (%s)", args.fuse, reason)
+        return [[seed] for seed in seeds]
+    groups = [seeds[i : i + args.fuse] for i in range(0, len(seeds), args.fuse)]
+    log.info("--fuse %d: seeds %s train as %d stacked model(s)", args.fuse, seeds, len(groups))
+    return groups
+
+
 def run(args: argparse.Namespace) -> None:
     from pipeline.models.fingerprint import checkpoint_fingerprint
     from pipeline.models.spec import resolve_path, transformers_folder
@@ -234,17 +274,19 @@ def run(args: argparse.Namespace) -> None:
     # where a job's time goes (bench/classify_fixed_cost.py): what it pays once, before the seeds
     log.info("ready to fine-tune %d seed(s): data read and encoded", len(seeds))
     outcomes = []
-    for seed in seeds:
-        outcome = training.run_seed(task, model_path, tokenizer, train, evaluations, settings, seed, args)
-        log.info(  # speed goes to the log: metrics.json holds only what the same seed reproduces
-            "seed %d: %d steps in %.1f s (%.1f train examples/s), train loss %.4f",
-            seed,
-            outcome["steps"],
-            outcome["train_seconds"],
-            outcome["train_examples_per_second"] or 0.0,
-            outcome["train_loss"],
-        )
-        outcomes.append(outcome)
+    for group in seed_groups(task, seeds, model_path, settings, args):
+        if len(group) > 1:
+            members = [fused_training.Member(seed, settings.lr, model_path) for seed in group]
+            resume = None
+            if args.resume_every > 0:
+                where = args.out / ".resume" / f"fused-seeds{group[0]}-{group[-1]}.pt"
+                resume = fused_training.Resume(where, args.resume_every)
+            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, args, resume)
+        else:
+            fused = [training.run_seed(task, model_path, tokenizer, train, evaluations, settings, group[0], args)]
+        for outcome in fused:
+            log_seed(outcome)
+        outcomes += fused
 
     name = args.name or Path(model_path.rstrip("/")).name
     params = {

@@ -31,14 +31,18 @@ import argparse
 import copy
 import logging
 import math
+import os
+import pickle
 import tempfile
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import torch
 from torch.func import functional_call, stack_module_state, vmap
 from transformers import Trainer, set_seed
 
+from pipeline import tracking
 from pipeline.classify import training
 from pipeline.progress import Progress
 
@@ -62,8 +66,10 @@ def unfusable(task, members: list[Member], settings: training.Settings, tracker_
     """Why ``members`` cannot train as one stacked model, or None when they can."""
     if len(members) < 2:
         return "one run only"
-    if tracker_args is not None and getattr(tracker_args, "report_to", None):
-        return "live curves (--report-to) follow one Trainer per run"
+    if tracker_args is not None:
+        chosen = tracking.backend(tracker_args.report_to)
+        if chosen in ("wandb", "mlflow"):  # one live run per process; TensorBoard takes one folder per seed
+            return f"live curves in {chosen} follow one run at a time"
     if len({m.model_path for m in members}) > 1:
         shapes = {m.model_path: _shapes(task, m.model_path) for m in members}
         if len({tuple(sorted(s.items())) for s in shapes.values()}) > 1:
@@ -236,6 +242,13 @@ def _child(params: dict, module: str) -> dict:
     return {name[len(module) + 1 :]: value for name, value in params.items() if name.startswith(module + ".")}
 
 
+def _member_norm(tensor: torch.Tensor) -> torch.Tensor:
+    """Each member's 2-norm of its slice [K] (one operator: no flattening)."""
+    if tensor.dim() == 1:  # one number per member
+        return tensor.abs()
+    return torch.linalg.vector_norm(tensor, dim=tuple(range(1, tensor.dim())))
+
+
 class StackedAdamW:
     """``torch.optim.AdamW`` (the Trainer's optimiser) for stacked weights, with each member's learning rate,
     gradient clipping by each member's own global norm (``clip_grad_norm_``, max norm 1.0), and weight decay
@@ -252,28 +265,50 @@ class StackedAdamW:
     def clip(self) -> torch.Tensor:
         """Scale each member's gradients to a global norm of at most ``max_grad_norm``; the norms before [K]."""
         grads = [p.grad for p in self.params.values()]
-        norms = torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads]).norm(dim=0)
+        norms = torch.stack([_member_norm(g) for g in grads]).norm(dim=0)
         if self.max_grad_norm > 0:
             scale = (self.max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
-            for g in grads:
-                g.mul_(scale.view(-1, *[1] * (g.dim() - 1)))
+            torch._foreach_mul_(grads, [scale.view(-1, *[1] * (g.dim() - 1)) for g in grads])
         return norms
 
     @torch.no_grad()
     def step(self, lrs: torch.Tensor) -> None:
-        """One AdamW step; ``lrs`` [K] is each member's learning rate at this step."""
+        """One AdamW step (``torch.optim.AdamW``'s foreach arithmetic); ``lrs`` [K] is each member's learning
+        rate at this step. Members that share a rate (a setting's seeds) step with a plain number, which keeps
+        the multi-tensor kernels' fast path on a GPU; several rates broadcast one per member."""
         self.step_count += 1
         beta1, beta2 = ADAM_BETAS
         correction1 = 1 - beta1**self.step_count
         correction2_sqrt = math.sqrt(1 - beta2**self.step_count)
-        for name, p in self.params.items():
-            lr = lrs.view(-1, *[1] * (p.dim() - 1)).to(p.dtype)
-            if self.weight_decay[name]:
-                p.mul_(1 - lr * self.weight_decay[name])
-            self.exp_avg[name].lerp_(p.grad, 1 - beta1)
-            self.exp_avg_sq[name].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
-            denom = (self.exp_avg_sq[name].sqrt() / correction2_sqrt).add_(ADAM_EPSILON)
-            p.sub_(lr / correction1 * self.exp_avg[name] / denom)
+        names = list(self.params)
+        params = [self.params[n] for n in names]
+        grads = [p.grad for p in params]
+        exp_avgs = [self.exp_avg[n] for n in names]
+        exp_avg_sqs = [self.exp_avg_sq[n] for n in names]
+        shared = bool((lrs == lrs[0]).all())
+
+        def per_member(values: torch.Tensor, tensors: list) -> list | float:
+            if shared:
+                return float(values[0])
+            return [values.to(t.dtype).view(-1, *[1] * (t.dim() - 1)) for t in tensors]
+
+        for decay in {self.weight_decay[n] for n in names} - {0.0}:
+            decayed = [self.params[n] for n in names if self.weight_decay[n] == decay]
+            factor = per_member(1 - lrs * decay, decayed)
+            torch._foreach_mul_(decayed, factor)
+        torch._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        torch._foreach_mul_(exp_avg_sqs, beta2)
+        torch._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+        denom = torch._foreach_sqrt(exp_avg_sqs)
+        torch._foreach_div_(denom, correction2_sqrt)
+        torch._foreach_add_(denom, ADAM_EPSILON)
+        if shared:
+            torch._foreach_addcdiv_(params, exp_avgs, denom, -float(lrs[0]) / correction1)
+        else:
+            steps = torch._foreach_div(exp_avgs, denom)
+            torch._foreach_mul_(steps, per_member(-lrs / correction1, params))
+            torch._foreach_add_(params, steps)
+        for p in params:
             p.grad = None
 
     def state_dict(self) -> dict:
@@ -287,9 +322,69 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
-def train_members(task, members: list[Member], tokenizer, train, settings: training.Settings, scratch: str):
+@dataclass(frozen=True)
+class Resume:
+    """Where a fused run keeps its state every ``every`` steps (the stacked weights, AdamW's moments, the
+    step, the loss sums and the random state), so that a killed job goes on from its last save: each member's
+    batches are replayed up to that step from its seeded sampler, and the run ends as an unbroken one."""
+
+    path: Path
+    every: int
+
+    def load(self, identity: dict) -> dict | None:
+        if not self.path.is_file():
+            return None
+        try:
+            state = torch.load(self.path, map_location="cpu", weights_only=False)
+        except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as error:
+            log.warning("%s cannot be read (%s); starting afresh", self.path, error)
+            return None
+        if not isinstance(state, dict) or state.get("identity") != identity:
+            log.warning("%s is not this run's save; starting afresh", self.path)
+            return None
+        log.info("resuming %d member(s) at step %d from %s", len(identity["members"]), state["step"], self.path)
+        return state
+
+    def save(self, state: dict) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        torch.save(state, temporary)
+        os.replace(temporary, self.path)  # the last whole save survives a kill mid-write
+
+    def finish(self) -> None:
+        self.path.unlink(missing_ok=True)
+        if self.path.parent.is_dir() and not any(self.path.parent.iterdir()):
+            self.path.parent.rmdir()
+
+
+def member_trackers(members: list[Member], tracker_args) -> list:
+    """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir)."""
+    if tracker_args is None or tracker_args.tracking_dir is None:
+        return [tracking.Tracker(None, "") for _ in members]
+    return [
+        tracking.Tracker(
+            argparse.Namespace(
+                report_to=tracker_args.report_to, tracking_dir=tracker_args.tracking_dir / f"seed-{m.seed}"
+            ),
+            f"seed-{m.seed}",
+        )
+        for m in members
+    ]
+
+
+def train_members(
+    task,
+    members: list[Member],
+    tokenizer,
+    train,
+    settings: training.Settings,
+    scratch: str,
+    tracker_args=None,
+    resume: Resume | None = None,
+):
     """Fine-tune every member at once; returns their Trainers (holding the trained models), steps, mean
-    training losses and training seconds."""
+    training losses and training seconds. Live curves (loss, learning rate, gradient norm) go to each
+    member's tracker every ``logging_steps``, as the Trainer logs them."""
     trainers = [member_trainer(task, m, tokenizer, train, settings, scratch) for m in members]
     steps = training_steps(trainers[0], settings)
     args = trainers[0].args
@@ -304,18 +399,60 @@ def train_members(task, members: list[Member], tokenizer, train, settings: train
     # each member's dropout masks are its own (vmap's randomness="different"); this fixes the draw of all
     torch.manual_seed(members[0].seed)
     loss_sums = torch.zeros(len(members), dtype=torch.float64, device=device)
+    trackers, logged = member_trackers(members, tracker_args), torch.zeros_like(loss_sums)
+    identity = {"members": [vars(m) for m in members], "steps": steps, "settings": vars(settings)}
+    state = resume.load(identity) if resume else None
+    first = 0
+    if state is not None:
+        with torch.no_grad():
+            for name, tensor in state["params"].items():
+                stacked.params[name].copy_(tensor)
+        optimiser.load_state_dict(state["optimiser"])
+        loss_sums.copy_(state["loss_sums"])
+        logged.copy_(state["logged"])
+        first = state["step"]
+        for stream in streams:  # each member's sampler replayed to where the run stopped
+            for _ in range(first):
+                next(stream)
+        torch.set_rng_state(state["rng"])  # after the replay: a data loader draws its base seed from it
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
-    for step in range(steps):
+    for step in range(first, steps):
         batch = stack_batches([next(s) for s in streams], pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
         losses, _ = stacked.losses(batch, autocast=settings.bf16)
         stacked.backward(losses)
-        optimiser.clip()
-        optimiser.step(base_lrs * linear_warmup(step, warmup, steps))
+        norms = optimiser.clip()
+        lrs = base_lrs * linear_warmup(step, warmup, steps)
+        optimiser.step(lrs)
         loss_sums += losses.detach().double()
+        if (step + 1) % args.logging_steps == 0:
+            mean = (loss_sums - logged) / args.logging_steps
+            for k, tracker in enumerate(trackers):
+                record = {"train/loss": mean[k], "train/learning_rate": lrs[k], "train/grad_norm": norms[k]}
+                tracker.log({key: float(value) for key, value in record.items()}, step + 1)
+            logged = loss_sums.clone()
+        if resume and (step + 1) % resume.every == 0 and step + 1 < steps:
+            resume.save(
+                {
+                    "identity": identity,
+                    "step": step + 1,
+                    "params": {name: p.detach().cpu() for name, p in stacked.params.items()},
+                    "optimiser": {
+                        key: {n: t.cpu() for n, t in value.items()} if isinstance(value, dict) else value
+                        for key, value in optimiser.state_dict().items()
+                    },
+                    "loss_sums": loss_sums.cpu(),
+                    "logged": logged.cpu(),
+                    "rng": torch.get_rng_state(),
+                }
+            )
         progress.update(1, position=step + 1)
     progress.done()
+    for tracker in trackers:
+        tracker.close()
+    if resume:
+        resume.finish()
     seconds = time.perf_counter() - started
     for trainer in trainers:
         trainer.model.eval()
@@ -323,11 +460,20 @@ def train_members(task, members: list[Member], tokenizer, train, settings: train
 
 
 def run_members(
-    task, members: list[Member], tokenizer, train, evaluations: dict, settings: training.Settings, tracker_args=None
+    task,
+    members: list[Member],
+    tokenizer,
+    train,
+    evaluations: dict,
+    settings: training.Settings,
+    tracker_args=None,
+    resume: Resume | None = None,
 ) -> list[dict]:
     """The outcome :func:`training.run_seed` returns, for every member, trained as one stacked model."""
     with tempfile.TemporaryDirectory(prefix="classify-fused-") as scratch:
-        trainers, steps, losses, seconds = train_members(task, members, tokenizer, train, settings, scratch)
+        trainers, steps, losses, seconds = train_members(
+            task, members, tokenizer, train, settings, scratch, tracker_args, resume
+        )
         outcomes = []
         for member, trainer, loss in zip(members, trainers, losses):
             outcome = {
@@ -349,7 +495,3 @@ def run_members(
                 }
             outcomes.append(outcome)
     return outcomes
-
-
-def members_from(args: argparse.Namespace, model_path: str, seeds: list[int], lrs: list[float]) -> list[Member]:
-    return [Member(seed, lr, model_path) for lr in lrs for seed in seeds]

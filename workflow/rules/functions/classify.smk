@@ -62,6 +62,8 @@ def classify_flags(wildcards):
         flags.append("--no-test")
     if CLASSIFY["bf16"]:
         flags.append("--bf16")
+    if CLASSIFY["fuse"] > 1:
+        flags += options(CLASSIFY, "fuse", "resume_every")
     return flags
 
 
