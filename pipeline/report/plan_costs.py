@@ -60,20 +60,32 @@ class PlanCosts:
         return cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
 
     def fused_ratio(self, members: int) -> float:
-        """The operators a fused step of ``members`` runs dispatches over a solo step's (workloads.yaml
-        ``fused_operator_ratio``, measured by bench); unmeasured: ``members``, no saving."""
-        table = self.work.get("fused_operator_ratio") or {}
-        ratio = table.get(members, table.get(str(members)))
-        return float(members) if ratio is None else float(ratio)
+        """The operators a fused step of ``members`` runs dispatches over a solo step's: ``members`` x the
+        per-member ratio that bench/fused_ops.py measures (workloads.yaml ``fused_operator_ratio``:
+        operators per member-step, fused over solo). A ``members`` not measured is interpolated linearly
+        in the fused step's operators between the measured counts around it; past the largest, scaled by
+        ``members`` from it (no further saving assumed); nothing measured: ``members`` (no saving)."""
+        table = {int(k): float(v) for k, v in (self.work.get("fused_operator_ratio") or {}).items()}
+        step = {k: k * v for k, v in table.items()}  # a fused step's operators over a solo step's
+        if members in step:
+            return step[members]
+        below = max((k for k in step if k < members), default=None)
+        above = min((k for k in step if k > members), default=None)
+        if below is None:
+            return float(members)
+        if above is None:
+            return step[below] * members / below
+        share = (members - below) / (above - below)
+        return step[below] + share * (step[above] - step[below])
 
     def classify_cost(self, benchmark: str, label: str) -> cost.JobCost | None:
         """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
         lr x epochs x lengths per task, each sequence padded to the length (an upper bound: classify pads
         each batch to its longest example), each job at least its steps x the per-step floor. A
         multiple-choice example is ``candidates`` sequences in one step's batch; a reading-comprehension
-        example ``windows`` training features. With ``classify.fuse`` K, a setting's seeds and learning
-        rates run K to a job (the last job of a setting may hold fewer), each costed by
-        :func:`cost.fused_job_cost`."""
+        example ``windows`` training features. With ``classify.fuse`` K, a setting's seeds run K to a job
+        (the last job of a setting may hold fewer; each learning rate is a setting of its own, as the
+        workflow runs it), each costed by :func:`cost.fused_job_cost`."""
         arch = architecture(self.repo_of(label))
         if arch is None:
             return None
@@ -90,14 +102,15 @@ class PlanCosts:
             shape = shapes.get(task) or {}
             features = sizes[task] * shape.get("windows", 1)  # training examples as classify encodes them
             sequences = shape.get("candidates", 1)  # sequences per training example
-            runs = section["seeds"] * len(listed("lr", task))
+            # the workflow fuses a setting's seeds (one job per grid setting): each learning rate its own jobs
+            settings_per_point, runs = len(listed("lr", task)), section["seeds"]
             for batch in section["batch_sizes"][benchmark]:
                 for epochs in listed("epochs", task):
                     steps = math.ceil(features / batch) * epochs
                     for length in listed("max_length", task):
                         flops = features * sequences * epochs * length * arch.training_flops_per_token(length)
                         if fuse <= 1:
-                            total += runs * cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
+                            total += settings_per_point * runs * cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
                             continue
                         full, rest = divmod(runs, fuse)
                         for members, count in ((fuse, full), (rest, 1 if rest else 0)):
@@ -105,7 +118,7 @@ class PlanCosts:
                                 job = cost.fused_job_cost(
                                     [flops] * members, steps, floor, self.fused_ratio(members), self.gpu, self.mfu
                                 )
-                                total += count * job
+                                total += settings_per_point * count * job
         return total
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:

@@ -155,15 +155,31 @@ def test_fusing_is_costed_only_where_a_config_enables_it():
     base = planner("paper-en").classify_cost("glue", "bert-base-uncased")
     # no fuse key, or a fuse without a measured ratio (workloads.yaml leaves fused_operator_ratio out): as today
     assert planner("paper-en", fuse=None).classify_cost("glue", "bert-base-uncased") == base
-    assert planner("paper-en", fuse=5).classify_cost("glue", "bert-base-uncased").hours == pytest.approx(base.hours)
-    # five seeds in one job at a measured ratio of 1.25: the floor-bound jobs cost a quarter
+    unmeasured = planner("paper-en", fuse=5)
+    unmeasured.work = {key: value for key, value in unmeasured.work.items() if key != "fused_operator_ratio"}
+    assert unmeasured.classify_cost("glue", "bert-base-uncased").hours == pytest.approx(base.hours)
+    # five seeds in one job whose step dispatches 1.25 solo steps' operators (0.25 per member): the
+    # floor-bound jobs cost a quarter
     p = planner("paper-en", fuse=5)
-    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 5: 1.25}}
+    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 5: 0.25}}
     fused = p.classify_cost("glue", "bert-base-uncased")
     assert fused.flops_hours == pytest.approx(base.flops_hours)
     assert base.flops_hours <= fused.hours < 0.5 * base.hours
     # 5 seeds fused 2 at a time: two pairs and a single member per setting
     p = planner("paper-en", fuse=2)
-    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 2: 1.0}}
+    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 2: 0.5}}
     pairs = p.classify_cost("glue", "bert-base-uncased")
     assert pairs.hours < base.hours and pairs.hours >= 0.6 * base.flops_hours
+
+
+def test_the_fused_step_ratio_is_members_times_the_measured_per_member_ratio():
+    """workloads.yaml holds operators per member-step (bench/fused_ops.py); a fused step of K members
+    dispatches K times that, interpolated between measured K, scaled past the largest."""
+    p = planner("paper-en", fuse=5)
+    p.work = {**p.work, "fused_operator_ratio": {1: 1.0, 2: 0.58, 4: 0.29, 8: 0.145}}
+    assert p.fused_ratio(1) == 1.0 and p.fused_ratio(4) == pytest.approx(1.16)
+    assert p.fused_ratio(5) == pytest.approx(1.16)  # between 4 (1.16) and 8 (1.16)
+    assert p.fused_ratio(3) == pytest.approx(1.16)  # between 2 (1.16) and 4 (1.16)
+    assert p.fused_ratio(16) == pytest.approx(2 * 1.16)  # past 8: no further saving assumed
+    p.work = {**p.work, "fused_operator_ratio": {}}
+    assert p.fused_ratio(5) == 5.0
