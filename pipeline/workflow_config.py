@@ -298,3 +298,16 @@ def check_unique_keys(paths) -> None:
             finally:
                 loader.dispose()
         check_shape(data, str(path))
+
+
+def write_run_config(config: dict, out: str, log: str) -> None:
+    """The run's resolved config as one JSON file (the scoreboard reads it as ``--config FILE``: a config of
+    any size, where one command-line argument stops at Linux's 128 KiB), written atomically."""
+    import json
+    from pathlib import Path
+
+    from pipeline.atomic import AtomicFiles
+
+    with AtomicFiles() as files:
+        files.temp(Path(out)).write_text(json.dumps(config, sort_keys=True) + "\n", encoding="utf-8")
+    Path(log).write_text(f"wrote {out}\n", encoding="utf-8")

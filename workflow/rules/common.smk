@@ -112,7 +112,7 @@ def options(settings, *keys):
 BACKBONE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
 PRETRAINED_LABEL = BACKBONE_NAME + r"\+[A-Za-z0-9_.+-]+"
 # (the folder as pipeline/models/spec.py's hub_folder writes it)
-HUB_FOLDER = re.escape(str(Path(DATA_ROOT) / "models")) + r"\/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}"
+HUB_FOLDER = re.escape(str(Path(DATA_ROOT) / "models")) + r"\/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@(?:[0-9a-f]{40}|locked)"
 
 
 def one_of(names):

@@ -9,6 +9,8 @@
 import json
 from pathlib import Path
 
+from pipeline.workflow_config import write_run_config
+
 
 include: "functions/report.smk"
 
@@ -82,13 +84,14 @@ localrules:
 rule run_config:
     output:
         f"{RESULTS}/config.json",
+    log:
+        f"{LOGS}/run_config/run_config.log",
+    benchmark:
+        f"{BENCHMARKS}/run_config/run_config.tsv"
     params:
         config=lambda wc: json.dumps(config, sort_keys=True),
     run:
-        from pipeline.atomic import AtomicFiles
-
-        with AtomicFiles() as files:
-            files.temp(Path(output[0])).write_text(params.config + "\n", encoding="utf-8")
+        write_run_config(config, output[0], log[0])
 
 
 rule scoreboard:
