@@ -54,8 +54,8 @@ from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # rea
 from pipeline.report import cost
 from pipeline.report.plan_choices import PlanChoices
 from pipeline.report.plan_costs import PlanCosts, architecture
-from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, memory_lines
-from pipeline.report.plan_output import budget, markdown, non_finite
+from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, models_markdown
+from pipeline.report.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.training_settings import (
     BILSTM_CLASSIFIER_HIDDEN,
     BILSTM_LR_DECAY,
@@ -468,11 +468,6 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
         return record
 
 
-def optimizer_name(name: str, weight_decay: float) -> str:
-    """Adam(W) as the papers name it: AdamW without weight decay is Adam."""
-    return "Adam" if weight_decay == 0 and name in ("Adam", "AdamW") else f"{name} (weight decay {weight_decay:g})"
-
-
 def run(args: argparse.Namespace) -> None:
     config = resolve_config(args.configfile)
     planner = Planner(config, args.gpu, args.mfu)
@@ -493,11 +488,7 @@ def run(args: argparse.Namespace) -> None:
     if args.format == "json":
         text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     else:
-        text = markdown(records, assumption, total)
-        text += "\nHub commits (models.backbones, models.generators):\n"
-        text += "".join(f"- {repo}: {commit}\n" for repo, commit in commits.items())
-        text += "\nMemory per GPU of the training runs (pipeline/report/memory.py):\n"
-        text += "".join(line + "\n" for line in memory_lines(records))
+        text = markdown(records, assumption, total) + models_markdown(commits, records)
     if args.out:
         from pipeline.atomic import AtomicFiles
 

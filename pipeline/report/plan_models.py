@@ -94,3 +94,11 @@ def elsewhere(repo: str, run: str) -> list[str]:
     return [
         path.relative_to(CONFIGS.parents[1]).as_posix() for path in other_configs(run) if repo in config_repos(path)
     ]
+
+
+def models_markdown(commits: dict[str, str], records: list[dict]) -> str:
+    """The plan's Markdown after the budget: each hub model's commit, and the memory of each training run."""
+    text = "\nHub commits (models.backbones, models.generators):\n"
+    text += "".join(f"- {repo}: {commit}\n" for repo, commit in commits.items())
+    text += "\nMemory per GPU of the training runs (pipeline/report/memory.py):\n"
+    return text + "".join(line + "\n" for line in memory_lines(records))

@@ -5,6 +5,11 @@ from __future__ import annotations
 import math
 
 
+def optimizer_name(name: str, weight_decay: float) -> str:
+    """Adam(W) as the papers name it: AdamW without weight decay is Adam."""
+    return "Adam" if weight_decay == 0 and name in ("Adam", "AdamW") else f"{name} (weight decay {weight_decay:g})"
+
+
 def deviation_text(d: dict) -> str:
     if d["ours"] is None:
         return f"{d['key']}: {d['why']} (paper {d['paper']})"

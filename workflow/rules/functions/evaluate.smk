@@ -126,6 +126,16 @@ def finetuned_task_models(tuned):
     ]
 
 
+# The labels evaluate_frozen scores SemEval-2013 5(a) for: every fixed encoder (a bag of vectors, a BiLSTM)
+# with a fine-tuned task, the backbones' bags of input embeddings by their shape.
+FIXED_ENCODER_LABEL = "|".join(
+    [
+        r"[A-Za-z0-9_.+-]+\.input-embeddings",
+        *(re.escape(label) for label in finetuned_task_models(tuned=False) if not label.endswith(".input-embeddings")),
+    ]
+)
+
+
 # The embedding models of each language, with that language's tasks: one evaluate_<lang> job per model
 # and pooling scores every task, loading the model once (a lexical baseline is a job per task; a
 # fine-tuned task, a job of its own).
