@@ -54,6 +54,7 @@ import yaml
 from pipeline.download import ALGORITHMS, JOINS
 from pipeline.errors import InputError
 from pipeline.rehearsal.stand_ins import DUMP_EXCERPTS, DataRoot, StandIns, digests_of, multistream
+from pipeline.tasks.semeval5a import INSTANCE_LINES
 
 SOURCE_FILES = ("evaluation-sources.yaml", "finetune-sources.yaml", "classification-sources.yaml")
 MARKER = ".rehearsal-mirror"  # marks a folder this module built (and may empty on a rebuild)
@@ -301,7 +302,9 @@ def build(
         evaluation[group] = {}
         for key, spec in files.items():
             small = evaluation_lines and spec.get("url") not in shared
-            maker = _evenly_spaced(data.copy_of(key, spec), evaluation_lines) if small else None
+            # a file of multi-line records keeps whole records (SemEval-2013 5(a): four lines an instance)
+            record = INSTANCE_LINES if group == "semeval5a" else 1
+            maker = _evenly_spaced(data.copy_of(key, spec), evaluation_lines, record) if small else None
             evaluation[group][key] = downloads[key] = builder.entry(key, spec, maker)
     finetune = {key: builder.entry(key, spec) for key, spec in sources["finetune-sources.yaml"].items()}
     downloads.update(finetune)
@@ -389,10 +392,11 @@ def _mirror_bilstm(config: dict, builder: _Builder, downloads: dict) -> None:
         bilstm["downloads"][key] = downloads[key] = builder.entry(key, spec)
 
 
-def _evenly_spaced(source: Path | None, lines: int):
+def _evenly_spaced(source: Path | None, lines: int, record: int = 1):
     """A stand-in maker: ``lines`` evenly spaced lines of ``source`` (its first line kept), or None where
-    the file is short, not text, or absent. Files read side by side (an STS pair's input and gold
-    scores) keep the same line numbers, since the spacing depends only on the line count."""
+    the file is short, not text, or absent; in a file of ``record``-line records, whole records evenly
+    spaced. Files read side by side (an STS pair's input and gold scores) keep the same line numbers,
+    since the spacing depends only on the line count."""
     if source is None or source.suffix in (".json", ".md"):
         return None
     data = source.read_bytes()
@@ -403,7 +407,8 @@ def _evenly_spaced(source: Path | None, lines: int):
     rows = rows[:-1] if trailing else rows
     if len(rows) <= lines:
         return None
-    step = len(rows) / lines
-    kept = [rows[int(i * step)] for i in range(lines)]
+    records = [rows[i : i + record] for i in range(0, len(rows), record)]
+    step = len(records) / (lines // record)
+    kept = [row for i in range(lines // record) for row in records[int(i * step)]]
     body = b"\n".join(kept) + (b"\n" if trailing else b"")
-    return lambda: (body, f"{lines} of the {len(rows)} lines of {source.name}, evenly spaced (real)")
+    return lambda: (body, f"{len(kept)} of the {len(rows)} lines of {source.name}, evenly spaced (real)")

@@ -165,10 +165,11 @@ def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str)
     }
 
 
-def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -> dict:
-    refs = [tuple(claim[s]["paper"][k] for k in ("source", "row", "nth")) for s in ("higher", "lower")]
+def claim_header(claim: dict, published_rows: dict) -> dict:
+    """What a claim's record says before its verdict: the quote, its table and columns, the paper's rows and
+    the paper's own difference."""
     columns = claim["columns"]
-    record = {
+    return {
         "id": claim["id"],
         "paper": claim["paper"],
         "where": claim["where"],
@@ -178,9 +179,14 @@ def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -
         "columns": columns,
         "at_least": claim["at_least"],
         "derived": claim["derived"],
-        "paper_rows": [f"{ref[1]} ({ref[0]})" for ref in refs],
+        "paper_rows": [f"{claim[s]['paper']['row']} ({claim[s]['paper']['source']})" for s in ("higher", "lower")],
         **_paper_comparison(claim, published_rows, columns),
     }
+
+
+def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -> dict:
+    refs = [tuple(claim[s]["paper"][k] for k in ("source", "row", "nth")) for s in ("higher", "lower")]
+    record = claim_header(claim, published_rows)
     table = tables.get(claim["table"])
     labels = {row["label"] for row in table["rows"] if is_ours(row)} if table else set()
     if all(ref in mapped for ref in refs):
@@ -222,19 +228,8 @@ def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -
 
 def not_judged(claim: dict, published_rows: dict, why: str) -> dict:
     """A claim listed without a verdict (a rehearsal's stand-in models)."""
-    columns = claim["columns"]
     return {
-        "id": claim["id"],
-        "paper": claim["paper"],
-        "where": claim["where"],
-        "quote": claim["quote"],
-        "table": claim["table"],
-        "column": columns[0] if len(columns) == 1 else None,
-        "columns": columns,
-        "at_least": claim["at_least"],
-        "derived": claim["derived"],
-        "paper_rows": [f"{claim[s]['paper']['row']} ({claim[s]['paper']['source']})" for s in ("higher", "lower")],
-        **_paper_comparison(claim, published_rows, columns),
+        **claim_header(claim, published_rows),
         "comparable": False,
         "pairs": [],
         "verdict": "not judged",

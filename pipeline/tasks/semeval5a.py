@@ -37,6 +37,7 @@ from pipeline.tasks.numbered_lines import numbered_lines
 FOLDER = "phrase_similarity/semeval2013_task5a"
 SPLITS = {"train": f"{FOLDER}/en.trainSet", "test": f"{FOLDER}/en.testSet"}
 LABELS = ("0", "1")
+INSTANCE_LINES = 4  # bigram word TAB POS, its second word TAB POS, the candidate word, the label
 C_GRID = tuple(2.0**t for t in range(-16, 3, 2))  # 2^-16 ... 4: strong regularisation wins on 1,536 features
 FOLDS = 5
 FOLD_SEED = 0
@@ -50,16 +51,16 @@ def read_instances(path) -> Instances:
     lines = [(number, line) for number, line in numbered_lines(path)]
     while lines and not lines[-1][1].strip():
         lines.pop()
-    if len(lines) % 4:
-        number = lines[-(len(lines) % 4)][0]
+    if len(lines) % INSTANCE_LINES:
+        number = lines[-(len(lines) % INSTANCE_LINES)][0]
         raise InputError(
             path,
             f"{len(lines)} lines do not make four-line instances (the last one is cut short)",
             where=f"line {number}",
         )
     bigrams, words, labels = [], [], []
-    for start in range(0, len(lines), 4):
-        block = lines[start : start + 4]
+    for start in range(0, len(lines), INSTANCE_LINES):
+        block = lines[start : start + INSTANCE_LINES]
         parts = []
         for number, line in block[:2]:
             fields = line.split("\t")

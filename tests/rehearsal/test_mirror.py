@@ -480,3 +480,30 @@ def test_chid_release_is_downloaded_and_unpacked_for_the_classify_job(zh, tmp_pa
     for job in classify:
         inputs = set(re.search(r"input: (.*)\n", job)[1].split(", "))
         assert {str(path) for path in unpacked} <= inputs
+
+
+def test_a_file_of_four_line_instances_is_sampled_in_whole_instances(tmp_path):
+    """SemEval-2013 5(a)'s splits are four lines an instance (pipeline/tasks/semeval5a.py): the rehearsal's
+    small copy keeps whole instances, which the reader takes (200 lines cut anywhere made a file of broken
+    instances and stopped every SemEval job of the paper-en rehearsal)."""
+    from pipeline.errors import InputError
+    from pipeline.tasks.semeval5a import INSTANCE_LINES, read_instances
+
+    rows = []
+    for k in range(1000):  # 4,000 lines, both labels
+        rows += [f"first{k}\tJJ", f"second{k}\tNN", f"word{k}", str(k // 3 % 2)]
+    source = tmp_path / "en.trainSet"
+    source.write_text("\n".join(rows) + "\n")
+    body, _ = mirror._evenly_spaced(source, 200, INSTANCE_LINES)()
+    small = tmp_path / "small" / "en.trainSet"
+    small.parent.mkdir()
+    small.write_bytes(body)
+    bigrams, words, labels = read_instances(small)
+    assert len(bigrams) == 50 and set(labels) == {0, 1}
+    assert all(b == f"first{w[4:]} second{w[4:]}" for b, w in zip(bigrams, words))
+    cut_anywhere, _ = mirror._evenly_spaced(source, 198)()
+    broken = tmp_path / "broken" / "en.trainSet"
+    broken.parent.mkdir()
+    broken.write_bytes(cut_anywhere)
+    with pytest.raises(InputError):
+        read_instances(broken)
