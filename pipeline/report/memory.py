@@ -66,18 +66,35 @@ class Memory:
         )
 
 
+def activation_bytes(arch: Architecture, batch: int, length: int, passes: float = 1.0) -> float:
+    """The activations every Transformer layer keeps for the backward, ``passes`` forward passes of ``batch``
+    sequences of ``length`` tokens (see the module docstring)."""
+    heads = max(arch.hidden // 64, 1)
+    per_layer = length * batch * arch.hidden * 34 + 5 * heads * length**2 * batch
+    return passes * arch.layers * per_layer
+
+
 def training_memory(
     arch: Architecture, batch: int, length: int, passes: float = 1.0, shared_layers: bool = False
 ) -> Memory:
     """The memory of a training step of ``batch`` sequences of ``length`` tokens, ``passes`` forward passes
     kept for the backward (see the module docstring), and the fewest micro-batches that fit a GPU."""
-    heads = max(arch.hidden // 64, 1)
     static = 16 * stored_parameters(arch, shared_layers)
-    per_layer = length * batch * arch.hidden * 34 + 5 * heads * length**2 * batch
     logits = 2 * 4 * MASKED_SHARE * batch * length * arch.vocab
-    activations = passes * arch.layers * per_layer + logits
+    activations = activation_bytes(arch, batch, length, passes) + logits
     budget = GPU_GB * GB * HEADROOM
     parts = 1
     while static + activations / parts > budget and parts < batch and batch % (parts * 2) == 0:
         parts *= 2
     return Memory(static / GB, activations / GB, parts)
+
+
+def largest_fused_members(arch: Architecture, batch: int, length: int, shared_layers: bool = False) -> int:
+    """The most fine-tuning runs of ``arch`` at ``batch`` x ``length`` that fit one GPU as one stacked model
+    (pipeline/classify/fused_training.py; issue 41 §2): each member holds its own weights, gradients and
+    AdamW moments (16 bytes per parameter) and its own batch's activations, so K members take K times
+    one run's memory (measured: the saved activations grow exactly by K, BENCHMARKS "classify: fused
+    seeds"). A classification head replaces the MLM projection, so no vocabulary logits are counted.
+    At least 1 (a run that does not fit alone is the memory line's to split, not this)."""
+    member = 16 * stored_parameters(arch, shared_layers) + activation_bytes(arch, batch, length)
+    return max(1, int(GPU_GB * GB * HEADROOM // member))
