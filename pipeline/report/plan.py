@@ -475,6 +475,7 @@ def run(args: argparse.Namespace) -> None:
     assumption = cost.assumptions(args.gpu, args.mfu, planner.work["step_floor"]["per_layer_ms"])
     commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
+    total["fused_stacks"] = planner.fused_stacks()
     document = {
         "config": str(args.configfile),
         "assumption": assumption,

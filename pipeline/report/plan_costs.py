@@ -13,7 +13,13 @@ import math
 
 from pipeline import experiments
 from pipeline.experiments import MISAD_OBJECTIVES
+from pipeline.fused_groups import checkpoint_groups, stack_sizes
 from pipeline.report import cost
+from pipeline.report.memory import largest_fused_members
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else [value]
 
 
 def architecture(repo: str) -> cost.Architecture | None:
@@ -78,20 +84,91 @@ class PlanCosts:
         share = (members - below) / (above - below)
         return step[below] + share * (step[above] - step[below])
 
+    def fused_group(self, benchmark: str, label: str) -> list[str]:
+        """The models whose grid runs train in the same jobs as ``label``'s: with ``classify.fuse`` above 1 and
+        ``classify.fuse_checkpoints``, every model of the benchmark that starts from its backbone
+        (:func:`pipeline.fused_groups.checkpoint_groups`), else ``label`` alone."""
+        section = self.config["classify"]
+        if int(section.get("fuse") or 1) <= 1 or not section.get("fuse_checkpoints"):
+            return [label]
+        for group in checkpoint_groups(section[benchmark]["models"], self.backbone_names()):
+            if label in group:
+                return group
+        return [label]
+
+    def stack_limit(self, label: str, batch: int, length: int) -> int:
+        """The most runs one fused job stacks at ``batch`` x ``length``: ``classify.fuse``, capped by the
+        members of ``label``'s architecture that fit one GPU (:func:`memory.largest_fused_members`)."""
+        fuse = int(self.config["classify"].get("fuse") or 1)
+        repo = self.repo_of(label)
+        arch = architecture(repo)
+        if fuse <= 1 or arch is None:
+            return fuse
+        shared = repo.rsplit("/", 1)[-1].startswith("albert")
+        return min(fuse, largest_fused_members(arch, batch, length, shared_layers=shared))
+
+    def fused_stacks(self) -> list[dict]:
+        """For every backbone the GLUE / CLUE grids fine-tune, at each batch size and length they run: the most
+        runs one GPU holds as one stacked model (:func:`memory.largest_fused_members`, issue 41 §2) and the
+        stacks the plan costs (of at most ``classify.fuse``, capped by it; :func:`stack_sizes`), with the backbone's models and the runs of one
+        grid setting that step together (every model's seeds with ``classify.fuse_checkpoints``, else one
+        model's)."""
+        section = self.config.get("classify") or {}
+        fuse = int(section.get("fuse") or 1)
+        found = []
+        for benchmark in ("glue", "clue"):
+            models = (section.get(benchmark) or {}).get("models") or []
+            for group in checkpoint_groups(models, self.backbone_names()) if fuse > 1 else []:
+                repo = self.repo_of(group[0])
+                arch = architecture(repo)
+                if arch is None:
+                    continue
+                shared = repo.rsplit("/", 1)[-1].startswith("albert")
+                lengths = sorted(
+                    {
+                        length
+                        for task in section[benchmark]["tasks"]
+                        for length in _listed(section["max_length"].get(task, section["max_length"][benchmark]))
+                    }
+                )
+                fits = {
+                    f"{batch}x{length}": largest_fused_members(arch, batch, length, shared_layers=shared)
+                    for length in lengths
+                    for batch in section["batch_sizes"][benchmark]
+                }
+                together = len(self.fused_group(benchmark, group[0]))  # 1: each model's seeds alone
+                found.append(
+                    {
+                        "benchmark": benchmark,
+                        "backbone": repo.rsplit("/", 1)[-1],
+                        "models": group,
+                        "runs_per_setting": section["seeds"] * together,
+                        "fits_one_gpu": fits,
+                        "stacks": {
+                            shape: stack_sizes(section["seeds"] * together, min(fuse, most))
+                            for shape, most in fits.items()
+                        },
+                    }
+                )
+        return found
+
     def classify_cost(self, benchmark: str, label: str) -> cost.JobCost | None:
         """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
         lr x epochs x lengths per task, each sequence padded to the length (an upper bound: classify pads
         each batch to its longest example), each job at least its steps x the per-step floor. A
         multiple-choice example is ``candidates`` sequences in one step's batch; a reading-comprehension
-        example ``windows`` training features. With ``classify.fuse`` K, a setting's seeds run K to a job
-        (the last job of a setting may hold fewer; each learning rate is a setting of its own, as the
-        workflow runs it), each costed by :func:`cost.fused_job_cost`."""
+        example ``windows`` training features. With ``classify.fuse`` K, a setting's runs (its seeds; with
+        ``classify.fuse_checkpoints``, the seeds of every model of ``label``'s backbone) train in stacks of
+        at most K (:meth:`stack_limit`) and balanced size (:func:`pipeline.fused_groups.stack_sizes`), each
+        costed by :func:`cost.fused_job_cost`; ``label`` is charged its share of its group's jobs (each
+        learning rate is a setting of its own, as the workflow runs it)."""
         arch = architecture(self.repo_of(label))
         if arch is None:
             return None
         section, sizes = self.config["classify"], self.work["train_examples"][benchmark]
         shapes = (self.work.get("sequences_per_example") or {}).get(benchmark) or {}
         fuse = int(section.get("fuse") or 1)
+        group = self.fused_group(benchmark, label)
 
         def listed(key, task):
             value = section[key].get(task, section[key][benchmark])
@@ -102,8 +179,7 @@ class PlanCosts:
             shape = shapes.get(task) or {}
             features = sizes[task] * shape.get("windows", 1)  # training examples as classify encodes them
             sequences = shape.get("candidates", 1)  # sequences per training example
-            # the workflow fuses a setting's seeds (one job per grid setting): each learning rate its own jobs
-            settings_per_point, runs = len(listed("lr", task)), section["seeds"]
+            settings_per_point, runs = len(listed("lr", task)), section["seeds"] * len(group)
             for batch in section["batch_sizes"][benchmark]:
                 for epochs in listed("epochs", task):
                     steps = math.ceil(features / batch) * epochs
@@ -112,14 +188,11 @@ class PlanCosts:
                         if fuse <= 1:
                             total += settings_per_point * runs * cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
                             continue
-                        full, rest = divmod(runs, fuse)
-                        for members, count in ((fuse, full), (rest, 1 if rest else 0)):
-                            if count:
-                                job = cost.fused_job_cost(
-                                    [flops] * members, steps, floor, self.fused_ratio(members), self.gpu, self.mfu
-                                )
-                                total += settings_per_point * count * job
-        return total
+                        for members in stack_sizes(runs, self.stack_limit(label, batch, length)):
+                            ratio = self.fused_ratio(members)
+                            job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
+                            total += settings_per_point * job
+        return total * (1 / len(group))  # the group's jobs, shared by its models
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
         """Jobs the config runs that no published row reads, so that the budget counts every configured model:

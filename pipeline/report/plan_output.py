@@ -118,4 +118,29 @@ def markdown(records: list[dict], assumption: str, total: dict | None = None) ->
         f"- largest: {j['rule']} {j['label']} {j['gpu_hours']:,.1f} (FLOPs time {j['flops_hours']:,.1f})"
         for j in total["largest"]
     ]
+    if total.get("fused_stacks"):
+        lines += ["", fused_stacks_text(total["fused_stacks"])]
     return "\n".join(lines) + "\n"
+
+
+def fused_stacks_text(stacks: list[dict]) -> str:
+    """The plan's lines on fused fine-tuning (issue 41 §2): per backbone, the runs of a grid setting that
+    step together, and per batch x length the most runs one GPU holds as one stacked model and the stack
+    costed (pipeline/report/memory.py, ``largest_fused_members``)."""
+    lines = [
+        (
+            "Fused GLUE / CLUE runs (classify.fuse, pipeline/classify/fused_training.py): runs of a grid setting "
+            "stacked in one model, at most what one 80 GB GPU holds (weights, gradients, AdamW moments and "
+            "activations per run; pipeline/report/memory.py):"
+        )
+    ]
+    for s in stacks:
+        shapes = "; ".join(
+            f"{shape}: {' + '.join(map(str, s['stacks'][shape]))} ({most} fit)"
+            for shape, most in s["fits_one_gpu"].items()
+        )
+        lines.append(
+            f"- {s['benchmark']} {s['backbone']}: {s['runs_per_setting']} runs per setting "
+            f"({len(s['models'])} model(s)); stacks per batch x length: {shapes}"
+        )
+    return "\n".join(lines)

@@ -185,3 +185,40 @@ def test_the_fused_step_ratio_is_members_times_the_measured_per_member_ratio():
     assert p.fused_ratio(16) == pytest.approx(2 * 1.16)  # past 8: no further saving assumed
     p.work = {**p.work, "fused_operator_ratio": {}}
     assert p.fused_ratio(5) == 5.0
+
+
+def test_fused_checkpoints_share_their_group_s_stacks_capped_by_memory():
+    """With classify.fuse_checkpoints, a setting's runs are the seeds of every model of one backbone (paper-en:
+    10 BERT-base models x 5 seeds); they stack at most classify.fuse or what one GPU holds at the batch
+    (pipeline/report/memory.py), in balanced stacks, and each model is charged its share."""
+    alone = planner("paper-en", fuse=16, fuse_checkpoints=False)
+    together = planner("paper-en", fuse=16, fuse_checkpoints=True)
+    assert alone.fused_group("glue", "bert-base-uncased+mlm") == ["bert-base-uncased+mlm"]
+    group = together.fused_group("glue", "bert-base-uncased+mlm")
+    assert len(group) == 10 and all(label.split("+")[0] == "bert-base-uncased" for label in group)
+    assert together.fused_group("glue", "bert-large-uncased") == [
+        m for m in config("paper-en")["classify"]["glue"]["models"] if m.startswith("bert-large-uncased")
+    ]
+    # every model of a group pays the same share; the FLOPs are each model's own whatever the grouping
+    shares = {together.classify_cost("glue", label) for label in group}
+    assert len(shares) == 1
+    mine, solo = together.classify_cost("glue", "bert-base-uncased"), alone.classify_cost("glue", "bert-base-uncased")
+    assert mine.flops_hours == pytest.approx(solo.flops_hours)
+    assert mine.flops_hours <= mine.hours < solo.hours
+    # BERT-large at batch 64 x 128: 5 runs fit an 80 GB GPU, so classify.fuse 16 stacks 5
+    assert together.stack_limit("bert-large-uncased", 64, 128) == 5
+    assert together.stack_limit("bert-base-uncased", 8, 128) == 16
+    stacks = {s["backbone"]: s for s in together.fused_stacks() if s["benchmark"] == "glue"}
+    assert stacks["bert-base-uncased"]["runs_per_setting"] == 50
+    assert stacks["bert-base-uncased"]["stacks"]["8x128"] == [13, 13, 12, 12]
+    assert stacks["bert-large-uncased"]["stacks"]["64x128"] == [5] * 6
+
+
+@pytest.mark.parametrize("name", ["paper-en", "paper-zh"])
+def test_each_paper_config_s_budget_is_within_1_5_times_its_flops_time(name):
+    """Issue 41's goal: the paper configs as configured (fused seeds and checkpoints), their whole budget
+    within 1.5x of the FLOPs time of the same work at the stated MFU."""
+    p = Planner(copy.deepcopy(config(name)), "h100", 0.4)
+    records = p.records()
+    total = budget(records, p.unread_jobs(records))
+    assert total["total"] <= 1.5 * total["flops_total"], (total["total"], total["flops_total"])

@@ -1,0 +1,39 @@
+"""Which grid runs train as one stacked model (pipeline/fused_groups.py; issue 41 §2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.fused_groups import checkpoint_groups, stack_sizes
+
+
+def test_models_group_by_the_backbone_they_start_from_in_the_list_s_order():
+    models = ["bert-base-uncased", "bert-large-uncased+mlm", "bert-base-uncased+misad", "minilm", "bert-large-uncased"]
+    assert checkpoint_groups(models, ["bert-base-uncased", "bert-large-uncased"]) == [
+        ["bert-base-uncased", "bert-base-uncased+misad"],
+        ["bert-large-uncased+mlm", "bert-large-uncased"],
+        ["minilm"],  # an evaluate.models entry: alone
+    ]
+    # a label whose prefix is no backbone stays alone, even if another label shares the prefix
+    assert checkpoint_groups(["x+a", "x+b"], ["bert-base-uncased"]) == [["x+a"], ["x+b"]]
+
+
+@pytest.mark.parametrize(
+    ("members", "most", "sizes"),
+    [
+        (50, 16, [13, 13, 12, 12]),
+        (5, 5, [5]),
+        (5, 2, [2, 2, 1]),
+        (30, 7, [6, 6, 6, 6, 6]),
+        (3, 1, [1, 1, 1]),
+        (0, 4, []),
+    ],
+)
+def test_stacks_are_the_fewest_of_at_most_k_and_balanced(members, most, sizes):
+    assert stack_sizes(members, most) == sizes
+    assert sum(sizes) == members and all(size <= most for size in sizes)
+
+
+def test_a_stack_of_no_run_is_refused():
+    with pytest.raises(ValueError, match="at least one"):
+        stack_sizes(4, 0)
