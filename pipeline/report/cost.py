@@ -210,8 +210,10 @@ def tokens_per_second(architecture: Architecture, length: int, gpu: str = "h100"
     return GPUS[gpu].peak_tflops * 1e12 * mfu / architecture.training_flops_per_token(length)
 
 
-def assumptions(gpu: str = "h100", mfu: float = DEFAULT_MFU, per_layer_ms: float | None = None) -> str:
-    """The line every estimate prints with it."""
+def assumptions(
+    gpu: str = "h100", mfu: float = DEFAULT_MFU, per_layer_ms: float | None = None, floor_source: str | None = None
+) -> str:
+    """The line every estimate prints with it; ``floor_source`` says where the per-step floor comes from."""
     line = (
         f"FLOPs per token 6N + 12·L·H·T (training), 2N + 4·L·H·T (forward only); {GPUS[gpu].name} at "
         f"{GPUS[gpu].peak_tflops:g} TFLOP/s dense bf16, {100 * mfu:g}% MFU; padding counted as processed"
@@ -219,6 +221,7 @@ def assumptions(gpu: str = "h100", mfu: float = DEFAULT_MFU, per_layer_ms: float
     if per_layer_ms is not None:
         line += (
             f"; each job at least steps × a per-step floor of {per_layer_ms:g} ms per Transformer layer "
-            f"({12 * per_layer_ms:g} ms for 12 layers, {24 * per_layer_ms:g} ms for 24; workloads.yaml step_floor)"
+            f"({12 * per_layer_ms:g} ms for 12 layers, {24 * per_layer_ms:g} ms for 24; "
+            f"{floor_source or 'workloads.yaml step_floor'})"
         )
     return line

@@ -53,7 +53,7 @@ from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.report import cost
 from pipeline.report.plan_choices import PlanChoices
-from pipeline.report.plan_costs import PlanCosts, architecture
+from pipeline.report.plan_costs import PlanCosts, architecture, measured_floors
 from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, models_markdown
 from pipeline.report.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.training_settings import (
@@ -472,7 +472,14 @@ def run(args: argparse.Namespace) -> None:
     config = resolve_config(args.configfile)
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
-    assumption = cost.assumptions(args.gpu, args.mfu, planner.work["step_floor"]["per_layer_ms"])
+    measured = measured_floors(planner.work)
+    source = (
+        f"measured on {measured['card']} by bench/gpu_step.py (workloads.yaml step_floor_measured)"
+        if measured
+        else "workloads.yaml step_floor: an estimate from transformers' documented benchmarks, not yet measured "
+        "on a GPU (bench/gpu_step.py measures it)"
+    )
+    assumption = cost.assumptions(args.gpu, args.mfu, round(planner.per_layer_ms(), 3), source)
     commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()

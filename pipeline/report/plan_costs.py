@@ -26,12 +26,50 @@ def architecture(repo: str) -> cost.Architecture | None:
     return cost.ARCHITECTURES.get(repo.rsplit("/", 1)[-1])
 
 
+# The layers of the shapes bench/gpu_step.py times (its ``SHAPES``), to read a per-layer floor from a step.
+MEASURED_LAYERS = {"bert-base": 12, "bert-large": 24}
+
+
+def measured_floors(work: dict) -> dict | None:
+    """What bench/gpu_step.py measured on a GPU (workloads.yaml ``step_floor_measured``; issue 41 §3), as the
+    plan uses it: ``per_layer_ms``, an eager solo step at the smallest batch timed over its layers (the
+    mean of BERT-base's and BERT-large's: at batch 8 x 128 a step is launch-bound), and
+    ``fused_ratio``, per member-step fused over solo at that batch (the mean over both shapes), with the
+    ``card``. None where nothing was measured, or no eager solo step was (out of memory, skipped)."""
+    found = work.get("step_floor_measured") or {}
+    table = found.get("ms_per_member_step") or {}
+    per_layer, ratios = [], {}
+    for name, layers in MEASURED_LAYERS.items():
+        eager = (table.get(name) or {}).get("eager") or {}
+        timed = {int(b): cells for b, cells in eager.items() if isinstance((cells or {}).get(1), int | float)}
+        if not timed:
+            continue
+        cells = timed[min(timed)]
+        per_layer.append(cells[1] / layers)
+        for k, value in cells.items():
+            if int(k) > 1 and isinstance(value, int | float):
+                ratios.setdefault(int(k), []).append(value / cells[1])
+    if not per_layer:
+        return None
+    return {
+        "card": found.get("card", "a GPU"),
+        "per_layer_ms": sum(per_layer) / len(per_layer),
+        "fused_ratio": {1: 1.0, **{k: sum(v) / len(v) for k, v in sorted(ratios.items())}},
+    }
+
+
 class PlanCosts:
     """The cost methods of :class:`pipeline.report.plan.Planner` (its ``config``, ``work``, ``gpu``, ``mfu``)."""
 
+    def per_layer_ms(self) -> float:
+        """The per-step floor per Transformer layer: bench/gpu_step.py's measurement where it has run on a
+        GPU (:func:`measured_floors`), else the documented estimate (workloads.yaml step_floor)."""
+        measured = measured_floors(self.work)
+        return measured["per_layer_ms"] if measured else self.work["step_floor"]["per_layer_ms"]
+
     def floor(self, arch: cost.Architecture) -> float:
-        """Seconds one eager training step of ``arch`` takes at least (workloads.yaml step_floor)."""
-        return arch.step_floor_seconds(self.work["step_floor"]["per_layer_ms"])
+        """Seconds one eager training step of ``arch`` takes at least (:meth:`per_layer_ms`)."""
+        return arch.step_floor_seconds(self.per_layer_ms())
 
     def pretrain_cost(self, run: experiments.PretrainRun, settings: dict) -> cost.JobCost | None:
         arch = architecture(settings["backbone"])
@@ -68,10 +106,15 @@ class PlanCosts:
     def fused_ratio(self, members: int) -> float:
         """The operators a fused step of ``members`` runs dispatches over a solo step's: ``members`` x the
         per-member ratio that bench/fused_ops.py measures (workloads.yaml ``fused_operator_ratio``:
-        operators per member-step, fused over solo). A ``members`` not measured is interpolated linearly
+        operators per member-step, fused over solo), or, once bench/gpu_step.py has timed them on a GPU,
+        the measured time per member-step over solo (:func:`measured_floors`). A ``members`` not measured is interpolated linearly
         in the fused step's operators between the measured counts around it; past the largest, scaled by
         ``members`` from it (no further saving assumed); nothing measured: ``members`` (no saving)."""
-        table = {int(k): float(v) for k, v in (self.work.get("fused_operator_ratio") or {}).items()}
+        measured = measured_floors(self.work)
+        if measured and len(measured["fused_ratio"]) > 1:  # timed on a GPU: bench/gpu_step.py
+            table = measured["fused_ratio"]
+        else:
+            table = {int(k): float(v) for k, v in (self.work.get("fused_operator_ratio") or {}).items()}
         step = {k: k * v for k, v in table.items()}  # a fused step's operators over a solo step's
         if members in step:
             return step[members]

@@ -222,3 +222,14 @@ def test_each_paper_config_s_budget_is_within_1_5_times_its_flops_time(name):
     records = p.records()
     total = budget(records, p.unread_jobs(records))
     assert total["total"] <= 1.5 * total["flops_total"], (total["total"], total["flops_total"])
+
+
+def test_measured_floors_replace_the_documented_estimate():
+    p = planner("paper-en", fuse=5)
+    estimate = p.classify_cost("glue", "bert-base-uncased")
+    assert p.per_layer_ms() == p.work["step_floor"]["per_layer_ms"]
+    cells = {8: {1: 12.0, 2: 3.0, 4: 1.5}}  # a launch-free card: 1 ms a layer, stacking nearly free
+    p.work = {**p.work, "step_floor_measured": {"card": "x", "ms_per_member_step": {"bert-base": {"eager": cells}}}}
+    assert p.per_layer_ms() == pytest.approx(1.0)
+    assert p.fused_ratio(4) == pytest.approx(4 * 1.5 / 12.0)
+    assert p.classify_cost("glue", "bert-base-uncased").hours < estimate.hours
