@@ -42,6 +42,7 @@ from pipeline.rehearsal import coverage
 from pipeline.rehearsal.mirror import MARKER as MIRROR_MARKER
 
 log = logging.getLogger("pipeline.rehearsal")
+RUN_NAME_LIMIT = 64  # the config schema's maxLength of run
 REPO = Path(__file__).resolve().parents[2]
 EVALUATION_LINES = 200
 MARKER = ".rehearsal-work"  # marks a work folder this stage made (and may delete on the next rehearsal)
@@ -200,6 +201,13 @@ def rehearse(paper_path: Path, data_root: Path, cores: int, out: Path = REPO / "
 
     paper = resolve_config(paper_path)
     name = f"{paper['run']}-rehearsal"
+    if len(f"dry-{name}") > RUN_NAME_LIMIT:  # the run names it uses: <run>-rehearsal, and dry-<run>-rehearsal
+        raise InputError(
+            paper_path,
+            f"run {paper['run']!r} is {len(paper['run'])} characters: a rehearsal runs it as dry-{paper['run']}-rehearsal, "
+            f"and a run name has at most {RUN_NAME_LIMIT} (so at most {RUN_NAME_LIMIT - len('dry--rehearsal')}); give the "
+            "config a shorter run",
+        )
     work = (Path(out) / name).resolve()
     work.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(work.parent / f".{work.name}.lock", work):

@@ -190,3 +190,18 @@ def test_a_signal_stops_snakemake_and_its_jobs_and_releases_the_lock(tmp_path, s
     locks = tmp_path / ".snakemake" / "locks"
     assert not locks.exists() or list(locks.iterdir()) == [], "the lock is left behind"
     assert not (tmp_path / "done.txt").exists()
+
+
+def test_a_run_name_too_long_for_the_rehearsal_s_names_is_one_line(tmp_path, cli, capsys):
+    """A paper run of 51-64 characters is a valid run, but dry-<run>-rehearsal is not: say so up front,
+    not as a failed dry run."""
+    config = tmp_path / "long.yaml"
+    config.write_text(PAPER.read_text().replace("run: paper-zh", "run: " + "z" * 51, 1))
+    assert ("run: " + "z" * 51) in config.read_text()
+    out = tmp_path / "out"
+    status = cli("rehearsal", "--paper", config, "--data", tmp_path / "data", "--out", out)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert str(config) in errors[0] and "at most 50" in errors[0], errors[0]
+    assert not (out / ("z" * 51 + "-rehearsal")).exists()
