@@ -129,16 +129,54 @@ def steps_per_epoch(recipe: str, columns: dict[str, dict[str, list]], batch_size
     return nli_batches * len(pattern) // pattern.count(0)
 
 
+def pair_softmax_loss():
+    """sentence-transformers' ``SoftmaxLoss`` with both sentences of a batch's pairs in one encoder pass.
+
+    The library embeds the first column on its own (``embed_columns``' ``separate_first``: a query and
+    a document differ in length), so a Siamese step makes two forward passes of ``batch`` sequences; the
+    two sentences of an NLI or PPDB pair are of one kind, and one pass of ``2 x batch`` sequences
+    (the library's ``separate_first=False``: both padded to the longer, padding masked) halves the
+    launches of a step that is launch-bound at 16 pairs (BENCHMARKS "GPU budget"). The loss and
+    gradients are the same up to dropout sampling (the library's own statement); u and v are still
+    pooled from each sentence alone, as SBERT's Siamese network (BURT twin §3.2) has them."""
+    import torch
+    from sentence_transformers.base.losses.merged_forward import embed_columns
+    from sentence_transformers.sentence_transformer.losses import SoftmaxLoss
+
+    class PairSoftmaxLoss(SoftmaxLoss):
+        def forward(self, sentence_features, labels):
+            reps = embed_columns(self.model, sentence_features, separate_first=False)
+            rep_a, rep_b = reps
+            # the pair features in SoftmaxLoss's own order: u, v, |u-v|, u*v (its forward, with one pass)
+            vectors = []
+            if self.concatenation_sent_rep:
+                vectors += [rep_a, rep_b]
+            if self.concatenation_sent_difference:
+                vectors.append(torch.abs(rep_a - rep_b))
+            if self.concatenation_sent_multiplication:
+                vectors.append(rep_a * rep_b)
+            output = self.classifier(torch.cat(vectors, 1).to(self.classifier.weight.dtype))
+            if labels is None:
+                return reps, output
+            if self.num_labels == 1 or labels.shape != output.shape:
+                labels = labels.view(-1)
+            return self.loss_fct(output, labels)
+
+    return PairSoftmaxLoss
+
+
 def losses(recipe: str, tasks: list[str], model, concatenation: str) -> dict:
-    """Task name -> its loss (with its own head) on ``model``."""
-    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss, SoftmaxLoss
+    """Task name -> its loss (with its own head) on ``model``: :func:`pair_softmax_loss` for the pair
+    tasks, ``MultipleNegativesRankingLoss`` for ``nli-mnrl``'s triplets."""
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     if recipe == "nli-mnrl":
         return {"nli": MultipleNegativesRankingLoss(model)}
     rep, difference, product = CONCATENATIONS[concatenation]
     dim = model.get_embedding_dimension()
+    loss = pair_softmax_loss()
     return {
-        task: SoftmaxLoss(
+        task: loss(
             model,
             dim,
             NUM_LABELS[task],

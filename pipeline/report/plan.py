@@ -448,11 +448,14 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
         }
         arch = architecture(start.get("checkpoint") or start["backbone"])
         tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
-        job = (  # a step encodes both sentences of its pairs in two passes
+        # a pair step encodes both sentences of its pairs in one pass (pipeline/finetune/recipes.py
+        # pair_softmax_loss); nli-mnrl's triplets embed the anchor apart from the candidates (two passes)
+        encoder_passes = 2 if recipe == "nli-mnrl" else 1
+        job = (
             cost.job_cost(
                 cost.Workload(arch, tokens, section["max_length"]).flops,
                 updates,
-                2 * self.floor(arch),
+                encoder_passes * self.floor(arch),
                 self.gpu,
                 self.mfu,
             )

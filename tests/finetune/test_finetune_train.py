@@ -49,6 +49,37 @@ def test_pair_features_and_head_shapes_for_every_concatenation(tiny_model, conca
     assert len({id(loss.classifier) for loss in heads.values()}) == 3  # one head per task
 
 
+def test_a_pair_step_encodes_both_sentences_in_one_pass_with_the_library_s_loss(tiny_model):
+    """The pair loss runs the encoder once per step (2 x batch sequences, padded to the longer sentence)
+    where sentence-transformers' SoftmaxLoss runs it per sentence; with dropout off the loss and the
+    encoder's gradients are the library's (BENCHMARKS "GPU budget": a Siamese step is launch-bound)."""
+    from sentence_transformers.sentence_transformer.losses import SoftmaxLoss
+
+    model = encoder.build(str(tiny_model), dropout=0.0)
+    ours = recipes.losses("twin", ["nli"], model, "uv-diff")["nli"]
+    library = SoftmaxLoss(model, model.get_embedding_dimension(), 3)
+    library.classifier.load_state_dict(ours.classifier.state_dict())
+    first = ["a man is climbing a very tall rock wall", "the outcome", "two dogs run"]
+    second = ["a person climbs", "the results of the work were published", "animals"]
+    labels = torch.tensor([0, 1, 2])
+    passes = []
+    hook = model[0].register_forward_hook(lambda module, inputs, output: passes.append(1))
+    results = {}
+    for name, loss in (("ours", ours), ("library", library)):
+        model.zero_grad()
+        passes.clear()
+        value = loss([model.preprocess(first), model.preprocess(second)], labels)
+        value.backward()
+        grads = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+        results[name] = (value.item(), grads, len(passes))
+    hook.remove()
+    assert results["ours"][2] == 1 and results["library"][2] == 2
+    assert results["ours"][0] == pytest.approx(results["library"][0], abs=1e-6)
+    assert len(results["ours"][1]) == len(results["library"][1])
+    for mine, theirs in zip(results["ours"][1], results["library"][1]):
+        assert torch.allclose(mine, theirs, atol=1e-6)
+
+
 def test_twin_loss_falls_on_a_small_overfit_run(tiny_model, tmp_path):
     out = tmp_path / "overfit"
     train(
