@@ -73,7 +73,7 @@ PRESETS: dict[str, dict[str, dict[str, object]]] = {
     },
 }
 NAMES = tuple(PRESETS)
-SHORT_DOCUMENT_KNOBS = ("top_k_per_token", "threshold_tokens")
+SHORT_DOCUMENT_KNOBS = ("top_k_per_token", "top_k_ramp_tokens", "top_k_full_tokens", "threshold_tokens")
 KNOBS = ("mode", "max_n", "top_k", "min_count", "threshold", *SHORT_DOCUMENT_KNOBS)
 
 
@@ -118,7 +118,13 @@ def short_document_text(chosen: dict[str, object], lang: str) -> str | None:
     unit = "word" if lang == "en" else "character"
     parts = []
     if chosen.get("top_k_per_token") is not None:
-        parts.append(f"K at most {chosen['top_k_per_token']:g} per {unit} of the document")
+        cap = f"K at most {chosen['top_k_per_token']:g} per {unit} of the document"
+        if chosen.get("top_k_full_tokens") is not None:
+            cap += (
+                f" up to {chosen['top_k_ramp_tokens']:,g} {unit}s, then rising linearly to {chosen['top_k']} at "
+                f"{chosen['top_k_full_tokens']:,g}"
+            )
+        parts.append(cap)
     if chosen.get("threshold_tokens") is not None and chosen.get("threshold") is not None:
         t0 = chosen["threshold_tokens"]
         parts.append(f"threshold × log T / log {t0:g} on a document of T < {t0:g} {unit}s")
