@@ -21,11 +21,12 @@ convert → clean. It reports, from each run's ``stats.json`` ``meaningfulness``
 The bar (issue 31): in English each preset no worse than reference mode on the same text; in
 Chinese, where the released code has no mode, ``burt`` no worse than ``ulr``.
 
-By document length (issue 38): the same articles cut to their first 150, 300, 600 and 1,200 words
-(Chinese: 1.5 times as many characters) at whole sentences, and whole (pipeline/ngrams/by_length.py),
+By document length (issue 38): the same articles cut to their first 150, 300, 600, 1,200 and 2,400
+words (Chinese: 1.5 times as many characters) at whole sentences, and whole (pipeline/ngrams/by_length.py),
 for every preset, reference mode and the short-document rules tried. The bounds: on every length at
 most 60% of the words inside a marked PMI span and at most 10% of the spans of the largest order N,
-and from 300 words on at least 15% of the words inside one.
+and from 300 words on at least 15% of the words inside one. English whole articles besides: the
+function-word edges against reference mode's, pooled and by article length.
 
 The released rule on links: the project's entity rule (no counted n-gram cuts a link) against pmi.py's
 own (no n-gram holds a bracketed token), on the English sample with its links in brackets
@@ -84,6 +85,7 @@ SETTINGS = [
     ("N 6, min count 5, threshold 2.5", [*PLAIN, "--max-n", "6", "--min-count", "5", "--threshold", "2.5"], ("en",)),
 ]
 
+RAMP = ["--top-k-per-token", "0.6"]
 # By document length: the presets, reference mode (the former English presets) and the short-document
 # rules tried; (label, options, languages)
 BY_LENGTH = [
@@ -96,6 +98,19 @@ BY_LENGTH = [
     ("tried: reference, at most 1 n-gram per word", ["--mode", "reference", "--top-k-per-token", "1"], ("en",)),
     ("tried: reference, at most 0.75 per word", ["--mode", "reference", "--top-k-per-token", "0.75"], ("en",)),
     ("tried: reference, at most 0.5 per word", ["--mode", "reference", "--top-k-per-token", "0.5"], ("en",)),
+    *[
+        (
+            f"tried: reference, 0.6 per word to {w0:,} words, rising to 3000 at {w1:,}",
+            ["--mode", "reference", *RAMP, "--top-k-ramp-tokens", str(w0), "--top-k-full-tokens", str(w1)],
+            ("en",),
+        )
+        for w0, w1 in ((1200, 3000), (2000, 3000), (1500, 4000), (2000, 4000))
+    ],
+    (  # the most any rule that caps the articles under 1,200 words can keep of reference mode on the rest
+        "tried: reference, 0.6 per word to 1,200 words, 3000 above",
+        ["--mode", "reference", *RAMP, "--top-k-ramp-tokens", "1200", "--top-k-full-tokens", "1201"],
+        ("en",),
+    ),
     ("tried: paper threshold 3, N 6, min count 1", [*PLAIN, "--max-n", "6", "--threshold", "3"], ("en",)),
     ("tried: paper threshold 5, N 6, min count 1", [*PLAIN, "--max-n", "6", "--threshold", "5"], ("en",)),
     ("tried: burt, threshold scaled below 2000", ["--preset", "burt", "--threshold-tokens", "2000"], ("zh",)),
@@ -136,8 +151,8 @@ vocabulary, with entity candidates), from the same samples:
 | zh `burt` | 0.0 | 14.0 → 13.9 | 4.26 → 4.25 | 467 → 474 | 30.1 → 30.5 | 88.3 → 89.3 |
 
 (Third values: issue 38's short-document rules, below: the English presets keep at most 0.6 n-grams per \
-word of the document, which binds on the sample's articles under 5,000 words; the Chinese `burt` \
-threshold scales on articles under 3,000 characters.)
+word of the document, which binds on the sample's articles under 5,000 words (their top 2000 is the \
+released code's over 3,334 words); the Chinese `burt` threshold scales on articles under 3,000 characters.)
 
 The English presets meet the bar as the released code's vocabulary, capped on short documents (below), and \
 keep BURT's mechanism: 46% of the words lie in a marked PMI span, where the paper-formula settings that meet \
@@ -153,13 +168,15 @@ LENGTH_NOTES = """Issue 38: the released code keeps the top 3000 n-grams of orde
 threshold, and reference mode scores every n-gram of words seen once in the document at 0, its highest \
 score. A document with fewer candidates than 3000 (under about 600 words) keeps them all, and greedy \
 marking, longest first, tiles it with 6-word windows; most Wikipedia articles are that short, and the \
-sample's (median 2,978 words) hid it. The same articles cut to their first 150, 300, 600 and 1,200 \
-words (Chinese: 225, 450, 900 and 1,800 characters) at whole sentences (`pipeline/ngrams/by_length.py`; \
-an article enters a column when it has at least that many), and whole. Each cell reads 150 / 300 / 600 / \
-1,200 / whole. Bounds: on every length at most 60% of the words inside a marked PMI span and at most 10% \
-of the spans of the largest order N; from 300 words on at least 15% of the words inside one (fewer, and \
-BURT's masking falls back to single tokens); whole articles where they were (no entity cut; English \
-function-word edges within 5 points of reference mode, or fewer)."""
+sample's (median 2,978 words) hid it. The same articles cut to their first 150, 300, 600, 1,200 and \
+2,400 words (Chinese: 225, 450, 900, 1,800 and 3,600 characters) at whole sentences \
+(`pipeline/ngrams/by_length.py`; an article enters a column when it has at least that many), and whole; \
+2,400 words is where a K rising back to 3000 sooner than the cap does would show. Each cell reads 150 / \
+300 / 600 / 1,200 / 2,400 / whole. Bounds ("bounds" column): on every length at most 60% of the words \
+inside a marked PMI span and at most 10% of the spans of the largest order N; from 300 words on at least \
+15% of the words inside one (fewer, and BURT's masking falls back to single tokens). Whole articles \
+where they were: no entity cut, and English function-word edges within 5 points of reference mode (last \
+column; the whole articles by length follow the table)."""
 
 LENGTH_AFTER = """Before (the former presets: English reference mode, Chinese `burt` with threshold 3 at every \
 length, the row `burt_recurring`) and after. English: reference mode marks 99% of a short article's \
@@ -171,20 +188,34 @@ longest, so threshold 3 keeps 84–87% 6-grams at every length and threshold 5 k
 words; with recurrence (`*_recurring`) nothing is left under 1,200 words. A cap that scales with the \
 document (BURT §5.1: "Although a larger n-gram vocabulary can cover longer n-grams, it will cause too many \
 meaningless n-grams. Therefore, we empirically retain the top 3000 n-grams for each document") meets the \
-bounds: K = min(3000, 0.6 × the document's words), the largest of the caps tried that does (1 and 0.75 \
-per word mark 61–72% of the words of 1,200-word articles), and the nearest to the released output on \
-whole articles. On whole articles it binds below 5,000 words: 46.0% of the words in a PMI span \
-(52.4%), 1.1% 6-grams (3.3%), function-word edges 9.1% (21.2%: the n-grams it drops are the \
-negative-score "of the" kind that K 3000 admitted on mid-length articles, so it is 12 points fewer, \
-not within 5 points either way), once-seen 95.6%. Chinese: `ulr` (minimum count 3) meets the bounds as \
+length bounds: K = min(3000, 0.6 × the document's words), the largest of the caps tried that does (1 and \
+0.75 per word mark 61–72% of the words of 1,200-word articles, 64–75% of 2,400-word ones); it rises to \
+3000 at 5,000 words. On whole articles: 46.0% of the words in a PMI span (reference mode 52.4%), 1.1% \
+6-grams (3.3%), once-seen 95.6%, no entity cut, and function-word edges 9.1% against 21.2%: 12.2 points \
+fewer, so the whole-article bound is not met, and no rule tried meets it with the length bounds. By \
+article length the gap lies entirely in the articles under 2,400 words, where reference mode keeps every \
+candidate or nearly (98.5% of the words of a 1,200-word cut in a span) and its top 2000 is 32–57% \
+function-word edged: those are the tiled windows, and every rule that meets the length bounds drops them. \
+Over 3,334 words (0.6 × 3,334 ≥ 2000) the preset's top 2000 is the released code's: over 4,000 words \
+both are 3.7% edged, at 2,400–4,000 words 16.1% against 18.3%. K rising back to 3000 sooner (0.6 per \
+word to W0 words, then linearly to 3000 at W1: the `--top-k-ramp-tokens` / `--top-k-full-tokens` rows) \
+breaks the 60% bound at 2,400 words for W1 = 3,000 (72.0%, 65.7%) and for 1,500 → 4,000 (60.4%), and \
+2,000 → 4,000 meets it (58.3%) for 0.4 points of function-word edges (9.4%); even the released code \
+above 1,200 words (0.6 per word below, 3000 above: 84.7% of the words of a 2,400-word cut) reaches only \
+13.0%, 8.2 points short. The pooled whole-article figure counts the short articles' windows, so the \
+presets keep the cap, which leaves the long articles where the released code puts them. Chinese: `ulr` (minimum count 3) meets the bounds as \
 it was. `burt`'s threshold 3 is out of reach on short documents: a paper-mode score is at most \
 (1 - 1/n) log T, 2.7 for a bigram of a 225-character article, so 3.5%, 4.9% and 11.3% of the \
 characters of the 225-, 450- and 900-character cuts were in a span. Its threshold now scales by log T / log 3000 on a document of T < 3000 \
 characters (the same share of the highest score its length allows; BURT §3.1's "chosen threshold" \
-stated for long documents): 21–23% at every cut length, 30.5% whole (30.1%), spans inside a jieba \
-word 13.6–14.5% (14.0% whole before). 2,000 and 4,000 characters also meet the bounds; 3,000 is \
+stated for long documents): 21–26% at every cut length, 30.5% whole (30.1%), spans inside a jieba \
+word 13.6–14.8% (14.0% whole before). 2,000 and 4,000 characters also meet the bounds; 3,000 is \
 between. Corpus-level statistics for short documents (the `ngrams_corpus` ablation's KenLM model) were \
 not needed by either language and are not tried here."""
+
+ARTICLE_NOTES = """English whole articles by their length: the function-word edge % of the top 2000 \
+n-grams of each class's articles, pooled as above (in brackets, the n-grams it counts; \
+`by_length.function_word_edges_by_article`):"""
 
 RULE_NOTES = """Issue 38 §2: the released `pmi.py` reads bracketed links and skips every n-gram holding a token \
 with `[` or `]` (unigrams included, so an entity's edge words leave the unigram counts, and an n-gram \
@@ -288,6 +319,8 @@ def by_length_runs(sentences_file: Path, lang: str, work: Path) -> dict[str, dic
             marked = pl.read_parquet(out / "marked.parquet", columns=["spans"])
             figures["largest_order"] = by_length.largest_order_share(marked, figures["params"]["max_n"])
             figures["documents"] = json.loads((out / "stats.json").read_text())["documents"]
+            if bucket is None and lang == "en":
+                figures["by_article"] = by_length.function_word_edges_by_article(out / "ngrams.parquet", table_in)
             results[label][bucket] = figures
         print(f"{lang} by length {label}: done", flush=True)
     return results
@@ -305,7 +338,8 @@ def within_bounds(figures: dict[int | None, dict]) -> bool:
 
 
 def by_length_table(results: dict[str, dict], lang: str) -> str:
-    """One row per setting; each measure's cells are 150 / 300 / 600 / 1,200 / whole."""
+    """One row per setting; each measure's cells are 150 / 300 / 600 / 1,200 / 2,400 / whole; English:
+    whole articles' function-word edges less reference mode's, in points."""
 
     def cells(figures, key, digits=1, scale=100):
         values = [figures[b][key] for b in by_length.BUCKETS]
@@ -323,8 +357,13 @@ def by_length_table(results: dict[str, dict], lang: str) -> str:
         "kept per document",
         "bounds",
     ]
+    reference = next(iter(results.values()))[None]["function_word_edge_share"] if lang == "en" else None
+    if lang == "en":
+        head.append("whole: function-word edges − reference mode (points)")
     rows = []
     for label, figures in results.items():
+        edges = figures[None]["function_word_edge_share"] if lang == "en" else None
+        extra = [] if lang != "en" else ["–" if edges is None else f"{100 * (edges - reference):+.1f}"]
         rows.append(
             [
                 label,
@@ -336,8 +375,24 @@ def by_length_table(results: dict[str, dict], lang: str) -> str:
                 cells(figures, "function_word_edge_share" if lang == "en" else "jieba_inside"),
                 cells(figures, "kept_per_document", 0, 1),
                 "met" if within_bounds(figures) else "not met",
+                *extra,
             ]
         )
+    return markdown_table(head, rows)
+
+
+def by_article_table(results: dict[str, dict]) -> str:
+    """English whole articles by length class: function-word edge % of the top 2000, per setting."""
+    classes = next(iter(results.values()))[None]["by_article"]
+
+    def name(c):
+        return f"over {c['low']:,} words" if c["high"] is None else f"{c['low']:,}–{c['high']:,} words"
+
+    head = ["setting", *(f"{name(c)} ({c['documents']} articles)" for c in classes)]
+    rows = [
+        [label, *(percent(c["share"]) + f" ({c['top']:,})" for c in figures[None]["by_article"])]
+        for label, figures in results.items()
+    ]
     return markdown_table(head, rows)
 
 
@@ -437,6 +492,7 @@ def main() -> None:
         rule = released_rule_departure(en_sentences, work)
     en_table, zh_table = table(en, "en"), table(zh, "zh")
     en_length_table, zh_length_table = by_length_table(en_length, "en"), by_length_table(zh_length, "zh")
+    article_table = by_article_table(en_length)
     rule_text = (
         f"On the English sample (lower-cased, as the configs run it; reference mode, K 3000), with its "
         f"{rule['lines']:,} sentences' links in brackets for pmi.py: {percent(rule['kept_only_ours'])}% of the "
@@ -447,6 +503,7 @@ def main() -> None:
     print(f"\nEnglish ({EN_SAMPLE}, --lowercase):\n{en_table}")
     print(f"\nChinese ({ZH_SAMPLE}, characters):\n{zh_table}")
     print(f"\nEnglish by length ({documents_line(en_length, 'en')}):\n{en_length_table}")
+    print(f"\nEnglish whole articles by length:\n{article_table}")
     print(f"\nChinese by length ({documents_line(zh_length, 'zh')}):\n{zh_length_table}")
     print(f"\nThe released rule on links: {json.dumps(rule)}\n{rule_text}")
     if args.write_md:
@@ -462,6 +519,8 @@ def main() -> None:
                 LENGTH_NOTES,
                 f"English, {documents_line(en_length, 'en')}:",
                 en_length_table,
+                ARTICLE_NOTES,
+                article_table,
                 f"Chinese, {documents_line(zh_length, 'zh')}:",
                 zh_length_table,
                 LENGTH_AFTER,

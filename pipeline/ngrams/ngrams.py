@@ -89,6 +89,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep at most this many n-grams per token of the document, and at most --top-k (default: the preset's)",
     )
     parser.add_argument(
+        "--top-k-ramp-tokens",
+        type=number(1.0),
+        default=None,
+        help="with --top-k-per-token and --top-k-full-tokens: the document length in tokens from which K rises "
+        "linearly from the per-token cap to --top-k (default: the preset's)",
+    )
+    parser.add_argument(
+        "--top-k-full-tokens",
+        type=number(1.0),
+        default=None,
+        help="with --top-k-per-token and --top-k-ramp-tokens: the document length in tokens from which K is "
+        "--top-k (default: the preset's)",
+    )
+    parser.add_argument(
         "--threshold-tokens",
         type=number(2.0, low_open=True),
         default=None,
@@ -129,6 +143,11 @@ def check_arguments(args) -> None:
         raise InputError(args.out, "--mode corpus needs --lm (a KenLM model from the kenlm stage)")
     if args.mode == "reference" and args.lang != "en":
         raise InputError(args.out, "--mode reference reproduces the released English code; use --lang en")
+    ramp = (args.top_k_ramp_tokens, args.top_k_full_tokens)
+    if (ramp[0] is None) != (ramp[1] is None) or (ramp[0] is not None and args.top_k_per_token is None):
+        raise InputError(args.out, "--top-k-ramp-tokens and --top-k-full-tokens go together, with --top-k-per-token")
+    if ramp[0] is not None and not ramp[0] < ramp[1]:
+        raise InputError(args.out, f"--top-k-ramp-tokens ({ramp[0]:g}) must be below --top-k-full-tokens ({ramp[1]:g})")
     if args.normalise and args.mode != "reference":
         raise InputError(args.out, "--normalise applies to --mode reference (the paper formula already has 1/|w|)")
 
@@ -226,7 +245,13 @@ class NgramScorer:
         size = np.bincount(tokens.doc, minlength=tokens.n_docs)
         k = a.top_k
         if a.top_k_per_token is not None:
-            k = np.clip(np.ceil(a.top_k_per_token * size).astype(np.int64), 1, a.top_k)
+            cap = a.top_k_per_token * size
+            if a.top_k_full_tokens is not None:  # the ramp: from the cap at W0 tokens to K at W1
+                w0, w1 = a.top_k_ramp_tokens, a.top_k_full_tokens
+                start = a.top_k_per_token * w0
+                ramp = start + (a.top_k - start) * (size - w0) / (w1 - w0)
+                cap = np.where(size <= w0, cap, ramp)
+            k = np.clip(np.ceil(cap).astype(np.int64), 1, a.top_k)
         threshold = a.threshold
         if threshold is not None and a.threshold_tokens is not None:
             threshold = threshold * np.minimum(1.0, np.log(np.maximum(size, 2)) / math.log(a.threshold_tokens))

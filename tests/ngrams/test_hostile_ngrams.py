@@ -156,13 +156,20 @@ def test_a_failing_build_binary_is_one_line(good, cli, capsys, tmp_path):
     assert list((tmp_path / "lm").iterdir()) == []
 
 
-SHORT_DOCUMENT_CASES = [("--top-k-per-token", "0"), ("--top-k-per-token", "nan"), ("--threshold-tokens", "2")]
+SHORT_DOCUMENT_CASES = [
+    ("--top-k-per-token", "0"),
+    ("--top-k-per-token", "nan"),
+    ("--threshold-tokens", "2"),
+    ("--top-k-ramp-tokens", "0.5"),
+    ("--top-k-full-tokens", "inf"),
+]
 
 
 @pytest.mark.parametrize("flag, value", SHORT_DOCUMENT_CASES, ids=[f"{f} {v}" for f, v in SHORT_DOCUMENT_CASES])
 def test_a_short_document_knob_outside_its_domain_is_one_line(tmp_path, monkeypatch, cli, capsys, flag, value):
-    """K per token must be above 0, and the length below which the threshold scales above 2 tokens
-    (log 2 > 0), else the scale is undefined (docs/method.md §2, "Short documents")."""
+    """K per token must be above 0, the length below which the threshold scales above 2 tokens
+    (log 2 > 0), else the scale is undefined, and the ramp's lengths finite and at least one token
+    (docs/method.md §2, "Short documents")."""
     monkeypatch.chdir(tmp_path)
     status = cli("ngrams", "--sentences", "s.parquet", "--lang", "en", "--out", "o", f"{flag}={value}")
     err = capsys.readouterr().err
@@ -170,3 +177,20 @@ def test_a_short_document_knob_outside_its_domain_is_one_line(tmp_path, monkeypa
     assert status == 2 and "Traceback" not in err and len(errors) == 1, err
     assert f"argument {flag}" in errors[0] and value in errors[0], errors[0]
     assert list(tmp_path.iterdir()) == []
+
+
+RAMP_CASES = [
+    (["--top-k-ramp-tokens", "1200"], "go together"),
+    (["--top-k-full-tokens", "3000"], "go together"),
+    (["--mode", "reference", "--top-k-ramp-tokens", "1200", "--top-k-full-tokens", "3000"], "go together"),
+    (["--top-k-per-token", "0.6", "--top-k-ramp-tokens", "3000", "--top-k-full-tokens", "3000"], "must be below"),
+]
+
+
+@pytest.mark.parametrize("options, fragment", RAMP_CASES, ids=["ramp alone", "full alone", "no cap", "empty ramp"])
+def test_a_ramp_without_its_other_knobs_is_one_line(good, cli, capsys, tmp_path, options, fragment):
+    """K rises from the per-token cap at --top-k-ramp-tokens to --top-k at --top-k-full-tokens: one
+    without the others, or a ramp of no length, has no K to give (docs/method.md §2, "Short documents")."""
+    out = tmp_path / "ngrams"
+    status = cli(*ngrams_argv(good.sentences, out), *options)
+    assert_clean_failure(status, capsys.readouterr().err, out, out, fragment)

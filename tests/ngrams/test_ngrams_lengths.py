@@ -187,4 +187,5 @@ def test_an_explicit_option_overrides_the_preset(results, samples):
     assert (en["mode"], en["max_n"], en["min_count"], en["threshold"]) == ("reference", 6, 1, None)
     zh = results["zh", "burt"][0]["provenance"]["params"]
     assert (en["top_k_per_token"], en["threshold_tokens"]) == (0.6, None)  # the short-document cap (issue 38)
+    assert (en["top_k_ramp_tokens"], en["top_k_full_tokens"]) == (None, None)  # K reaches 3000 at 5,000 words
     assert (zh["max_n"], zh["threshold"], zh["threshold_tokens"]) == (7, 3.0, 3000)  # per language

@@ -2,10 +2,11 @@
 
 The released pmi.py keeps the top 3000 n-grams of each document with no threshold, so a document with
 fewer candidates keeps every one and greedy marking tiles it with 6-word windows. The presets keep
-their meaning at every length: on the real samples' articles cut to their first 150, 300, 600 and
-1,200 words (Chinese: 1.5 times as many characters) and whole, at most 60% of the words inside a
-marked PMI span and at most 10% of the spans of the largest order, and from 300 words on at least
-15% inside one; on whole articles no span cuts an entity. Reference mode stays the released code.
+their meaning at every length: on the real samples' articles cut to their first 150, 300, 600,
+1,200 and 2,400 words (Chinese: 1.5 times as many characters) and whole, at most 60% of the words
+inside a marked PMI span and at most 10% of the spans of the largest order, and from 300 words on at
+least 15% inside one; on whole articles no span cuts an entity, and the English articles the released
+code does not tile keep its function-word edges. Reference mode stays the released code.
 """
 
 from __future__ import annotations
@@ -135,6 +136,27 @@ def test_the_cap_keeps_the_released_ranking(tmp_path, cli):
         assert got.filter(pl.col("doc_id") == doc_id).sort("rank")["ngram"].to_list() == expected
 
 
+def test_a_ramp_raises_k_linearly_from_the_cap(tmp_path, cli):
+    """--top-k-ramp-tokens W0 --top-k-full-tokens W1: K is the cap up to W0 tokens, then rises linearly
+    to --top-k at W1, on the released ranking (tests/pmi_python.py), two documents of different lengths."""
+    first = sentences_file(tmp_path / "a.parquet", ENGLISH_ARTICLE, [], "en", doc_id=1)
+    second = sentences_file(tmp_path / "b.parquet", ENGLISH_ARTICLE[:4], [], "en", doc_id=2)
+    both = tmp_path / "both.parquet"
+    pq.write_table(pa.concat_tables([pq.read_table(first), pq.read_table(second)]), both)
+    ramp = ["--top-k-ramp-tokens", "100", "--top-k-full-tokens", "400", "--top-k", "500"]
+    got = run(cli, both, tmp_path / "out", "en", "--mode", "reference", "--top-k-per-token", "0.6", *ramp)
+    assert (got["params"]["top_k_ramp_tokens"], got["params"]["top_k_full_tokens"]) == (100, 400)
+    kept = pl.read_parquet(tmp_path / "out" / "ngrams.parquet")
+    for doc_id, article in ((1, ENGLISH_ARTICLE), (2, ENGLISH_ARTICLE[:4])):
+        words = [reference_tokens(sentence) for sentence in article]
+        size = sum(map(len, words))
+        k = math.ceil(0.6 * size) if size <= 100 else math.ceil(60 + (500 - 60) * (size - 100) / 300)
+        assert (doc_id == 1) == (size > 100)  # one document on the ramp, one under it
+        vocab = count_ngrams(words, 6, skip_brackets=True)
+        expected = [ngram for ngram, *_ in top_k(vocab, score_ngrams(vocab, "reference"), k)]
+        assert kept.filter(pl.col("doc_id") == doc_id).sort("rank")["ngram"].to_list() == expected
+
+
 def test_a_short_chinese_article_keeps_a_burt_vocabulary(tmp_path, cli):
     """A fixed threshold 3 is out of reach on a short document (a paper-mode score is at most
     (1 - 1/n) log T); scaled by log T / log 3000 it marks what BURT's masking needs."""
@@ -158,6 +180,10 @@ def test_reference_mode_and_explicit_modes_keep_k_for_every_document():
     assert ngram_presets.knobs("burt", "zh", given)["threshold_tokens"] == 3000
     assert ngram_presets.knobs("burt", "zh", {**given, "mode": "corpus"})["threshold_tokens"] is None
     assert ngram_presets.knobs("ulr", "zh", given)["threshold_tokens"] is None
+    ramp = {**given, "top_k_ramp_tokens": 1200, "top_k_full_tokens": 3000}
+    assert ngram_presets.knobs("burt", "en", given)["top_k_full_tokens"] is None  # no preset ramps
+    assert ngram_presets.knobs("burt", "en", ramp)["top_k_full_tokens"] == 3000
+    assert ngram_presets.knobs("burt", "en", {**ramp, "mode": "reference"})["top_k_per_token"] is None
 
 
 def test_the_plan_text_says_what_departs_from_the_released_code():
@@ -221,6 +247,28 @@ def test_presets_keep_their_meaning_at_every_length(samples, cli, lang, preset):
         if bucket is None and lang == "en":  # whole articles: no more function-word edges than the released code
             released = run(cli, path, samples / "en-reference", "en", "--mode", "reference", *lowercase)
             assert got["fw"] <= released["fw"] + 0.05
+
+
+def test_whole_articles_the_released_code_does_not_tile_keep_its_function_word_edges(samples, cli):
+    """The pooled whole-article figure counts the released code's windows on short articles (its top
+    2000 is a third to a half function-word edged under 2,400 words); the presets' top 2000 is the
+    released code's over 4,000 words and within 5 points over 2,400 (BENCHMARKS "N-gram presets")."""
+    english = samples / "en/shard-000.parquet"
+    table = pq.read_table(english)
+    options = ["--lang", "en", "--lowercase"]
+    assert cli("ngrams", "--sentences", english, *options, "--mode", "reference", "--out", samples / "fw-ref") == 0
+    assert cli("ngrams", "--sentences", english, *options, "--preset", "burt", "--out", samples / "fw-burt") == 0
+    released = by_length.function_word_edges_by_article(samples / "fw-ref/ngrams.parquet", table)
+    ours = by_length.function_word_edges_by_article(samples / "fw-burt/ngrams.parquet", table)
+    assert [c["documents"] for c in released] == [c["documents"] for c in ours]
+    assert sum(c["documents"] for c in ours) == 105
+    for old, new in zip(released, ours, strict=True):
+        if old["high"] is None:  # over 4,000 words K >= 2000: the same top 2000
+            assert (new["top"], new["share"]) == (old["top"], old["share"])
+        elif old["low"] >= 2400:
+            assert abs(new["share"] - old["share"]) <= 0.05, (old, new)
+        else:  # the released code's windows
+            assert old["share"] >= 0.3 and new["share"] < old["share"] - 0.1, (old, new)
 
 
 def test_released_code_tiles_the_real_short_articles(samples, cli):
