@@ -53,7 +53,7 @@ from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.report import cost
 from pipeline.report.plan_choices import PlanChoices
-from pipeline.report.plan_costs import PlanCosts, architecture, measured_floors
+from pipeline.report.plan_costs import PlanCosts, architecture
 from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, models_markdown
 from pipeline.report.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.training_settings import (
@@ -448,20 +448,10 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
         }
         arch = architecture(start.get("checkpoint") or start["backbone"])
         tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
-        # a pair step encodes both sentences of its pairs in one pass (pipeline/finetune/recipes.py
-        # pair_softmax_loss); nli-mnrl's triplets embed the anchor apart from the candidates (two passes)
-        encoder_passes = 2 if recipe == "nli-mnrl" else 1
-        job = (
-            cost.job_cost(
-                cost.Workload(arch, tokens, section["max_length"]).flops,
-                updates,
-                encoder_passes * self.floor(arch),
-                self.gpu,
-                self.mfu,
-            )
-            if arch
-            else None
-        )
+        # a pair step encodes both sentences in one pass (recipes.pair_softmax_loss); nli-mnrl's anchors apart
+        floor = (2 if recipe == "nli-mnrl" else 1) * self.floor(arch) if arch else 0.0
+        flops = cost.Workload(arch, tokens, section["max_length"]).flops if arch else 0.0
+        job = cost.job_cost(flops, updates, floor, self.gpu, self.mfu) if arch else None
         record = self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, job)
         # a Siamese step keeps both sentences' passes; the twin step a PPDB pass beside them
         passes = 3 if recipe == "twin" else 2
@@ -475,14 +465,7 @@ def run(args: argparse.Namespace) -> None:
     config = resolve_config(args.configfile)
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
-    measured = measured_floors(planner.work)
-    source = (
-        f"measured on {measured['card']} by bench/gpu_step.py (workloads.yaml step_floor_measured)"
-        if measured
-        else "workloads.yaml step_floor: an estimate from transformers' documented benchmarks, not yet measured "
-        "on a GPU (bench/gpu_step.py measures it)"
-    )
-    assumption = cost.assumptions(args.gpu, args.mfu, round(planner.per_layer_ms(), 3), source)
+    assumption = cost.assumptions(args.gpu, args.mfu, round(planner.per_layer_ms(), 3), planner.floor_source())
     commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()

@@ -67,6 +67,16 @@ class PlanCosts:
         measured = measured_floors(self.work)
         return measured["per_layer_ms"] if measured else self.work["step_floor"]["per_layer_ms"]
 
+    def floor_source(self) -> str:
+        """Where :meth:`per_layer_ms` comes from, for the plan's assumption line."""
+        measured = measured_floors(self.work)
+        if measured:
+            return f"measured on {measured['card']} by bench/gpu_step.py (workloads.yaml step_floor_measured)"
+        return (
+            "workloads.yaml step_floor: an estimate from transformers' documented benchmarks, not yet measured "
+            "on a GPU (bench/gpu_step.py measures it)"
+        )
+
     def floor(self, arch: cost.Architecture) -> float:
         """Seconds one eager training step of ``arch`` takes at least (:meth:`per_layer_ms`)."""
         return arch.step_floor_seconds(self.per_layer_ms())
