@@ -358,18 +358,22 @@ class Resume:
 
 
 def member_trackers(members: list[Member], tracker_args) -> list:
-    """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir)."""
-    if tracker_args is None or tracker_args.tracking_dir is None:
-        return [tracking.Tracker(None, "") for _ in members]
-    return [
-        tracking.Tracker(
-            argparse.Namespace(
-                report_to=tracker_args.report_to, tracking_dir=tracker_args.tracking_dir / f"seed-{m.seed}"
-            ),
-            f"seed-{m.seed}",
+    """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir).
+    ``tracker_args``: the job's arguments, or a list of them, one per member (the members of several
+    models, each model's curves in its own folder)."""
+    per_member = tracker_args if isinstance(tracker_args, list) else [tracker_args] * len(members)
+    trackers = []
+    for member, member_args in zip(members, per_member):
+        if member_args is None or member_args.tracking_dir is None:
+            trackers.append(tracking.Tracker(None, ""))
+            continue
+        folder = member_args.tracking_dir / f"seed-{member.seed}"
+        trackers.append(
+            tracking.Tracker(
+                argparse.Namespace(report_to=member_args.report_to, tracking_dir=folder), f"seed-{member.seed}"
+            )
         )
-        for m in members
-    ]
+    return trackers
 
 
 def train_members(
