@@ -362,18 +362,14 @@ def member_trackers(members: list[Member], tracker_args) -> list:
     ``tracker_args``: the job's arguments, or a list of them, one per member (the members of several
     models, each model's curves in its own folder)."""
     per_member = tracker_args if isinstance(tracker_args, list) else [tracker_args] * len(members)
-    trackers = []
-    for member, member_args in zip(members, per_member):
-        if member_args is None or member_args.tracking_dir is None:
-            trackers.append(tracking.Tracker(None, ""))
-            continue
-        folder = member_args.tracking_dir / f"seed-{member.seed}"
-        trackers.append(
-            tracking.Tracker(
-                argparse.Namespace(report_to=member_args.report_to, tracking_dir=folder), f"seed-{member.seed}"
-            )
+    return [
+        tracking.Tracker(None, "")
+        if a is None or a.tracking_dir is None
+        else tracking.Tracker(
+            argparse.Namespace(report_to=a.report_to, tracking_dir=a.tracking_dir / f"seed-{m.seed}"), f"seed-{m.seed}"
         )
-    return trackers
+        for m, a in zip(members, per_member)
+    ]
 
 
 def train_members(
