@@ -286,7 +286,8 @@ def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, ar
     members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in runs]
     reason = fused_training.unfusable(task, members, settings, args)
     if reason:
-        log.warning("--fuse %d: the seeds train one by one (%s)", args.fuse, reason)
+        what = "the seeds" if len(paths) == 1 else f"the runs of {len(paths)} models"
+        log.warning("--fuse %d: %s train one by one (%s)", args.fuse, what, reason)
         return [[run] for run in runs]
     groups, start = [], 0
     for size in balanced_sizes(len(runs), args.fuse):

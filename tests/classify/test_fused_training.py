@@ -416,3 +416,25 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
         for seed in (0, 1):
             name = f"{model}/seed{seed}/dev_predictions.seed{seed}.tsv"
             assert (tmp_path / "killed" / name).read_text() == (tmp_path / "unbroken" / name).read_text()
+
+
+def test_models_of_two_architectures_in_one_job_train_one_by_one_and_say_why(cli, tiny_en, demo_root, tmp_path, caplog):
+    """One tokenizer, two architectures (a wider feed-forward layer): the job cannot stack them, so each
+    model's seeds train as solo runs, the log names the reason, and each model still gets its files."""
+    import json
+
+    from transformers import AutoModelForMaskedLM, BertForMaskedLM
+
+    wider = shutil.copytree(tiny_en, tmp_path / "wider")
+    config = AutoConfig.from_pretrained(wider)
+    config.intermediate_size *= 2
+    torch.manual_seed(0)
+    BertForMaskedLM(config).save_pretrained(wider)
+    assert AutoModelForMaskedLM.from_pretrained(wider).config.intermediate_size == config.intermediate_size
+    caplog.set_level("INFO")
+    args = ("--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2, "--fuse", 4)
+    both = ("--model", tiny_en, "--out", tmp_path / "a", "--model", wider, "--out", tmp_path / "b")
+    assert cli("classify", *args, *both, "--report-to", "none") == 0
+    assert "the runs of 2 models train one by one (the starting checkpoints differ in architecture)" in caplog.text
+    for out, model in ((tmp_path / "a", tiny_en), (tmp_path / "b", wider)):
+        assert json.loads((out / "metrics.json").read_text())["model"]["path"] == str(model)
