@@ -369,7 +369,10 @@ def run(args: argparse.Namespace) -> None:
     runs = [(model, seed) for model in range(len(jobs)) for seed in seeds]
     # where a job's time goes (bench/classify_fixed_cost.py): what it pays once, before the seeds
     log.info("ready to fine-tune %d seed(s) of %d model(s): data read and encoded", len(seeds), len(jobs))
-    outcomes = {model: [] for model in range(len(jobs))}
+    # hashed once per job, not once per seed folder (and once per model)
+    inputs = [provenance.file_fingerprint(p) for split_files in files.values() if split_files for p in split_files]
+    checkpoints = [checkpoint_fingerprint(path) for path in paths]
+    outcomes, resumes = {model: [] for model in range(len(jobs))}, []
     for group in run_groups(task, runs, paths, settings, args):
         if len(group) > 1:
             members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
@@ -378,18 +381,29 @@ def run(args: argparse.Namespace) -> None:
             resume = None
             if args.resume_every > 0:
                 resume = fused_training.Resume(resume_path(jobs, group), args.resume_every)
-            trackers = [jobs[model] for model, _ in group]
-            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, trackers, resume)
+                resumes.append(resume)
+            # a group finished before a kill is not trained again: its outcomes, for these inputs, were kept
+            identity = {
+                "members": [vars(m) for m in members],
+                "settings": vars(settings),
+                "checkpoints": [checkpoints[model] for model, _ in group],
+                "inputs": inputs,
+                "evaluations": {name: len(examples) for name, (examples, _) in evaluations.items()},
+            }
+            fused = resume.finished(identity) if resume else None
+            if fused is None:
+                trackers = [jobs[model] for model, _ in group]
+                fused = fused_training.run_members(
+                    task, members, tokenizer, train, evaluations, settings, trackers, resume
+                )
+                if resume:
+                    resume.keep(identity, fused)
         else:
             model, seed = group[0]
             fused = [training.run_seed(task, paths[model], tokenizer, train, evaluations, settings, seed, jobs[model])]
         for (model, _), outcome in zip(group, fused):
             log_seed(outcome, names[model] if len(jobs) > 1 else "")
             outcomes[model].append(outcome)
-
-    # hashed once per job, not once per seed folder
-    inputs = [provenance.file_fingerprint(p) for split_files in files.values() if split_files for p in split_files]
-    checkpoints = [checkpoint_fingerprint(path) for path in paths]  # once per model, not once per seed folder
 
     def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict, model: dict, checkpoint) -> None:
         """metrics.json and the prediction files of ``outcomes`` into ``out`` (through ``atomic``)."""
@@ -452,6 +466,8 @@ def run(args: argparse.Namespace) -> None:
                     write(atomic, folder, [outcome], alone, model, checkpoint)
             else:
                 write(atomic, job.out, outcomes[index], params, model, checkpoint)
+    for resume in resumes:  # the files are written: a rerun has nothing to go on from
+        resume.drop()
     for index, job in enumerate(jobs):
         dev = summarise(task, outcomes[index], "dev")[task.metrics[0]]
         log.info(

@@ -382,8 +382,9 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
     cli, tiny_en, demo_root, tmp_path, monkeypatch
 ):
     """Two models x two seeds, --fuse 2: each group keeps its own save (named by its model and seeds) under
-    the first --out; the job killed in its second group goes on from that group's save, the first group's
-    being done, and ends with the files of the job never killed."""
+    the first --out; the job killed in its second group goes on from that group's save without training
+    the first group again (its outcomes were kept when it finished), and ends with the files of the job
+    never killed."""
     first = str(tiny_en)
     second = str(perturbed_copy(tiny_en, tmp_path / "second"))
     common = ("--task", "sst2", "--data", demo_root, "--seeds", 2, "--seed-dirs", "--max-steps", 8)
@@ -406,11 +407,19 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
     with pytest.raises(Killed):
         cli("classify", *job(tmp_path / "killed"))
     saves = sorted(p.name for p in (tmp_path / "killed" / "a" / ".resume").iterdir())
-    assert saves == ["fused-model1-seed0-to-model1-seed1.pt"]  # the first group finished and dropped its own
-    assert torch.load(tmp_path / "killed" / "a" / ".resume" / saves[0], weights_only=False)["step"] == 3
+    # the first group finished: its state dropped, its outcomes kept; the second's state at its last save
+    assert saves == ["fused-model0-seed0-to-model0-seed1.done.pt", "fused-model1-seed0-to-model1-seed1.pt"]
+    assert torch.load(tmp_path / "killed" / "a" / ".resume" / saves[1], weights_only=False)["step"] == 3
     assert not (tmp_path / "killed" / "b").exists()  # nothing written before every model is done
-    monkeypatch.setattr(fused_training, "linear_warmup", schedule)
+    rerun = {"n": 0}
+
+    def counted(step, warmup, total):
+        rerun["n"] += 1
+        return schedule(step, warmup, total)
+
+    monkeypatch.setattr(fused_training, "linear_warmup", counted)
     assert cli("classify", *job(tmp_path / "killed")) == 0
+    assert rerun["n"] == 8 - 3  # only the second group's steps after its save
     assert not (tmp_path / "killed" / "a" / ".resume").exists()
     for model in ("a", "b"):
         for seed in (0, 1):

@@ -61,3 +61,23 @@ def test_two_models_with_different_tokenizers_are_refused(cli, tiny_en, demo_roo
     args = ("--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2, "--fuse", 2)
     status = cli("classify", *args, "--model", tiny_en, "--out", out / "a", "--model", other, "--out", out / "b")
     assert_clean_failure(status, capsys.readouterr().err, other, out, "different tokenizers")
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 truncated zip"], ids=["empty", "truncated"])
+def test_unreadable_kept_outcomes_are_set_aside_and_the_group_trains_again(tmp_path, content, caplog):
+    resume = fused_training.Resume(tmp_path / ".resume" / "fused-seeds0-4.pt", 5)
+    resume.done_path.parent.mkdir()
+    resume.done_path.write_bytes(content)
+    assert resume.finished({"members": []}) is None
+    assert "cannot be read" in caplog.text and "starting afresh" in caplog.text
+
+
+def test_another_runs_kept_outcomes_are_not_used(tmp_path, caplog):
+    """Outcomes kept for other members, settings, checkpoints or data are not this group's."""
+    resume = fused_training.Resume(tmp_path / ".resume" / "fused-seeds0-4.pt", 5)
+    resume.keep({"members": [{"seed": 0}], "inputs": ["a"]}, [{"seed": 0}])
+    assert resume.finished({"members": [{"seed": 0}], "inputs": ["b"]}) is None
+    assert "not this run's save" in caplog.text
+    assert resume.finished({"members": [{"seed": 0}], "inputs": ["a"]}) == [{"seed": 0}]
+    resume.drop()
+    assert not resume.path.parent.exists()
