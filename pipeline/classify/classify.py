@@ -19,6 +19,12 @@ Writes, all at once when every seed is done:
   DIR/<set>_predictions.seed<S>.tsv    the same for dev_mm (MNLI) and test
   DIR/submission/seed<S>/<file>        test predictions in the GLUE / CLUE server's format
 
+Several models (--model, --out and --name repeated, in the same order) train in one job: the data
+is read and encoded once, with their one tokenizer (models whose tokenizers differ are refused),
+every model x seed is a run, and with --fuse K the runs of models of one architecture train in
+stacked groups of up to K (docs/stages/classify.md, "Fused seeds"). Each model's files go to its
+own DIR, as a one-model job of that model writes them; the files of all models are written at once.
+
 Hyper-parameters default to the papers' (see pipeline/classify/hyperparameters.py); --max-steps
 caps training (0: the epochs). A task without a train split here stops with the file the
 download rule would fetch, unless --train-from-dev F trains on a seeded share F of dev and
@@ -58,10 +64,16 @@ SPLIT_SEED = 0  # the --train-from-dev split is the same for every fine-tuning s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="hub id, path, package:NAME, or a pretrain / finetune output")
+    parser.add_argument(
+        "--model",
+        required=True,
+        action="append",
+        help="hub id, path, package:NAME, or a pretrain / finetune output; repeated: several models of one "
+        "tokenizer in one job (one --out, and --name if any, each, in the same order)",
+    )
     parser.add_argument("--task", required=True, help="lower-case task name: " + ", ".join(tasks.TASKS))
     parser.add_argument("--data", required=True, type=Path, help="data root")
-    parser.add_argument("--out", required=True, type=Path, help="output directory")
+    parser.add_argument("--out", required=True, type=Path, action="append", help="output directory (one per --model)")
     parser.add_argument("--seeds", type=SEEDS, default=5, help="number of seeds (default 5, at most 100)")
     tracking.add_arguments(parser)  # live curves, one folder per seed (pipeline/tracking.py)
     parser.add_argument("--first-seed", type=SEED, default=0, help="seeds are FIRST .. FIRST+K-1")
@@ -84,14 +96,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=SEEDS,
         default=1,
         metavar="K",
-        help="train up to K seeds at once as one stacked model (pipeline/classify/fused_training.py); 1: one by one",
+        help="train up to K runs (seeds, and the models of one architecture) at once as one stacked model "
+        "(pipeline/classify/fused_training.py); 1: one by one",
     )
     parser.add_argument(
         "--resume-every",
         type=STEPS,
         default=0,
         metavar="N",
-        help="fused seeds: save their state every N steps under OUT/.resume/, and go on from it after a kill (0: off)",
+        help="fused runs: save their state every N steps under the first OUT's .resume/, and go on from it "
+        "after a kill (0: off)",
     )
     parser.add_argument(
         "--train-from-dev",
@@ -110,7 +124,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(FewCLUE splits, OCNLI's 10k subset, ...); recorded, and the tables say so",
     )
     parser.add_argument("--no-test", action="store_true", help="skip the test set (no test predictions, no submission)")
-    parser.add_argument("--name", help="model name in the metrics (default: the model folder's name)")
+    parser.add_argument(
+        "--name", action="append", help="model name in the metrics (default: the model folder's name); one per --model"
+    )
 
 
 def settings_from(args, task) -> training.Settings:
@@ -208,9 +224,10 @@ def summarise(task, outcomes: list[dict], set_name: str) -> dict | None:
     return {name: spread([m[name] for m in per_seed]) for name in per_seed[0]}
 
 
-def log_seed(outcome: dict) -> None:
+def log_seed(outcome: dict, model: str = "") -> None:
     log.info(  # speed goes to the log: metrics.json holds only what the same seed reproduces
-        "seed %d: %d steps in %.1f s (%.1f train examples/s), train loss %.4f",
+        "%sseed %d: %d steps in %.1f s (%.1f train examples/s), train loss %.4f",
+        f"{model} " if model else "",
         outcome["seed"],
         outcome["steps"],
         outcome["train_seconds"],
@@ -219,19 +236,87 @@ def log_seed(outcome: dict) -> None:
     )
 
 
-def seed_groups(task, seeds: list[int], model_path: str, settings, args) -> list[list[int]]:
-    """The seeds in groups that train together: up to ``--fuse`` K at once as one stacked model
-    (fused_training), or one by one where the job cannot fuse, which the log says with the reason."""
+def model_jobs(args: argparse.Namespace) -> list[argparse.Namespace]:
+    """One set of arguments per ``--model``, as a one-model job of that model would parse them (its own
+    ``--model``, ``--name`` and ``--out``): what its metrics.json and provenance record."""
+    models, outs, names = args.model, args.out, args.name
+    if len(outs) != len(models):
+        raise InputError("--out", f"{len(models)} --model but {len(outs)} --out: give one --out per --model")
+    if names is not None and len(names) != len(models):
+        raise InputError("--name", f"{len(models)} --model but {len(names)} --name: give one --name per --model")
+    folders = [out.resolve() for out in outs]
+    twice = sorted({str(out) for out, folder in zip(outs, folders) if folders.count(folder) > 1})
+    if twice:
+        raise InputError(twice[0], "given as --out of two models: each model needs its own folder")
+    return [
+        argparse.Namespace(**{**vars(args), "model": model, "out": out, "name": None if names is None else names[i]})
+        for i, (model, out) in enumerate(zip(models, outs))
+    ]
+
+
+def check_one_tokenizer(tokenizers: list, specs: list[str]) -> None:
+    """The data is encoded once, with the first model's tokenizer: every model must split text as it does
+    (the same vocabulary, and the same ids for a probe of cased, accented and Chinese text)."""
+    probe = "Ünïcode TEXT, don't 中文 Straße"
+    first = tokenizers[0]
+    for tokenizer, spec in zip(tokenizers[1:], specs[1:]):
+        if tokenizer.get_vocab() != first.get_vocab() or tokenizer(probe)["input_ids"] != first(probe)["input_ids"]:
+            raise InputError(
+                "--model",
+                f"{spec} and {specs[0]} have different tokenizers; the models of one classify job share one "
+                "(the data is encoded once): run them as separate jobs",
+            )
+
+
+def balanced_sizes(count: int, most: int) -> list[int]:
+    """``count`` runs in the fewest groups of at most ``most`` (ceil(count / most)), their sizes as even as
+    they can be, the larger first: 50 runs at most 16 a group are 13, 13, 12, 12."""
+    groups = -(-count // most)
+    size, larger = divmod(count, groups)
+    return [size + 1] * larger + [size] * (groups - larger)
+
+
+def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, args) -> list[list[tuple[int, int]]]:
+    """The runs (model index, seed), model-major, in groups that train together: up to ``--fuse`` K at once
+    as one stacked model (fused_training) in ceil(N / K) groups of balanced size, each a stretch of the
+    model-major order (so a model's seeds share a group where the sizes allow), or one by one where the
+    runs cannot fuse, which the log says with the reason."""
     if args.fuse <= 1:
-        return [[seed] for seed in seeds]
-    members = [fused_training.Member(seed, settings.lr, model_path) for seed in seeds]
+        return [[run] for run in runs]
+    members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in runs]
     reason = fused_training.unfusable(task, members, settings, args)
     if reason:
-        log.warning("--fuse %d: the seeds train one by one (%s)", args.fuse, reason)
-        return [[seed] for seed in seeds]
-    groups = [seeds[i : i + args.fuse] for i in range(0, len(seeds), args.fuse)]
-    log.info("--fuse %d: seeds %s train as %d stacked model(s)", args.fuse, seeds, len(groups))
+        what = "the seeds" if len(paths) == 1 else f"the runs of {len(paths)} models"
+        log.warning("--fuse %d: %s train one by one (%s)", args.fuse, what, reason)
+        return [[run] for run in runs]
+    groups, start = [], 0
+    for size in balanced_sizes(len(runs), args.fuse):
+        groups.append(runs[start : start + size])
+        start += size
+    seeds = sorted({seed for _, seed in runs})
+    if len(paths) == 1:
+        log.info("--fuse %d: seeds %s train as %d stacked model(s)", args.fuse, seeds, len(groups))
+    else:
+        log.info(
+            "--fuse %d: %d models x seeds %s train as %d stacked model(s) of %s runs",
+            args.fuse,
+            len(paths),
+            seeds,
+            len(groups),
+            ", ".join(str(len(group)) for group in groups),
+        )
     return groups
+
+
+def resume_path(jobs: list[argparse.Namespace], group: list[tuple[int, int]]) -> Path:
+    """Where a fused group keeps its state: under the first ``--out``'s .resume/, named by its first and
+    last run (a group is a stretch of the model-major order), so that no two groups of a job share one."""
+    (first_model, first_seed), (last_model, last_seed) = group[0], group[-1]
+    if len(jobs) == 1:
+        name = f"fused-seeds{first_seed}-{last_seed}.pt"
+    else:
+        name = f"fused-model{first_model}-seed{first_seed}-to-model{last_model}-seed{last_seed}.pt"
+    return jobs[0].out / ".resume" / name
 
 
 def run(args: argparse.Namespace) -> None:
@@ -241,8 +326,9 @@ def run(args: argparse.Namespace) -> None:
 
     started = time.perf_counter()
     task = tasks.get(args.task)
+    jobs = model_jobs(args)
     if args.seeds < 1:
-        raise InputError(args.out, f"--seeds must be at least 1, got {args.seeds}")
+        raise InputError(jobs[0].out, f"--seeds must be at least 1, got {args.seeds}")
     last_seed = args.first_seed + args.seeds - 1
     if last_seed > MAX_SEED:  # numpy's generators take 32-bit seeds
         raise InputError(
@@ -255,14 +341,23 @@ def run(args: argparse.Namespace) -> None:
         for name in task.test_sets:
             splits.pop(name, None)
             files[name] = None
-    model_path = transformers_folder(resolve_path(args.model))
-    tokenizer = load_tokenizer(model_path)  # refuses one that would map words to [UNK]
+    paths = [transformers_folder(resolve_path(job.model)) for job in jobs]
+    tokenizers = [load_tokenizer(path) for path in paths]  # each refuses one that would map words to [UNK]
+    check_one_tokenizer(tokenizers, [job.model for job in jobs])
+    tokenizer = tokenizers[0]
+    names = [job.name or Path(path.rstrip("/")).name for job, path in zip(jobs, paths)]
+    if len(jobs) > 1:
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise InputError("--name", f"two models are named {repeated[0]!r}: give each model its own --name")
+        for job, name in zip(jobs, names):  # each model's live curves in their own folder
+            job.tracking_dir = args.tracking_dir / name if args.tracking_dir else None
     log.info(
         "%s: %s train / %s dev examples, model %s",
         task.title,
         f"{len(splits['train']):,}",
         f"{len(splits['dev']):,}",
-        model_path,
+        ", ".join(paths),
     )
 
     def features(examples):
@@ -271,35 +366,46 @@ def run(args: argparse.Namespace) -> None:
     train = (splits["train"], features(splits["train"]))
     evaluations = {name: (examples, features(examples)) for name, examples in splits.items() if name != "train"}
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    runs = [(model, seed) for model in range(len(jobs)) for seed in seeds]
     # where a job's time goes (bench/classify_fixed_cost.py): what it pays once, before the seeds
-    log.info("ready to fine-tune %d seed(s): data read and encoded", len(seeds))
-    outcomes = []
-    for group in seed_groups(task, seeds, model_path, settings, args):
+    log.info("ready to fine-tune %d seed(s) of %d model(s): data read and encoded", len(seeds), len(jobs))
+    # hashed once per job, not once per seed folder (and once per model)
+    inputs = [provenance.file_fingerprint(p) for split_files in files.values() if split_files for p in split_files]
+    checkpoints = [checkpoint_fingerprint(path) for path in paths]
+    outcomes, resumes = {model: [] for model in range(len(jobs))}, []
+    for group in run_groups(task, runs, paths, settings, args):
         if len(group) > 1:
-            members = [fused_training.Member(seed, settings.lr, model_path) for seed in group]
+            members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
+            if len(jobs) > 1:  # the partners are the log's, not the metrics': a file does not depend on the grouping
+                log.info("fused: %s", ", ".join(f"{names[model]} seed {seed}" for model, seed in group))
             resume = None
             if args.resume_every > 0:
-                where = args.out / ".resume" / f"fused-seeds{group[0]}-{group[-1]}.pt"
-                resume = fused_training.Resume(where, args.resume_every)
-            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, args, resume)
+                resume = fused_training.Resume(resume_path(jobs, group), args.resume_every)
+                resumes.append(resume)
+            # a group finished before a kill is not trained again: its outcomes, for these inputs, were kept
+            identity = {
+                "members": [vars(m) for m in members],
+                "settings": vars(settings),
+                "checkpoints": [checkpoints[model] for model, _ in group],
+                "inputs": inputs,
+                "evaluations": {name: len(examples) for name, (examples, _) in evaluations.items()},
+            }
+            fused = resume.finished(identity) if resume else None
+            if fused is None:
+                trackers = [jobs[model] for model, _ in group]
+                fused = fused_training.run_members(
+                    task, members, tokenizer, train, evaluations, settings, trackers, resume
+                )
+                if resume:
+                    resume.keep(identity, fused)
         else:
-            fused = [training.run_seed(task, model_path, tokenizer, train, evaluations, settings, group[0], args)]
-        for outcome in fused:
-            log_seed(outcome)
-        outcomes += fused
+            model, seed = group[0]
+            fused = [training.run_seed(task, paths[model], tokenizer, train, evaluations, settings, seed, jobs[model])]
+        for (model, _), outcome in zip(group, fused):
+            log_seed(outcome, names[model] if len(jobs) > 1 else "")
+            outcomes[model].append(outcome)
 
-    name = args.name or Path(model_path.rstrip("/")).name
-    params = {
-        key: (str(value) if isinstance(value, Path) else value)
-        for key, value in vars(args).items()
-        if key not in ("run", "verbose", "stage", "report_to", "tracking_dir")  # trackers change no result
-    }
-
-    # hashed once per job, not once per seed folder
-    inputs = [provenance.file_fingerprint(p) for paths in files.values() if paths for p in paths]
-    checkpoint = checkpoint_fingerprint(model_path)
-
-    def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict) -> None:
+    def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict, model: dict, checkpoint) -> None:
         """metrics.json and the prediction files of ``outcomes`` into ``out`` (through ``atomic``)."""
         seeds = [o["seed"] for o in outcomes]
         record = {
@@ -309,7 +415,7 @@ def run(args: argparse.Namespace) -> None:
             "head": task.head,
             "metric": task.metrics[0],
             "metrics": list(task.metrics),
-            "model": {"name": name, "path": model_path, "spec": args.model},
+            "model": model,
             "seeds": seeds,
             "per_seed": {
                 str(o["seed"]): {
@@ -344,23 +450,35 @@ def run(args: argparse.Namespace) -> None:
                     )
         atomic.temp(out / "metrics.json").write_text(json_text(record), encoding="utf-8")
 
-    with AtomicFiles() as atomic:  # every file of the job at once, or none
-        if args.seed_dirs:  # each seed's files as its own one-seed job writes them (the workflow's layout)
-            for outcome in outcomes:
-                seed, folder = outcome["seed"], args.out / f"seed{outcome['seed']}"
-                alone = {**params, "seeds": 1, "first_seed": seed, "seed_dirs": False, "out": str(folder)}
-                write(atomic, folder, [outcome], alone)
-        else:
-            write(atomic, args.out, outcomes, params)
-    dev = summarise(task, outcomes, "dev")[task.metrics[0]]
-    log.info(
-        "%s %s over %d seeds: mean %.2f, std %.2f, max %.2f → %s (%.1f s in all)",
-        task.title,
-        task.metrics[0],
-        len(seeds),
-        dev["mean"],
-        dev["std"],
-        dev["max"],
-        args.out,
-        time.perf_counter() - started,
-    )
+    with AtomicFiles() as atomic:  # every file of the job, of every model, at once, or none
+        for index, job in enumerate(jobs):
+            params = {
+                key: (str(value) if isinstance(value, Path) else value)
+                for key, value in vars(job).items()
+                if key not in ("run", "verbose", "stage", "report_to", "tracking_dir")  # trackers change no result
+            }
+            model = {"name": names[index], "path": paths[index], "spec": job.model}
+            checkpoint = checkpoints[index]
+            if args.seed_dirs:  # each seed's files as its own one-seed job writes them (the workflow's layout)
+                for outcome in outcomes[index]:
+                    seed, folder = outcome["seed"], job.out / f"seed{outcome['seed']}"
+                    alone = {**params, "seeds": 1, "first_seed": seed, "seed_dirs": False, "out": str(folder)}
+                    write(atomic, folder, [outcome], alone, model, checkpoint)
+            else:
+                write(atomic, job.out, outcomes[index], params, model, checkpoint)
+    for resume in resumes:  # the files are written: a rerun has nothing to go on from
+        resume.drop()
+    for index, job in enumerate(jobs):
+        dev = summarise(task, outcomes[index], "dev")[task.metrics[0]]
+        log.info(
+            "%s %s%s over %d seeds: mean %.2f, std %.2f, max %.2f → %s (%.1f s in all)",
+            task.title,
+            task.metrics[0],
+            f" of {names[index]}" if len(jobs) > 1 else "",
+            len(seeds),
+            dev["mean"],
+            dev["std"],
+            dev["max"],
+            job.out,
+            time.perf_counter() - started,
+        )

@@ -31,12 +31,9 @@ import argparse
 import copy
 import logging
 import math
-import os
-import pickle
 import tempfile
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import torch
 from torch.func import functional_call, stack_module_state, vmap
@@ -44,6 +41,7 @@ from transformers import Trainer, set_seed
 
 from pipeline import tracking
 from pipeline.classify import training
+from pipeline.classify.fused_resume import Resume
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")
@@ -322,53 +320,18 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
-@dataclass(frozen=True)
-class Resume:
-    """Where a fused run keeps its state every ``every`` steps (the stacked weights, AdamW's moments, the
-    step, the loss sums and the random state), so that a killed job goes on from its last save: each member's
-    batches are replayed up to that step from its seeded sampler, and the run ends as an unbroken one."""
-
-    path: Path
-    every: int
-
-    def load(self, identity: dict) -> dict | None:
-        if not self.path.is_file():
-            return None
-        try:
-            state = torch.load(self.path, map_location="cpu", weights_only=False)
-        except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as error:
-            log.warning("%s cannot be read (%s); starting afresh", self.path, error)
-            return None
-        if not isinstance(state, dict) or state.get("identity") != identity:
-            log.warning("%s is not this run's save; starting afresh", self.path)
-            return None
-        log.info("resuming %d member(s) at step %d from %s", len(identity["members"]), state["step"], self.path)
-        return state
-
-    def save(self, state: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        torch.save(state, temporary)
-        os.replace(temporary, self.path)  # the last whole save survives a kill mid-write
-
-    def finish(self) -> None:
-        self.path.unlink(missing_ok=True)
-        if self.path.parent.is_dir() and not any(self.path.parent.iterdir()):
-            self.path.parent.rmdir()
-
-
 def member_trackers(members: list[Member], tracker_args) -> list:
-    """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir)."""
-    if tracker_args is None or tracker_args.tracking_dir is None:
-        return [tracking.Tracker(None, "") for _ in members]
+    """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir).
+    ``tracker_args``: the job's arguments, or a list of them, one per member (the members of several
+    models, each model's curves in its own folder)."""
+    per_member = tracker_args if isinstance(tracker_args, list) else [tracker_args] * len(members)
     return [
-        tracking.Tracker(
-            argparse.Namespace(
-                report_to=tracker_args.report_to, tracking_dir=tracker_args.tracking_dir / f"seed-{m.seed}"
-            ),
-            f"seed-{m.seed}",
+        tracking.Tracker(None, "")
+        if a is None or a.tracking_dir is None
+        else tracking.Tracker(
+            argparse.Namespace(report_to=a.report_to, tracking_dir=a.tracking_dir / f"seed-{m.seed}"), f"seed-{m.seed}"
         )
-        for m in members
+        for m, a in zip(members, per_member)
     ]
 
 

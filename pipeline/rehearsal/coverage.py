@@ -41,6 +41,10 @@ _OUTPUT = re.compile(r"^\s+output: (.*)$", re.MULTILINE)
 # An evaluate_<lang> job scores its model on several tasks: one kind per task, each named by the folder
 # of its metrics JSON (results/<run>/metrics/<task>/<model>.<pooling>.json).
 _METRICS_TASK = re.compile(r"/metrics/([^/]+)/[^/]+\.json$")
+# A classify_fused_* job fine-tunes several models at once (classify.fuse_checkpoints): each model's runs,
+# results/<run>/classify/<label>/<task>/<setting>/seed<S>/..., are a classify job's.
+_CLASSIFY_RUN = re.compile(r"/classify/([^/]+)/([^/]+)/[^/]+/seed\d+/metrics\.json$")
+FUSED_CLASSIFY = "classify_fused_"
 _JOBID = re.compile(r"^\s+jobid: (\d+)$", re.MULTILINE)
 _FINISHED = re.compile(r"^Finished jobid: (\d+)", re.MULTILINE)
 # The options that say what form a download's source takes (pipeline/download.py): one file, parts joined,
@@ -161,7 +165,12 @@ class KindReader:
         return (job.rule, family, what, task)
 
     def kinds(self, job: Job) -> set[tuple]:
-        """The job's kind, or one per task where the job scores its model on several (evaluate_<lang>)."""
+        """The job's kind, or one per task where the job scores its model on several (evaluate_<lang>), or the
+        classify kind of each model a fused classify job fine-tunes (its outputs name them)."""
+        if job.rule.startswith(FUSED_CLASSIFY):
+            runs = {match.groups() for match in map(_CLASSIFY_RUN.search, job.outputs) if match}
+            runs = runs or {(job.wildcards.get("label", ""), job.wildcards.get("task", ""))}
+            return {self.kind(Job("classify", {**job.wildcards, "label": label, "task": task})) for label, task in runs}
         tasks = [m.group(1) for m in map(_METRICS_TASK.search, job.outputs) if m] if "task" not in job.wildcards else []
         if not job.rule.startswith("evaluate") or not tasks:
             return {self.kind(job)}
@@ -170,6 +179,8 @@ class KindReader:
     def features(self, job: Job) -> set[tuple[str, str]]:
         """Each single value the job stands for: its rule, pooling, task families, and each piece of its label."""
         found = {("pooling", job.wildcards["pooling"])} if "pooling" in job.wildcards else set()
+        if job.rule.startswith(FUSED_CLASSIFY):  # several models in one job: a code path of its own
+            found.add(("rule", FUSED_CLASSIFY.rstrip("_")))
         for rule, family, what, task in self.kinds(job):
             found.add(("rule", rule))
             if family:

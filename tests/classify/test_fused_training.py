@@ -295,3 +295,155 @@ def test_members_from_two_checkpoints_of_one_architecture_equal_their_solo_runs(
     task = tasks.TASKS["rte"]
     members = [Member(0, 1e-3, str(tiny_en)), Member(0, 1e-3, str(wider))]
     assert fused_training.unfusable(task, members, settings(task)) == "the starting checkpoints differ in architecture"
+
+
+def perturbed_copy(model, out, seed=1):
+    """Another checkpoint of ``model``'s architecture and tokenizer: its weights moved by seeded noise."""
+    from transformers import AutoModelForMaskedLM
+
+    shutil.copytree(model, out)
+    weights = AutoModelForMaskedLM.from_pretrained(out)
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        for parameter in weights.parameters():
+            parameter.add_(0.05 * torch.randn_like(parameter))
+    weights.save_pretrained(out)
+    return out
+
+
+def test_balanced_sizes_are_the_fewest_groups_as_even_as_they_can_be():
+    assert classify.balanced_sizes(50, 16) == [13, 13, 12, 12]
+    assert classify.balanced_sizes(5, 5) == [5]
+    assert classify.balanced_sizes(5, 4) == [3, 2]
+    assert classify.balanced_sizes(3, 2) == [2, 1]
+    assert classify.balanced_sizes(7, 1) == [1] * 7
+
+
+def test_a_job_of_two_models_writes_each_models_seeds_as_its_own_job_does(cli, tiny_en, demo_root, tmp_path, caplog):
+    """``classify --model A --model B --fuse 3``: 2 models x 2 seeds train as stacked groups of 2 (balanced,
+    model-major: A's seeds, then B's), and each model's seed folders hold what a one-model job of that
+    model writes: the same files, predictions, dev metrics and training loss (dropout off), and a
+    metrics.json naming that model only, with that job's own --model, --name and --out."""
+    import json
+
+    first = without_dropout(tiny_en, tmp_path / "first")
+    second = without_dropout(perturbed_copy(tiny_en, tmp_path / "noisy"), tmp_path / "second")
+    common = ("--task", "rte", "--data", demo_root, "--seeds", 2, "--seed-dirs", "--max-steps", 6)
+    common += ("--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3", "--fuse", 3)
+    for model, name in ((first, "first"), (second, "second")):
+        assert cli("classify", *common, "--model", model, "--name", name, "--out", tmp_path / "solo" / name) == 0
+    caplog.set_level("INFO")
+    both = ("--model", first, "--name", "first", "--out", tmp_path / "fused" / "first")
+    both += ("--model", second, "--name", "second", "--out", tmp_path / "fused" / "second")
+    curves = ("--report-to", "tensorboard", "--tracking-dir", tmp_path / "curves")
+    assert cli("classify", *common, *both, *curves, "--resume-every", 2) == 0
+    assert "2 models x seeds [0, 1] train as 2 stacked model(s) of 2, 2 runs" in caplog.text
+    assert "fused: first seed 0, first seed 1" in caplog.text and "fused: second seed 0, second seed 1" in caplog.text
+    assert not (tmp_path / "fused" / "first" / ".resume").exists()
+    assert sorted(str(p.relative_to(tmp_path / "curves")) for p in (tmp_path / "curves").glob("*/*")) == [
+        "first/seed-0",
+        "first/seed-1",
+        "second/seed-0",
+        "second/seed-1",
+    ]
+    for name, model in (("first", first), ("second", second)):
+        for seed in (0, 1):
+            solo_dir, fused_dir = (tmp_path / kind / name / f"seed{seed}" for kind in ("solo", "fused"))
+            assert sorted(p.name for p in fused_dir.iterdir()) == sorted(p.name for p in solo_dir.iterdir())
+            dev = f"dev_predictions.seed{seed}.tsv"
+            assert (fused_dir / dev).read_text() == (solo_dir / dev).read_text()
+            solo_run, fused_run = (json.loads((d / "metrics.json").read_text()) for d in (solo_dir, fused_dir))
+            assert fused_run["model"] == solo_run["model"] == {"name": name, "path": model, "spec": model}
+            assert fused_run["provenance"]["checkpoint"] == solo_run["provenance"]["checkpoint"]
+            fused_params, solo_params = fused_run["provenance"]["params"], solo_run["provenance"]["params"]
+            assert {**fused_params, "out": None, "resume_every": 0} == {**solo_params, "out": None}
+            assert fused_run["provenance"]["params"]["out"] == str(tmp_path / "fused" / name / f"seed{seed}")
+            solo_seed, fused_seed = solo_run["per_seed"][str(seed)], fused_run["per_seed"][str(seed)]
+            assert round(fused_seed["train_loss"], 4) == round(solo_seed["train_loss"], 4)
+            assert fused_seed["dev"] == solo_seed["dev"] and fused_seed["steps"] == 6
+    first_run = json.loads((tmp_path / "fused" / "first" / "seed0" / "metrics.json").read_text())
+    second_run = json.loads((tmp_path / "fused" / "second" / "seed0" / "metrics.json").read_text())
+    assert first_run["provenance"]["checkpoint"] != second_run["provenance"]["checkpoint"]
+
+
+def test_a_one_model_job_writes_the_same_files_as_before(cli, tiny_en, demo_root, tmp_path):
+    """One --model, --name and --out: metrics.json records each as one value, as before they could repeat."""
+    import json
+
+    args = ("--model", tiny_en, "--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2)
+    assert cli("classify", *args, "--name", "tiny", "--out", tmp_path / "out") == 0
+    record = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    params = record["provenance"]["params"]
+    assert (params["model"], params["name"], params["out"]) == (str(tiny_en), "tiny", str(tmp_path / "out"))
+    assert record["model"] == {"name": "tiny", "path": str(tiny_en), "spec": str(tiny_en)}
+
+
+def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
+    cli, tiny_en, demo_root, tmp_path, monkeypatch
+):
+    """Two models x two seeds, --fuse 2: each group keeps its own save (named by its model and seeds) under
+    the first --out; the job killed in its second group goes on from that group's save without training
+    the first group again (its outcomes were kept when it finished), and ends with the files of the job
+    never killed."""
+    first = str(tiny_en)
+    second = str(perturbed_copy(tiny_en, tmp_path / "second"))
+    common = ("--task", "sst2", "--data", demo_root, "--seeds", 2, "--seed-dirs", "--max-steps", 8)
+    common += ("--batch-size", 8, "--lr", "1e-3", "--fuse", 2, "--resume-every", 3, "--report-to", "none")
+
+    def job(out):
+        return (*common, "--model", first, "--out", out / "a", "--model", second, "--out", out / "b")
+
+    assert cli("classify", *job(tmp_path / "unbroken")) == 0
+    schedule = fused_training.linear_warmup
+    calls = {"n": 0}
+
+    def dies_in_the_second_group(step, warmup, total):
+        calls["n"] += 1
+        if calls["n"] == 8 + 5:  # the first group's 8 steps, then step 5 of the second
+            raise Killed
+        return schedule(step, warmup, total)
+
+    monkeypatch.setattr(fused_training, "linear_warmup", dies_in_the_second_group)
+    with pytest.raises(Killed):
+        cli("classify", *job(tmp_path / "killed"))
+    saves = sorted(p.name for p in (tmp_path / "killed" / "a" / ".resume").iterdir())
+    # the first group finished: its state dropped, its outcomes kept; the second's state at its last save
+    assert saves == ["fused-model0-seed0-to-model0-seed1.done.pt", "fused-model1-seed0-to-model1-seed1.pt"]
+    assert torch.load(tmp_path / "killed" / "a" / ".resume" / saves[1], weights_only=False)["step"] == 3
+    assert not (tmp_path / "killed" / "b").exists()  # nothing written before every model is done
+    rerun = {"n": 0}
+
+    def counted(step, warmup, total):
+        rerun["n"] += 1
+        return schedule(step, warmup, total)
+
+    monkeypatch.setattr(fused_training, "linear_warmup", counted)
+    assert cli("classify", *job(tmp_path / "killed")) == 0
+    assert rerun["n"] == 8 - 3  # only the second group's steps after its save
+    assert not (tmp_path / "killed" / "a" / ".resume").exists()
+    for model in ("a", "b"):
+        for seed in (0, 1):
+            name = f"{model}/seed{seed}/dev_predictions.seed{seed}.tsv"
+            assert (tmp_path / "killed" / name).read_text() == (tmp_path / "unbroken" / name).read_text()
+
+
+def test_models_of_two_architectures_in_one_job_train_one_by_one_and_say_why(cli, tiny_en, demo_root, tmp_path, caplog):
+    """One tokenizer, two architectures (a wider feed-forward layer): the job cannot stack them, so each
+    model's seeds train as solo runs, the log names the reason, and each model still gets its files."""
+    import json
+
+    from transformers import AutoModelForMaskedLM, BertForMaskedLM
+
+    wider = shutil.copytree(tiny_en, tmp_path / "wider")
+    config = AutoConfig.from_pretrained(wider)
+    config.intermediate_size *= 2
+    torch.manual_seed(0)
+    BertForMaskedLM(config).save_pretrained(wider)
+    assert AutoModelForMaskedLM.from_pretrained(wider).config.intermediate_size == config.intermediate_size
+    caplog.set_level("INFO")
+    args = ("--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2, "--fuse", 4)
+    both = ("--model", tiny_en, "--out", tmp_path / "a", "--model", wider, "--out", tmp_path / "b")
+    assert cli("classify", *args, *both, "--report-to", "none") == 0
+    assert "the runs of 2 models train one by one (the starting checkpoints differ in architecture)" in caplog.text
+    for out, model in ((tmp_path / "a", tiny_en), (tmp_path / "b", wider)):
+        assert json.loads((out / "metrics.json").read_text())["model"]["path"] == str(model)

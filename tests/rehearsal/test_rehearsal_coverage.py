@@ -147,6 +147,10 @@ rule evaluate_en:
 rule evaluate_lexical:
     output: results/x/metrics/geogranno/bm25.mean.json
     wildcards: task=geogranno, label=bm25
+
+rule classify_fused_glue_bert_base_uncased:
+    output: results/x/classify/bert-base-uncased/rte/batch8-lr3e-05-epochs3-len128/seed0/metrics.json, results/x/classify/bert-base-uncased+burt.packed/rte/batch8-lr3e-05-epochs3-len128/seed0/metrics.json, results/x/classify/bert-base-uncased+burt.packed/rte/batch8-lr3e-05-epochs3-len128/seed0/dev_predictions.seed0.tsv
+    wildcards: task=rte, setting=batch8-lr3e-05-epochs3-len128
 """
     config = {
         "data_root": "/d",
@@ -155,7 +159,7 @@ rule evaluate_lexical:
         "finetune": {"recipes": ["twin"]},
     }  # fmt: skip
     reader = coverage.KindReader(config)
-    pretrain, download, classify, evaluate, lexical = coverage.jobs(listing_text)
+    pretrain, download, classify, evaluate, lexical, fused = coverage.jobs(listing_text)
     assert reader.kinds(pretrain) == {("pretrain", "bert", "+burt.packed", "")}
     assert reader.kinds(download) == {("download", "", "", "--url --checksums-url")}
     assert reader.kinds(classify) == {("classify", "albert", "+misad", "glue-regression")}
@@ -166,6 +170,12 @@ rule evaluate_lexical:
     }
     assert ("pooling", "cls") in reader.features(evaluate)
     assert reader.kinds(lexical) == {("evaluate_lexical", "other", "bm25", "phrase")}
+    # a fused classify job (classify.fuse_checkpoints) is the classify job of each model it fine-tunes
+    assert reader.kinds(fused) == {
+        ("classify", "bert", "", "glue-classification"),
+        ("classify", "bert", "+burt.packed", "glue-classification"),
+    }
+    assert ("rule", "classify_fused") in reader.features(fused) and ("rule", "classify") in reader.features(fused)
 
 
 def test_a_failed_job_is_not_executed():

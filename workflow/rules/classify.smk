@@ -3,7 +3,9 @@
 # start-up and data, is most of a small GLUE task's GPU time, bench/classify_fixed_cost.py; a setting is
 # one point of the grid of batch size, lr, epochs and length searched on dev), then per model and benchmark the setting with the best dev mean and its seed spread
 # (classify_summary: metrics/{glue,clue}/<model>.json, read by the tables rule). Models are named as
-# elsewhere: a backbone, a backbone+objective (pretrain output) or an evaluate.models entry.
+# elsewhere: a backbone, a backbone+objective (pretrain output) or an evaluate.models entry. With
+# classify.fuse_checkpoints, the models that start from one backbone run in one classify_fused_* job per task
+# and setting instead, each model's seed files in the same place (docs/stages/classify.md, "Fused seeds").
 
 
 include: "functions/classify.smk"
@@ -34,7 +36,7 @@ rule classify:
     params:
         model=lambda wc: classify_model(wc.label)[0],
         data=DATA_ROOT,
-        flags=classify_flags,
+        flags=classify_flags(),
         seeds=CLASSIFY["seeds"],
         out=lambda wc: f"{RESULTS}/classify/{wc.label}/{wc.task}/{wc.setting}",
         tracking=tracking_flags("classify"),
@@ -42,6 +44,49 @@ rule classify:
         "python -m pipeline classify --model {params.model:q} --task {wildcards.task:q} --data {params.data:q}"
         " --seeds {params.seeds} --seed-dirs {params.flags:q} {params.tracking:q}"
         " --name {wildcards.label:q} --out {params.out:q} > {log:q} 2>&1"
+
+
+# One rule per group of models fused (CLASSIFY_FUSED): a rule's outputs cannot be computed from a wildcard,
+# so each group has its own, with the task and setting as wildcards. It takes precedence over the classify
+# rule for its models' files of its benchmark's tasks (the ruleorder the `ruleorder:` keyword declares,
+# which takes no computed names); their other files stay the classify rule's.
+for _rule, (_benchmark, _backbone, _labels) in CLASSIFY_FUSED.items():
+
+    rule:
+        name:
+            _rule
+        input:
+            models=classify_fused_inputs(_labels),
+            data=lambda wc: classify_data(wc.task),
+        output:
+            metrics=classify_fused_files(_labels, "metrics.json"),
+            dev=classify_fused_files(_labels, "dev_predictions.seed{seed}.tsv"),
+        log:
+            f"{LOGS}/classify_fused/{_backbone}/{{task}}/{{setting}}.log",
+        benchmark:
+            f"{BENCHMARKS}/classify_fused/{_backbone}/{{task}}/{{setting}}.tsv"
+        wildcard_constraints:
+            task="|".join(CLASSIFY_TASKS[_benchmark]),
+            setting=r"batch\d+-lr[0-9.e+-]+-epochs[0-9.e+-]+-len\d+",
+        conda:
+            "../../envs/models.yaml"
+        threads: CLASSIFY_CPUS_PER_GPU
+        resources:
+            gpu=1,
+            cpus_per_gpu=CLASSIFY_CPUS_PER_GPU,  # its name is the config's: no entry in the SLURM profile
+            mem_mb=16000 + 2000 * len(_labels),  # each model's checkpoint is read on the host
+            runtime=min(CLASSIFY_MAX_RUNTIME, 6 * 60 * CLASSIFY["seeds"] * len(_labels)),
+        params:
+            models=classify_fused_models(_labels),
+            data=DATA_ROOT,
+            flags=classify_flags(_backbone),
+            seeds=CLASSIFY["seeds"],
+            tracking=tracking_flags(f"classify_fused/{_backbone}"),
+        shell:
+            "python -m pipeline classify {params.models:q} --task {wildcards.task:q} --data {params.data:q}"
+            " --seeds {params.seeds} --seed-dirs {params.flags:q} {params.tracking:q} > {log:q} 2>&1"
+
+    workflow.ruleorder(_rule, "classify")
 
 
 rule classify_summary:

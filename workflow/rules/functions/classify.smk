@@ -2,6 +2,7 @@
 # first): the model labels and their check, per-task options, run paths and the release downloads.
 CLASSIFY = config["classify"]
 CLASSIFY_CPUS_PER_GPU = 4  # the rule's threads per GPU (workflow/profiles/slurm: cpus_per_gpu)
+CLASSIFY_MAX_RUNTIME = 48 * 60  # minutes: the longest job of the SLURM profile's partitions (partitions.yaml)
 CLASSIFY_TASKS = {benchmark: CLASSIFY[benchmark]["tasks"] for benchmark in ("glue", "clue")}
 CLASSIFY_BENCHMARK = {task: benchmark for benchmark, names in CLASSIFY_TASKS.items() for task in names}
 
@@ -47,24 +48,58 @@ def classify_grid(task):
 CLASSIFY_GRIDS = {task: classify_grid(task) for task in CLASSIFY_BENCHMARK}
 
 
-def classify_flags(wildcards):
-    task = wildcards.task
-    setting = CLASSIFY_GRIDS[task][wildcards.setting]
-    flags = options(setting, "batch_size", "lr", "epochs", "max_length")
-    flags += options(CLASSIFY, "max_steps", "eval_batch_size")
-    if task in CLASSIFY["train_from_dev"]:
-        flags += ["--train-from-dev", str(CLASSIFY["train_from_dev"][task])]
-    if CLASSIFY["max_train_examples"]:
-        flags += options(CLASSIFY, "max_train_examples")
-    if CLASSIFY["allow_substitutes"]:
-        flags.append("--allow-substitutes")
-    if not CLASSIFY["test"]:
-        flags.append("--no-test")
-    if CLASSIFY["bf16"]:
-        flags.append("--bf16")
-    if CLASSIFY["fuse"] > 1:
-        flags += options(CLASSIFY, "fuse", "resume_every")
-    return flags
+# Fused checkpoints (classify.fuse_checkpoints with fuse > 1; docs/stages/classify.md, "Fused seeds"): per
+# benchmark, the configured models that start from one backbone fine-tune in one job per task and setting,
+# a classify_fused_* rule each (classify.smk); the others run in the classify rule. Rule name -> (benchmark,
+# backbone, its model labels).
+CLASSIFY_FUSED = {}
+if CLASSIFY["fuse_checkpoints"] and CLASSIFY["fuse"] > 1:
+    from pipeline.report.classify_fusion import checkpoint_groups
+
+    for _benchmark in ("glue", "clue"):
+        _groups = checkpoint_groups(CLASSIFY[_benchmark]["models"], BACKBONES, EVALUATE["models"])
+        for _backbone, _labels in _groups.items():
+            _rule = re.sub(r"\W", "_", f"classify_fused_{_benchmark}_{_backbone}")  # a rule's name is a word
+            CLASSIFY_FUSED[_rule] = (_benchmark, _backbone, _labels)
+
+
+def classify_fuse(backbone, task, setting):
+    """A job's --fuse K: classify.fuse, capped by the runs of the backbone's architecture that fit one GPU at
+    the setting's batch (a multiple-choice example: one sequence per candidate) and length (None: a model
+    of its own, K as configured)."""
+    from pipeline.report.classify_fusion import fused_runs
+
+    point = CLASSIFY_GRIDS[task][setting]
+    spec = BACKBONES.get(backbone) if backbone else None
+    return fused_runs(spec, CLASSIFY["fuse"], point["batch_size"], point["max_length"], task)
+
+
+def classify_flags(backbone=None):
+    """The options of a classify job (params): of the label's model, or of a fused job of `backbone`'s models."""
+    from pipeline.report.classify_fusion import backbone_of
+
+    def job_flags(wildcards):
+        task = wildcards.task
+        setting = CLASSIFY_GRIDS[task][wildcards.setting]
+        flags = options(setting, "batch_size", "lr", "epochs", "max_length")
+        flags += options(CLASSIFY, "max_steps", "eval_batch_size")
+        if task in CLASSIFY["train_from_dev"]:
+            flags += ["--train-from-dev", str(CLASSIFY["train_from_dev"][task])]
+        if CLASSIFY["max_train_examples"]:
+            flags += options(CLASSIFY, "max_train_examples")
+        if CLASSIFY["allow_substitutes"]:
+            flags.append("--allow-substitutes")
+        if not CLASSIFY["test"]:
+            flags.append("--no-test")
+        if CLASSIFY["bf16"]:
+            flags.append("--bf16")
+        if CLASSIFY["fuse"] > 1:
+            found = backbone or backbone_of(wildcards.label, BACKBONES, EVALUATE["models"])
+            flags += ["--fuse", str(classify_fuse(found, task, wildcards.setting))]
+            flags += options(CLASSIFY, "resume_every")
+        return flags
+
+    return job_flags
 
 
 def classify_seed_files(name):
@@ -72,6 +107,44 @@ def classify_seed_files(name):
     name the seed as {seed}; the other wildcards stay for Snakemake."""
     folder = f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}"
     return [f"{folder}/seed{seed}/{name.format(seed=seed)}" for seed in range(CLASSIFY["seeds"])]
+
+
+def classify_fused_files(labels, name):
+    """classify_seed_files of every model of a fused job: its task and setting stay wildcards."""
+    return [
+        f"{RESULTS}/classify/{label}/{{task}}/{{setting}}/seed{seed}/{name.format(seed=seed)}"
+        for label in labels
+        for seed in range(CLASSIFY["seeds"])
+    ]
+
+
+def classify_fused_inputs(labels):
+    """The files a fused job's models need (input): each model's checkpoint where a job makes it."""
+
+    def inputs(wildcards):
+        return [path for label in labels for path in classify_model(label)[1]]
+
+    return inputs
+
+
+def classify_fused_models(labels):
+    """A fused job's --model, --name and --out for each of its models (params), in the config's order."""
+
+    def runs(wildcards):
+        return [
+            arg
+            for label in labels
+            for arg in (
+                "--model",
+                classify_model(label)[0],
+                "--name",
+                label,
+                "--out",
+                f"{RESULTS}/classify/{label}/{wildcards.task}/{wildcards.setting}",
+            )
+        ]
+
+    return runs
 
 
 def classify_runs(label, benchmark):
