@@ -1,28 +1,13 @@
-"""Which fine-tuning runs of a GLUE / CLUE grid train together as one stacked model (issue 41 §2;
-docs/stages/classify.md, "Fused seeds"), for the workflow, the classify stage and the plan alike.
+"""How the runs of a fused GLUE / CLUE job split into stacked models (issue 41 §2; docs/stages/classify.md,
+"Fused seeds"), for the classify stage and the plan alike.
 
-A grid setting (batch size, learning rate, epochs, length) of one task trains every seed of a model;
-with ``classify.fuse_checkpoints`` it trains every seed of every configured model that starts from one
-backbone (the backbone itself and its ``backbone+objective`` runs: one architecture, one tokenizer).
-Those N runs step together in ``ceil(N / K)`` stacked models of balanced size, K the most the job may
-stack (``classify.fuse``, capped by what fits the GPU: pipeline/report/memory.py)."""
+A job's N runs (a setting's seeds; with ``classify.fuse_checkpoints`` the seeds of every model of one
+backbone, pipeline/report/classify_fusion.py) step together in ``ceil(N / K)`` stacked models of balanced
+size, K the most the job may stack (``--fuse``: ``classify.fuse``, capped by what fits the GPU)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-
-
-def checkpoint_groups(models: Iterable[str], backbones: Iterable[str]) -> list[list[str]]:
-    """The models of one benchmark's list grouped by the backbone they start from, in the list's order:
-    a backbone and every ``backbone+objective`` label of it form one group; any other model (an
-    ``evaluate.models`` entry) is a group of its own."""
-    known = set(backbones)
-    groups: dict[str, list[str]] = {}
-    for label in models:
-        start = label.split("+", 1)[0]
-        groups.setdefault(start if start in known else label, []).append(label)
-    return list(groups.values())
 
 
 def stack_sizes(members: int, most: int) -> list[int]:

@@ -1,21 +1,10 @@
-"""Which grid runs train as one stacked model (pipeline/fused_groups.py; issue 41 §2)."""
+"""How a fused job's runs split into stacked models (pipeline/fused_groups.py; issue 41 §2)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.fused_groups import checkpoint_groups, stack_sizes
-
-
-def test_models_group_by_the_backbone_they_start_from_in_the_list_s_order():
-    models = ["bert-base-uncased", "bert-large-uncased+mlm", "bert-base-uncased+misad", "minilm", "bert-large-uncased"]
-    assert checkpoint_groups(models, ["bert-base-uncased", "bert-large-uncased"]) == [
-        ["bert-base-uncased", "bert-base-uncased+misad"],
-        ["bert-large-uncased+mlm", "bert-large-uncased"],
-        ["minilm"],  # an evaluate.models entry: alone
-    ]
-    # a label whose prefix is no backbone stays alone, even if another label shares the prefix
-    assert checkpoint_groups(["x+a", "x+b"], ["bert-base-uncased"]) == [["x+a"], ["x+b"]]
+from pipeline.fused_groups import stack_sizes
 
 
 @pytest.mark.parametrize(

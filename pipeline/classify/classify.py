@@ -57,6 +57,7 @@ from pipeline.arguments import (
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.classify import encoding, fused_training, hyperparameters, submission, tasks, training
 from pipeline.errors import InputError
+from pipeline.fused_groups import stack_sizes
 
 log = logging.getLogger("pipeline.classify")
 
@@ -268,14 +269,6 @@ def check_one_tokenizer(tokenizers: list, specs: list[str]) -> None:
             )
 
 
-def balanced_sizes(count: int, most: int) -> list[int]:
-    """``count`` runs in the fewest groups of at most ``most`` (ceil(count / most)), their sizes as even as
-    they can be, the larger first: 50 runs at most 16 a group are 13, 13, 12, 12."""
-    groups = -(-count // most)
-    size, larger = divmod(count, groups)
-    return [size + 1] * larger + [size] * (groups - larger)
-
-
 def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, args) -> list[list[tuple[int, int]]]:
     """The runs (model index, seed), model-major, in groups that train together: up to ``--fuse`` K at once
     as one stacked model (fused_training) in ceil(N / K) groups of balanced size, each a stretch of the
@@ -290,7 +283,7 @@ def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, ar
         log.warning("--fuse %d: %s train one by one (%s)", args.fuse, what, reason)
         return [[run] for run in runs]
     groups, start = [], 0
-    for size in balanced_sizes(len(runs), args.fuse):
+    for size in stack_sizes(len(runs), args.fuse):
         groups.append(runs[start : start + size])
         start += size
     seeds = sorted({seed for _, seed in runs})

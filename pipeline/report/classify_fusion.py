@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.report.cost import architecture
 from pipeline.report.memory import largest_fused_members
-from pipeline.report.plan_costs import architecture
 from pipeline.report.plan_models import hub_repo
 
 WORKLOADS = Path(__file__).with_name("workloads.yaml")

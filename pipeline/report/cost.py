@@ -156,6 +156,11 @@ def gpu_hours(flops: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> floa
     return flops / (GPUS[gpu].peak_tflops * 1e12 * mfu) / 3600
 
 
+def architecture(repo: str) -> Architecture | None:
+    """The shape of a hub repository's model (``org/name``, by its name), None where it is not listed."""
+    return ARCHITECTURES.get(repo.rsplit("/", 1)[-1])
+
+
 def job_hours(flops: float, steps: float, floor_seconds: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> float:
     """Hours of one GPU for a job of ``steps`` optimizer steps computing ``flops``: the larger of its FLOPs
     time at ``mfu`` and ``steps × floor_seconds`` (a step takes at least its launch and optimiser time)."""

@@ -13,17 +13,14 @@ import math
 
 from pipeline import experiments
 from pipeline.experiments import MISAD_OBJECTIVES
-from pipeline.fused_groups import checkpoint_groups, stack_sizes
-from pipeline.report import cost
+from pipeline.fused_groups import stack_sizes
+from pipeline.report import classify_fusion, cost
+from pipeline.report.cost import architecture
 from pipeline.report.memory import largest_fused_members
 
 
 def _listed(value) -> list:
     return value if isinstance(value, list) else [value]
-
-
-def architecture(repo: str) -> cost.Architecture | None:
-    return cost.ARCHITECTURES.get(repo.rsplit("/", 1)[-1])
 
 
 # The layers of the shapes bench/gpu_step.py times (its ``SHAPES``), to read a per-layer floor from a step.
@@ -139,68 +136,65 @@ class PlanCosts:
 
     def fused_group(self, benchmark: str, label: str) -> list[str]:
         """The models whose grid runs train in the same jobs as ``label``'s: with ``classify.fuse`` above 1 and
-        ``classify.fuse_checkpoints``, every model of the benchmark that starts from its backbone
-        (:func:`pipeline.fused_groups.checkpoint_groups`), else ``label`` alone."""
+        ``classify.fuse_checkpoints``, every model of the benchmark that starts from its backbone, as the
+        workflow groups them (:func:`pipeline.report.classify_fusion.checkpoint_groups`), else ``label`` alone."""
         section = self.config["classify"]
         if int(section.get("fuse") or 1) <= 1 or not section.get("fuse_checkpoints"):
             return [label]
-        for group in checkpoint_groups(section[benchmark]["models"], self.backbone_names()):
-            if label in group:
-                return group
-        return [label]
+        separate = (self.config.get("evaluate") or {}).get("models") or {}
+        groups = classify_fusion.checkpoint_groups(section[benchmark]["models"], self.backbone_names(), separate)
+        return next((labels for labels in groups.values() if label in labels), [label])
 
-    def stack_limit(self, label: str, batch: int, length: int) -> int:
-        """The most runs one fused job stacks at ``batch`` x ``length``: ``classify.fuse``, capped by the
-        members of ``label``'s architecture that fit one GPU (:func:`memory.largest_fused_members`)."""
-        fuse = int(self.config["classify"].get("fuse") or 1)
-        repo = self.repo_of(label)
-        arch = architecture(repo)
-        if fuse <= 1 or arch is None:
-            return fuse
-        shared = repo.rsplit("/", 1)[-1].startswith("albert")
-        return min(fuse, largest_fused_members(arch, batch, length, shared_layers=shared))
+    def stack_limit(self, label: str, batch: int, length: int, task: str = "") -> int:
+        """The most runs one fused job stacks at ``batch`` examples of ``task`` x ``length``: the workflow's
+        ``--fuse K`` (:func:`pipeline.report.classify_fusion.fused_runs`: ``classify.fuse``, capped by the
+        runs of ``label``'s architecture that fit one GPU, a multiple-choice example one sequence per
+        candidate)."""
+        name = self.runs[label].backbone if label in self.runs else label
+        spec = self.config["models"]["backbones"].get(name, name)
+        return classify_fusion.fused_runs(spec, int(self.config["classify"].get("fuse") or 1), batch, length, task)
 
     def fused_stacks(self) -> list[dict]:
-        """For every backbone the GLUE / CLUE grids fine-tune, at each batch size and length they run: the most
-        runs one GPU holds as one stacked model (:func:`memory.largest_fused_members`, issue 41 §2) and the
-        stacks the plan costs (of at most ``classify.fuse``, capped by it; :func:`stack_sizes`), with the backbone's models and the runs of one
-        grid setting that step together (every model's seeds with ``classify.fuse_checkpoints``, else one
-        model's)."""
+        """For every backbone the GLUE / CLUE grids fine-tune (issue 41 §2): the runs of one grid setting that
+        step together (every model's seeds with ``classify.fuse_checkpoints``, else one model's) and, per
+        batch x length (a multiple-choice task's own, its candidates in the batch), the most runs one GPU
+        holds as one stacked model (:func:`memory.largest_fused_members`) and the stacks the plan costs
+        (:meth:`stack_limit`, :func:`stack_sizes`)."""
         section = self.config.get("classify") or {}
-        fuse = int(section.get("fuse") or 1)
+        if int(section.get("fuse") or 1) <= 1:
+            return []
+        separate = (self.config.get("evaluate") or {}).get("models") or {}
         found = []
         for benchmark in ("glue", "clue"):
-            models = (section.get(benchmark) or {}).get("models") or []
-            for group in checkpoint_groups(models, self.backbone_names()) if fuse > 1 else []:
-                repo = self.repo_of(group[0])
+            by_backbone: dict[str, list[str]] = {}
+            for label in (section.get(benchmark) or {}).get("models") or []:
+                backbone = classify_fusion.backbone_of(label, self.backbone_names(), separate)
+                by_backbone.setdefault(backbone or label, []).append(label)
+            for backbone, models in by_backbone.items():
+                repo = self.repo_of(models[0])
                 arch = architecture(repo)
                 if arch is None:
                     continue
-                shared = repo.rsplit("/", 1)[-1].startswith("albert")
-                lengths = sorted(
-                    {
-                        length
-                        for task in section[benchmark]["tasks"]
-                        for length in _listed(section["max_length"].get(task, section["max_length"][benchmark]))
-                    }
-                )
-                fits = {
-                    f"{batch}x{length}": largest_fused_members(arch, batch, length, shared_layers=shared)
-                    for length in lengths
-                    for batch in section["batch_sizes"][benchmark]
-                }
-                together = len(self.fused_group(benchmark, group[0]))  # 1: each model's seeds alone
+                runs = section["seeds"] * len(self.fused_group(benchmark, models[0]))
+                fits, stacks = {}, {}
+                for task in section[benchmark]["tasks"]:
+                    candidates = classify_fusion.sequences_per_example(task)
+                    for length in _listed(section["max_length"].get(task, section["max_length"][benchmark])):
+                        for batch in section["batch_sizes"][benchmark]:
+                            shape = f"{batch}x{length}" + (
+                                f" ({task}, {candidates} candidates)" if candidates > 1 else ""
+                            )
+                            shared = repo.rsplit("/", 1)[-1].startswith("albert")
+                            fits[shape] = largest_fused_members(arch, batch * candidates, length, shared_layers=shared)
+                            stacks[shape] = stack_sizes(runs, self.stack_limit(models[0], batch, length, task))
                 found.append(
                     {
                         "benchmark": benchmark,
                         "backbone": repo.rsplit("/", 1)[-1],
-                        "models": group,
-                        "runs_per_setting": section["seeds"] * together,
+                        "models": models,
+                        "runs_per_setting": runs,
                         "fits_one_gpu": fits,
-                        "stacks": {
-                            shape: stack_sizes(section["seeds"] * together, min(fuse, most))
-                            for shape, most in fits.items()
-                        },
+                        "stacks": stacks,
                     }
                 )
         return found
@@ -241,7 +235,7 @@ class PlanCosts:
                         if fuse <= 1:
                             total += settings_per_point * runs * cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
                             continue
-                        for members in stack_sizes(runs, self.stack_limit(label, batch, length)):
+                        for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
                             ratio = self.fused_ratio(members)
                             job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
                             total += settings_per_point * job

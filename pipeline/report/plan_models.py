@@ -13,8 +13,8 @@ import yaml
 from pipeline import experiments
 from pipeline.models.hub_lock import commit_text
 from pipeline.report import cost
+from pipeline.report.cost import architecture
 from pipeline.report.memory import training_memory
-from pipeline.report.plan_costs import architecture
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workflow" / "config"
 

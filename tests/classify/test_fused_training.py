@@ -311,14 +311,6 @@ def perturbed_copy(model, out, seed=1):
     return out
 
 
-def test_balanced_sizes_are_the_fewest_groups_as_even_as_they_can_be():
-    assert classify.balanced_sizes(50, 16) == [13, 13, 12, 12]
-    assert classify.balanced_sizes(5, 5) == [5]
-    assert classify.balanced_sizes(5, 4) == [3, 2]
-    assert classify.balanced_sizes(3, 2) == [2, 1]
-    assert classify.balanced_sizes(7, 1) == [1] * 7
-
-
 def test_a_job_of_two_models_writes_each_models_seeds_as_its_own_job_does(cli, tiny_en, demo_root, tmp_path, caplog):
     """``classify --model A --model B --fuse 3``: 2 models x 2 seeds train as stacked groups of 2 (balanced,
     model-major: A's seeds, then B's), and each model's seed folders hold what a one-model job of that
