@@ -5,6 +5,7 @@ save, and the job's files are those of an unbroken job."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import pickle
@@ -16,14 +17,26 @@ import torch
 log = logging.getLogger("pipeline.classify")
 
 
+def _plain(value):
+    """JSON for what a group's outcomes hold beyond JSON's own types (numpy scalars in predictions)."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not kept in a resume file")
+
+
 def _read(path: Path, identity: dict):
     """What ``path`` holds for ``identity``, or None (with the reason in the log) when it is not there, cannot
-    be read, or is another run's."""
+    be read, or is another run's. A state is read as tensors and plain containers only (``weights_only``),
+    outcomes as JSON: nothing in the folder is unpickled."""
     if not path.is_file():
         return None
     try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
-    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as error:
+        if path.suffix == ".json":
+            state = json.loads(path.read_text(encoding="utf-8"))
+            identity = json.loads(json.dumps(identity, default=_plain))  # as JSON keeps it (tuples are lists)
+        else:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as error:
         log.warning("%s cannot be read (%s); starting afresh", path, error)
         return None
     if not isinstance(state, dict) or state.get("identity") != identity:
@@ -35,7 +48,10 @@ def _read(path: Path, identity: dict):
 def _write(path: Path, state: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    torch.save(state, temporary)
+    if path.suffix == ".json":
+        temporary.write_text(json.dumps(state, default=_plain), encoding="utf-8")
+    else:
+        torch.save(state, temporary)
     os.replace(temporary, path)  # the last whole save survives a kill mid-write
 
 
@@ -65,7 +81,7 @@ class Resume:
 
     @property
     def done_path(self) -> Path:
-        return self.path.with_name(self.path.stem + ".done" + self.path.suffix)
+        return self.path.with_name(self.path.stem + ".done.json")
 
     def keep(self, identity: dict, outcomes: list[dict]) -> None:
         """The group's outcomes (predictions, metrics, steps, losses), kept until the job's files are written."""

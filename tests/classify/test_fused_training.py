@@ -400,7 +400,7 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
         cli("classify", *job(tmp_path / "killed"))
     saves = sorted(p.name for p in (tmp_path / "killed" / "a" / ".resume").iterdir())
     # the first group finished: its state dropped, its outcomes kept; the second's state at its last save
-    assert saves == ["fused-model0-seed0-to-model0-seed1.done.pt", "fused-model1-seed0-to-model1-seed1.pt"]
+    assert saves == ["fused-model0-seed0-to-model0-seed1.done.json", "fused-model1-seed0-to-model1-seed1.pt"]
     assert torch.load(tmp_path / "killed" / "a" / ".resume" / saves[1], weights_only=False)["step"] == 3
     assert not (tmp_path / "killed" / "b").exists()  # nothing written before every model is done
     rerun = {"n": 0}

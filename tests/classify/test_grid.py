@@ -63,8 +63,9 @@ def test_summary_keeps_the_setting_with_the_best_dev_mean(cli, tmp_path):
 
 def test_paper_zh_runs_burts_clue_grid(tmp_path):
     """paper-zh.yaml: 2 batch sizes x 3 lr x 3 epochs x 2 lengths on the classification tasks, 50 epochs
-    on CLUEWSC, length 256 on the reading-comprehension tasks, 5 seeds each, per model: one job per
-    setting fine-tunes its 5 seeds, one output folder each (classify --seed-dirs)."""
+    on CLUEWSC, length 256 on the reading-comprehension tasks, 5 seeds each, per model; with
+    classify.fuse_checkpoints one job per backbone and setting fine-tunes the 5 seeds of its 4 models (the
+    backbone and its MLM, Span and BURT runs), one output folder each (classify --seed-dirs)."""
     result, _ = dry_run_jobs(REPO / "workflow/config/paper-zh.yaml", tmp_path / "data", print_commands=True)
     assert result.returncode == 0, result.stdout + result.stderr
     jobs = [
@@ -72,19 +73,22 @@ def test_paper_zh_runs_burts_clue_grid(tmp_path):
         for line in result.stdout.splitlines()
         if line.startswith("    wildcards: ") and "setting=" in line
     ]
-    model = jobs[0]["label"]
-    settings: dict[str, set] = {}
+    settings: dict[str, list] = {}
     for job in jobs:
-        if job["label"] == model:
-            settings.setdefault(job["task"], set()).add(job["setting"])
+        settings.setdefault(job["task"], []).append(job["setting"])
     commands = [line for line in result.stdout.splitlines() if "-m pipeline classify " in line]
     assert len(commands) == len(jobs) and all("--seeds 5 --seed-dirs " in line for line in commands)
-    assert len(settings["tnews"]) == 36, sorted(settings["tnews"])
-    assert settings["tnews"] == set(
+    assert all(line.count("--model ") == 4 and line.count("--out ") == 4 for line in commands)
+    for task, found in settings.items():  # each setting once per backbone: bert-base-chinese, chinese-bert-wwm-ext
+        assert len(found) == 2 * len(set(found)), task
+    assert len(set(settings["tnews"])) == 36, sorted(settings["tnews"])
+    assert set(settings["tnews"]) == set(
         grid(batch_size=[8, 16], lr=[1e-5, 2e-5, 3e-5], epochs=[2, 3, 5], max_length=[128, 256])
     )
-    assert settings["cluewsc"] == set(grid(batch_size=[8, 16], lr=[1e-5, 2e-5, 3e-5], epochs=50, max_length=[128, 256]))
-    assert settings["cmrc2018"] == set(
+    assert set(settings["cluewsc"]) == set(
+        grid(batch_size=[8, 16], lr=[1e-5, 2e-5, 3e-5], epochs=50, max_length=[128, 256])
+    )
+    assert set(settings["cmrc2018"]) == set(
         grid(batch_size=[8, 16], lr=[1e-5, 2e-5, 3e-5], epochs=[2, 3, 5], max_length=256)
     )
 

@@ -81,3 +81,24 @@ def test_another_runs_kept_outcomes_are_not_used(tmp_path, caplog):
     assert resume.finished({"members": [{"seed": 0}], "inputs": ["a"]}) == [{"seed": 0}]
     resume.drop()
     assert not resume.path.parent.exists()
+
+
+class _Planted:
+    """An object whose unpickling would run code: a resume save must never be unpickled into it."""
+
+    def __reduce__(self):
+        return (exec, ("import pathlib; pathlib.Path('PLANTED').write_text('ran')",))
+
+
+def test_a_resume_save_is_read_as_tensors_only_and_a_planted_object_never_runs(tmp_path, monkeypatch, caplog):
+    """Nothing in a job's folder is unpickled (docs/behaviour.md): a save holding anything but tensors and
+    plain containers is set aside, and the group trains afresh."""
+    monkeypatch.chdir(tmp_path)
+    resume = fused_training.Resume(tmp_path / ".resume" / "fused-seeds0-4.pt", 5)
+    resume.path.parent.mkdir()
+    torch.save({"identity": {"members": []}, "step": 3, "planted": _Planted()}, resume.path)
+    assert resume.load({"members": []}) is None
+    assert not (tmp_path / "PLANTED").exists()
+    assert "cannot be read" in caplog.text
+    torch.save({"identity": {"members": []}, "step": 3, "params": {"w": torch.ones(2)}}, resume.path)
+    assert resume.load({"members": []})["step"] == 3
