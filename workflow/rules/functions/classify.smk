@@ -102,20 +102,16 @@ def classify_flags(backbone=None):
     return job_flags
 
 
-def classify_seed_files(name):
+def classify_seed_files(name, label="{label}"):
     """One file per seed of a classify job (a model x task x setting): seed<S>/NAME, where NAME may
-    name the seed as {seed}; the other wildcards stay for Snakemake."""
-    folder = f"{RESULTS}/classify/{{label}}/{{task}}/{{setting}}"
+    name the seed as {seed}; the label (a wildcard unless given) and the other wildcards stay for Snakemake."""
+    folder = f"{RESULTS}/classify/{label}/{{task}}/{{setting}}"
     return [f"{folder}/seed{seed}/{name.format(seed=seed)}" for seed in range(CLASSIFY["seeds"])]
 
 
 def classify_fused_files(labels, name):
     """classify_seed_files of every model of a fused job: its task and setting stay wildcards."""
-    return [
-        f"{RESULTS}/classify/{label}/{{task}}/{{setting}}/seed{seed}/{name.format(seed=seed)}"
-        for label in labels
-        for seed in range(CLASSIFY["seeds"])
-    ]
+    return [path for label in labels for path in classify_seed_files(name, label)]
 
 
 def classify_fused_inputs(labels):
