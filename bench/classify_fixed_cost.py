@@ -10,7 +10,7 @@ training itself is the seed line's own figure, and the fixed part is the rest of
 
 The fixed share is then projected to a GPU for the paper setting of the same task (3 epochs of
 the full training set at length 128, BERT-base): the training time from the cost model's tokens/s
-(pipeline/report/cost.py; H100, 40% MFU), the fixed part kept as measured here (start-up and data
+(pipeline/budget/cost.py; H100, 40% MFU), the fixed part kept as measured here (start-up and data
 encoding are CPU work on a GPU node too; CUDA initialisation would add to it).
 
 Usage (repo root): ``python bench/classify_fixed_cost.py [--data ../shared/data] [--tasks rte sst2]
@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pipeline.report import cost
+from pipeline.budget import cost
 
 # the sample config's GLUE setting (workflow/config/sample.yaml: classify)
 SAMPLE_FLAGS = ["--batch-size", "16", "--lr", "1e-4", "--epochs", "3", "--max-length", "128", "--max-steps", "60"]

@@ -2,7 +2,7 @@
 
     python bench/fused_ops.py [--ks 1 2 4 8 16] [--write-workloads]
 
-A GLUE step of BERT at batch 8-32 is bound by what the host dispatches (pipeline/report/workloads.yaml
+A GLUE step of BERT at batch 8-32 is bound by what the host dispatches (pipeline/budget/workloads.yaml
 step_floor), so the measure of fusion is the operators one member's step costs. For BERT-base and
 BERT-large *layouts* (12 and 24 layers; a narrow width, since an operator count does not depend on the
 width: checked at full BERT-base width for K = 1 and 2) this counts, with ``torch.profiler`` on CPU, the
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline.classify.fused_training import StackedAdamW, StackedModel, stack_batches
 
 REPO = Path(__file__).resolve().parents[1]
-WORKLOADS = REPO / "pipeline" / "report" / "workloads.yaml"
+WORKLOADS = REPO / "pipeline" / "budget" / "workloads.yaml"
 LAYOUTS = {  # name: (layers, heads) of the published BERTs
     "bert-base": (12, 12),
     "bert-large": (24, 16),

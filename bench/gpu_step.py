@@ -9,7 +9,7 @@ their configs (random weights) at batch 8, 16 and 32 x 128 tokens in bf16 autoca
 time per member-step), each eager and with ``torch.compile(mode="reduce-overhead")`` (CUDA graphs).
 Each cell is the median of ``--steps`` steps after ``--warmup`` steps. A cell that runs out of memory is
 recorded as such. ``--write-workloads`` writes the table, with the card's name, into
-pipeline/report/workloads.yaml as ``step_floor_measured`` (the plan reads its floors from there once it
+pipeline/budget/workloads.yaml as ``step_floor_measured`` (the plan reads its floors from there once it
 exists; until then the floor is the documented estimate, ``step_floor``).
 """
 
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline.classify.fused_training import StackedAdamW, StackedModel, stack_batches
 
 REPO = Path(__file__).resolve().parents[1]
-WORKLOADS = REPO / "pipeline" / "report" / "workloads.yaml"
+WORKLOADS = REPO / "pipeline" / "budget" / "workloads.yaml"
 MODELS = {  # layers, hidden, heads, intermediate (Devlin et al. 2019, §3)
     "bert-base": (12, 768, 12, 3072),
     "bert-large": (24, 1024, 16, 4096),

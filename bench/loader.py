@@ -10,7 +10,7 @@ the GPU and is not counted here; its candidates are). It prints
   since the GPU processes those;
 - ``padding_share``: pad positions over all positions;
 - the workers one H100 needs to feed BERT-base at 40% MFU: the GPU's training tokens/s for the
-  input's sequence length (FLOPs per token 6N + 12·L·H·T, :mod:`pipeline.report.cost`) over one
+  input's sequence length (FLOPs per token 6N + 12·L·H·T, :mod:`pipeline.budget.cost`) over one
   worker's tokens/s, rounded up.
 
 Data: the real English sample (reference PMI sentences marked with their articles' reference
@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import testdata
 from pretrain import marked_sentences  # bench/pretrain.py: the marked real sample
 
+from pipeline.budget.cost import ARCHITECTURES, assumptions, tokens_per_second
 from pipeline.cli import main as cli
 from pipeline.models.loading import load_tokenizer
 from pipeline.models.runtime import World
@@ -48,7 +49,6 @@ from pipeline.pretrain.batching import epoch_batches, example_lengths, padding_c
 from pipeline.pretrain.objectives import make_data
 from pipeline.pretrain.packing import PackedDataset
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
-from pipeline.report.cost import ARCHITECTURES, assumptions, tokens_per_second
 
 # (objective, input): ULR-BERT's objectives on single sentences, BURT's also packed (§5.2)
 RUNS = [

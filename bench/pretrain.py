@@ -48,13 +48,13 @@ import testdata
 from harness import write_section
 
 from pipeline import contracts
+from pipeline.budget.cost import ARCHITECTURES, GPUS
 from pipeline.cli import main as cli
 from pipeline.models import runtime
 from pipeline.models.loading import load_masked_lm, load_tokenizer
 from pipeline.pretrain.objectives import PretrainingModel, make_data
 from pipeline.pretrain.pretrain import epoch_batches, forward_backward, optimizer_for, optimizer_step, prepare
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
-from pipeline.report.cost import ARCHITECTURES, GPUS
 
 SECTION = "pretrain: latest run"  # the BENCHMARKS.md section --write-md replaces
 PUNCT = re.compile(r"[().,?;'!:]+")
@@ -233,7 +233,7 @@ def gpu_mfu(batch_size: int, length: int = 128, steps: int = 10) -> dict | None:
         optimizer_step(module, optimizer, scheduler, 1.0)
     torch.cuda.synchronize()
     seconds = (time.perf_counter() - started) / steps
-    # training FLOPs per token, 6N + 12·L·H·T: the cost model's (pipeline.report.cost.py)
+    # training FLOPs per token, 6N + 12·L·H·T: the cost model's (pipeline.budget.cost.py)
     flops_per_token = ARCHITECTURES["bert-base-uncased"].training_flops_per_token(length)
     tokens_per_s = batch_size * length / seconds
     name = torch.cuda.get_device_name()

@@ -35,8 +35,11 @@ STAGES = {
     "evaluate": ("evaluate", "evaluate an encoder on one task → metrics JSON"),
     "figures": ("evaluate", "PCA / t-SNE figures of analogy embeddings"),
     "tables": ("report", "metrics JSONs → the papers' result tables"),
-    "plan": ("report", "each published row → the runs a config makes for it, its deviations and GPU-hours"),
-    "scoreboard": ("report", "a run's tables and its config's plan → published numbers and the papers' claims judged"),
+    "plan": ("plan", "each published row → the runs a config makes for it, its deviations and GPU-hours"),
+    "scoreboard": (
+        "scoreboard",
+        "a run's tables and its config's plan → published numbers and the papers' claims judged",
+    ),
     "corpus-stats": ("report", "stats JSONs of the corpus / n-gram stages → a report page"),
     "training-curves": ("report", "a model's train_log.jsonl → its training curves"),
     "tiny-model": ("pretrain", "a tiny random BERT with a WordPiece tokenizer trained on the corpus"),

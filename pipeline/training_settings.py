@@ -1,4 +1,4 @@
-"""Settings of the training stages that the plan (pipeline/report/plan.py) reports without running a
+"""Settings of the training stages that the plan (pipeline/plan/plan.py) reports without running a
 stage: each fine-tuning recipe's optimiser, and the BiLSTM schedule's fixed values.
 
 - ``twin`` (and ``nli-mnrl``, beyond the papers): BURT twin §3.3, "the Adam optimizer with β1 = 0.9,
@@ -9,7 +9,7 @@ stage: each fine-tuning recipe's optimiser, and the BiLSTM schedule's fixed valu
   ``weight_decay=0.01`` off biases and LayerNorm weights, ``max_grad_norm=1``) ran AdamW, which the
   recipe follows where the text is silent (docs/method.md §4).
 - BiLSTM (paper 004 §3.1): SGD, the rate times 0.99 after every epoch, a classifier of 512 hidden units
-  (``pipeline.bilstm.train.Schedule``, held equal by tests/report/test_plan.py).
+  (``pipeline.bilstm.train.Schedule``, held equal by tests/plan/test_plan.py).
 """
 
 from __future__ import annotations

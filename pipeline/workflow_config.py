@@ -14,12 +14,18 @@ Before either walks the config, :func:`check_shape` bounds it: a 2 KB file of YA
 (``&a8 [*a7, *a7, ...]``) loads as a few shared lists, but expands to 10⁹ values for anything
 that walks it (the schema's validator, which also puts the value's repr in its message), and
 a config nested thousands deep overflows Python's stack. Both are refused in one line first.
+
+:func:`resolve_config` reads a config file as the workflow sees it (checked, its defaults filled in), for
+what reads a config outside Snakemake: the plan, the rehearsal, the tests.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
+
+import yaml
 
 from pipeline.arguments import MAX_SEEDS, MAX_SHARDS
 from pipeline.tasks.data_root import leaves_root
@@ -271,7 +277,6 @@ def check_unique_keys(paths) -> None:
     config would silently run with the second. Snakemake reads the files itself; this reads
     them again with a loader that refuses a repeated key, naming the file and the line.
     """
-    import yaml
 
     class StrictLoader(yaml.SafeLoader):
         def construct_mapping(self, node, deep=False):
@@ -304,10 +309,35 @@ def write_run_config(config: dict, out: str, log: str) -> None:
     """The run's resolved config as one JSON file (the scoreboard reads it as ``--config FILE``: a config of
     any size, where one command-line argument stops at Linux's 128 KiB), written atomically."""
     import json
-    from pathlib import Path
 
     from pipeline.atomic import AtomicFiles
 
     with AtomicFiles() as files:
         files.temp(Path(out)).write_text(json.dumps(config, sort_keys=True) + "\n", encoding="utf-8")
     Path(log).write_text(f"wrote {out}\n", encoding="utf-8")
+
+
+# The one schema of every config (workflow/schemas/config.schema.yaml).
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def resolve_config(path: Path) -> dict:
+    """The config as the workflow sees it: checked against the schema, its defaults filled in."""
+    from snakemake.utils import validate
+
+    from pipeline import experiments
+    from pipeline.errors import InputError
+
+    if not path.is_file():
+        raise InputError(path, "config file not found")
+    try:
+        check_unique_keys([path])
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+        coerce(config, schema)
+        check(config, schema)
+        validate(config, str(SCHEMA), set_default=True)
+        experiments.runs(config["pretrain"])
+    except (ConfigError, ValueError) as exc:
+        raise InputError(path, " ".join(str(exc).split())) from None
+    return config

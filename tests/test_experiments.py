@@ -9,7 +9,8 @@ import pytest
 from testdata import dry_run_jobs
 
 from pipeline.experiments import finetune_recipes, runs
-from pipeline.report.plan import Planner, resolve_config
+from pipeline.plan.plan import Planner
+from pipeline.workflow_config import resolve_config
 
 REPO = Path(__file__).resolve().parents[1]
 SECTION = {"backbones": ["bert"], "max_length": 128, "batch_size": 64, "lr": 5e-5, "epochs": 1, "input": "sentences"}

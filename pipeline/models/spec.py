@@ -111,6 +111,12 @@ def package_folder(spec: str) -> str:
 LOCKED = "locked"  # the folder suffix of an unpinned hub model (hub:ORG/NAME): the commit its lock records
 
 
+def hub_repo(spec) -> str:
+    """``hub:google-bert/bert-base-uncased@REV`` -> ``google-bert/bert-base-uncased``; anything else as given
+    (unchecked: the plan and the budget name a config's models by it; :func:`hub_reference` checks)."""
+    return spec.removeprefix(HUB_PREFIX).split("@", 1)[0] if isinstance(spec, str) else str(spec)
+
+
 def hub_reference(spec: str) -> tuple[str, str | None]:
     """``hub:ORG/NAME@REVISION`` → (repository id, revision); ``hub:ORG/NAME`` → (repository id, None),
     the commit a lock file records; a clear error for anything else (a branch, a short hash)."""

@@ -19,7 +19,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from pipeline.rehearsal.tiny_hub import family_kind, size_of
+from pipeline.backbone_family import family_kind, size_of
 
 # Wildcards that only say which piece of the data or which grid point a job is: not part of a kind.
 SIZE_WILDCARDS = frozenset({"lang", "part", "shard", "slice", "setting"})
@@ -95,7 +95,7 @@ def finished_jobs(log: str) -> list[Job]:
 
 def backbone_family(name: str, spec: str = "") -> str:
     """A backbone's family and size, from its name and spec: the family of the tiny hub's stand-ins
-    (:func:`pipeline.rehearsal.tiny_hub.family_kind`, BERT where none is named: a tiny or local model),
+    (:func:`pipeline.backbone_family.family_kind`, BERT where none is named: a tiny or local model),
     the Chinese BERTs as ``bert-zh``, and ``-large`` / ``-xxlarge`` for the larger shapes."""
     text = f"{name} {spec}"
     kind = family_kind(text) or "bert"

@@ -45,7 +45,7 @@ def _first(value):
 
 
 def miniature(paper: dict, run: str, data_root: str) -> dict:
-    """The rehearsal config of a resolved paper config (pipeline.report.plan.resolve_config)."""
+    """The rehearsal config of a resolved paper config (pipeline.workflow_config.resolve_config)."""
     config = copy.deepcopy(paper)
     config["run"] = run
     config["data_root"] = data_root

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> None:
 def _refuse_repeats(papers: list[Path]) -> None:
     """Each rehearsal has its own folder, OUT/<run>-rehearsal: a paper given twice (or two papers of one
     run name) would rehearse twice into one folder, the second deleting the first's record."""
-    from pipeline.report.plan import resolve_config
+    from pipeline.workflow_config import resolve_config
 
     seen: dict[str, Path] = {}
     for paper in papers:
@@ -197,7 +197,7 @@ def _link_data(data_root: Path, target: Path, downloads: set[str]) -> int:
 
 
 def rehearse(paper_path: Path, data_root: Path, cores: int, out: Path = REPO / "results") -> dict:
-    from pipeline.report.plan import resolve_config
+    from pipeline.workflow_config import resolve_config
 
     paper = resolve_config(paper_path)
     name = f"{paper['run']}-rehearsal"

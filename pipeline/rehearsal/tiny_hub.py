@@ -5,7 +5,7 @@ architecture family as the real checkpoint into ``<root>/ORG/NAME/COMMIT/``, wit
 vocabulary is learned from the sentences given. :mod:`pipeline.rehearsal.hub_server` serves such a root
 as a Hugging Face hub, so the workflow's ``download_model`` rule fetches these folders for real.
 
-The family comes from NAME (lower-cased, :func:`family_kind`, which the rehearsal's coverage reads too),
+The family comes from NAME (lower-cased, :func:`pipeline.backbone_family.family_kind`, which the rehearsal's coverage reads too),
 first match wins:
 
 1. ``albert`` → **ALBERT**: ``AlbertForPreTraining`` (the MLM head and the sentence-order head
@@ -63,6 +63,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.backbone_family import family_kind, size_of
 from pipeline.errors import InputError
 from pipeline.models.spec import hub_reference
 from pipeline.rehearsal.tiny_vocabularies import (
@@ -105,41 +106,17 @@ XLNET_SPECIALS = {
     "mask_token": "<mask>",
 }
 XLNET_EXTRA = ("<eod>", "<eop>")
-# The families by a mark in the name, first match wins (the module docstring's order): ALBERT and RoBERTa
-# before BERT, whose mark their names contain; the released SBERT before BERT too.
-FAMILY_MARKS = (
-    ("albert", ("albert",)),
-    ("electra", ("electra",)),
-    ("roberta", ("roberta",)),
-    ("xlnet", ("xlnet",)),
-    ("sbert", ("nli-mean-tokens", "sentence-transformers/")),
-    ("chinese", ("chinese", "tiny:zh")),
-    ("bert", ("bert",)),
-)
 
 
 @dataclass(frozen=True)
 class Family:
-    """What stands in for a hub model: ``kind`` (a :data:`FAMILY_MARKS` family), its shape, casing, and
+    """What stands in for a hub model: ``kind`` (a :data:`pipeline.backbone_family.FAMILY_MARKS` family), its shape, casing, and
     for ELECTRA whether it is the generator."""
 
     kind: str
     shape: Shape
     lowercase: bool
     generator: bool = False
-
-
-def family_kind(text: str) -> str | None:
-    """The family a backbone's name, repository or spec names (:data:`FAMILY_MARKS`, lower-cased), None
-    where none does: the one classification of backbones, for the stand-ins and the rehearsal's kinds."""
-    text = text.lower()
-    return next((kind for kind, marks in FAMILY_MARKS if any(mark in text for mark in marks)), None)
-
-
-def size_of(text: str) -> str:
-    """``xxlarge``, ``large`` or ``base``, from a backbone's name (lower-cased)."""
-    text = text.lower()
-    return "xxlarge" if "xxlarge" in text else "large" if "large" in text else "base"
 
 
 def family_of(spec: str) -> Family:

@@ -7,4 +7,6 @@ registry, and the ``*_tables`` modules of each paper family), how rows are assem
 and written (:mod:`.render`). It imports the ground floor only (``pipeline.errors``, ``atomic``,
 ``provenance``, ``pipeline.tasks`` for the tasks' own constants such as the GEOGRANNO buckets, ...) and
 itself, never another stage package: it reads other stages' outputs as files (docs/design.md "Layout").
+The plan of a paper run and its GPU budget live in :mod:`pipeline.plan` and :mod:`pipeline.budget`, the
+reproduction scoreboard, which reads these tables, in :mod:`pipeline.scoreboard`.
 """

@@ -41,7 +41,7 @@ def test_the_plan_reads_the_floors_bench_gpu_step_writes():
     the measured ones, and its assumption line names the card; a table with no eager solo step is ignored."""
     import yaml
 
-    from pipeline.report.plan_costs import measured_floors
+    from pipeline.plan.plan_costs import measured_floors
 
     rows = [  # (model, batch, K, mode, ms per member-step), as measure() returns them
         ("bert-base", 8, 1, "eager", 24.0),

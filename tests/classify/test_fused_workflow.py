@@ -15,8 +15,8 @@ import yaml
 from testdata import dry_run_jobs
 
 from pipeline.classify.hyperparameters import grid
-from pipeline.report.classify_fusion import checkpoint_groups, fused_runs
-from pipeline.report.plan import resolve_config
+from pipeline.fused_groups import checkpoint_groups, fused_runs
+from pipeline.workflow_config import resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
 

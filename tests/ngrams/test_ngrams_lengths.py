@@ -126,7 +126,7 @@ def test_chinese_burt_spans_respect_words_as_often_as_ulr(results):
 def test_burt_lengths(results):
     """BURT §5.1's figures: met in Chinese by ``burt`` and in English by ``burt_recurring``. The English
     ``burt`` (the released code, capped on short documents) is shorter: its vocabulary's mean length is
-    2.55 (2.94 uncapped), a deviation the plan shows (pipeline/report/paper_settings.yaml, choices.ngram_preset)."""
+    2.55 (2.94 uncapped), a deviation the plan shows (pipeline/plan/paper_settings.yaml, choices.ngram_preset)."""
     for lang, name, mean in (("en", "burt_recurring", 4.6), ("zh", "burt", 4.5)):
         stats, vocabulary, _ = results[lang, name]
         lengths = stats["meaningfulness"]["lengths"]

@@ -14,7 +14,7 @@ from testdata import REPO
 
 from pipeline.rehearsal import coverage
 from pipeline.rehearsal.miniature import miniature
-from pipeline.report.plan import resolve_config
+from pipeline.workflow_config import resolve_config
 
 PAPERS = ("paper-en", "paper-zh")
 
@@ -107,7 +107,7 @@ def test_the_rehearsal_serves_every_hub_model_at_its_locked_commit_and_keeps_its
 
 
 def test_one_classification_names_every_family():
-    """coverage and the tiny hub read one classification (tiny_hub.family_kind); a name it does not know is
+    """coverage and the tiny hub read one classification (pipeline.backbone_family.family_kind); a name it does not know is
     BERT (a tiny or local model), never an error."""
     cases = {
         ("bert-base-uncased", "hub:google-bert/bert-base-uncased@c"): "bert",

@@ -17,9 +17,10 @@ import pytest
 import yaml
 from testdata import REPO
 
+from pipeline.backbone_family import family_kind
 from pipeline.errors import InputError
 from pipeline.rehearsal import hub_server
-from pipeline.rehearsal.tiny_hub import BASE, LARGE, XXLARGE, build_snapshot, family_kind, family_of
+from pipeline.rehearsal.tiny_hub import BASE, LARGE, XXLARGE, build_snapshot, family_of
 
 # One stand-in per family (the commits of the paper configs where they name the model).
 SPECS = {

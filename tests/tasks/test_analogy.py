@@ -89,7 +89,7 @@ def test_hand_computed_scores_levels_and_transfer(tiny_set, table_encoder, tmp_p
 
     # each question's outcome, in file order, from which the scoreboard's paired bootstrap recomputes every
     # level figure: the pooled (level, kind) groups, averaged with equal weights
-    from pipeline.report import scoreboard_items
+    from pipeline.scoreboard import scoreboard_items
 
     assert mf["correct"] == "100"  # word right on question 1 only
     metrics = tmp_path / "analogy.json"

@@ -68,8 +68,8 @@ rule tables:
         "python -m pipeline tables --metrics {input:q} --out $(dirname {output.index:q}) > {log:q} 2>&1"
 
 
-# How far the run reproduced the papers (pipeline/report/scoreboard.py): the published numbers the
-# plan maps to this config's runs, ours beside them, and every claim of pipeline/report/claims.yaml
+# How far the run reproduced the papers (pipeline/scoreboard/scoreboard.py): the published numbers the
+# plan maps to this config's runs, ours beside them, and every claim of pipeline/scoreboard/claims.yaml
 # judged, across seeds where there are seeds. The report's first section. The plan is made from the
 # config this run resolved, overrides included, which run_config writes as a JSON file: as one
 # command-line argument it would stop the job from starting past Linux's 128 KiB per argument

@@ -54,7 +54,7 @@ CLASSIFY_GRIDS = {task: classify_grid(task) for task in CLASSIFY_BENCHMARK}
 # backbone, its model labels).
 CLASSIFY_FUSED = {}
 if CLASSIFY["fuse_checkpoints"] and CLASSIFY["fuse"] > 1:
-    from pipeline.report.classify_fusion import checkpoint_groups
+    from pipeline.fused_groups import checkpoint_groups
 
     for _benchmark in ("glue", "clue"):
         _groups = checkpoint_groups(CLASSIFY[_benchmark]["models"], BACKBONES, EVALUATE["models"])
@@ -67,7 +67,7 @@ def classify_fuse(backbone, task, setting):
     """A job's --fuse K: classify.fuse, capped by the runs of the backbone's architecture that fit one GPU at
     the setting's batch (a multiple-choice example: one sequence per candidate) and length (None: a model
     of its own, K as configured)."""
-    from pipeline.report.classify_fusion import fused_runs
+    from pipeline.fused_groups import fused_runs
 
     point = CLASSIFY_GRIDS[task][setting]
     spec = BACKBONES.get(backbone) if backbone else None
@@ -76,7 +76,7 @@ def classify_fuse(backbone, task, setting):
 
 def classify_flags(backbone=None):
     """The options of a classify job (params): of the label's model, or of a fused job of `backbone`'s models."""
-    from pipeline.report.classify_fusion import backbone_of
+    from pipeline.fused_groups import backbone_of
 
     def job_flags(wildcards):
         task = wildcards.task

@@ -1,4 +1,4 @@
-"""GPU memory of a training job, for the plan (pipeline/report/plan.py): does a row fit one 80 GB GPU at
+"""GPU memory of a training job, for the plan (pipeline/plan/plan.py): does a row fit one 80 GB GPU at
 its paper's batch size, and if not, how is the batch split.
 
 A job holds, per GPU (Korthikanti et al. 2022, *Reducing Activation Recomputation in Large Transformer
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.report.cost import Architecture
+from pipeline.budget.cost import Architecture
 
 GPU_GB = 80.0  # an H100 / A100 80 GB
 HEADROOM = 0.9  # the share a job can use: the CUDA context and allocator fragmentation take the rest

@@ -1,7 +1,7 @@
 """Stage ``scoreboard``: how far a run reproduced the papers (docs/stages/report.md "The scoreboard").
 
 Two parts, from the run's tables (``tables.json`` of :mod:`pipeline.report.tables`) and the plan of its
-config (:mod:`pipeline.report.plan`):
+config (:mod:`pipeline.plan.plan`):
 
 * **Published numbers.** Every published number whose row the plan maps to a run of this config: ours
   (mean ± std over seeds, and n), the paper's, Δ, and whether the paper's figure lies inside the 95%
@@ -33,8 +33,10 @@ from pathlib import Path
 
 from pipeline import provenance
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.report import published, scoreboard_items, scoreboard_render
-from pipeline.report.scoreboard_inputs import (
+from pipeline.report import published
+from pipeline.report.table_specs import TABLES
+from pipeline.scoreboard import scoreboard_items, scoreboard_render
+from pipeline.scoreboard.scoreboard_inputs import (
     CLAIMS,
     SPECS,
     glob_match,
@@ -45,7 +47,7 @@ from pipeline.report.scoreboard_inputs import (
     read_config,
     read_tables,
 )
-from pipeline.report.scoreboard_stats import (
+from pipeline.scoreboard.scoreboard_stats import (
     Value,
     combine,
     inside_interval,
@@ -56,7 +58,6 @@ from pipeline.report.scoreboard_stats import (
     verdict,
     with_bootstrap,
 )
-from pipeline.report.table_specs import TABLES
 
 __all__ = ["CLAIMS", "VERDICTS", "Value", "build", "load_claims", "plan_labels", "plan_rows", "read_tables"]
 

@@ -1,6 +1,6 @@
-"""The plan's view of its models (pipeline/report/plan.py): the commit of each hub backbone (pinned, locked,
+"""The plan's view of its models (pipeline/plan/plan.py): the commit of each hub backbone (pinned, locked,
 or resolved at first download: pipeline/models/hub_lock.py), the paper configs that run a row another
-config lacks, the memory per GPU of each training run (pipeline/report/memory.py) and an ELECTRA
+config lacks, the memory per GPU of each training run (pipeline/budget/memory.py) and an ELECTRA
 generator's share of its pre-training's cost."""
 
 from __future__ import annotations
@@ -11,21 +11,18 @@ from pathlib import Path
 import yaml
 
 from pipeline import experiments
+from pipeline.backbone_family import shares_layers
+from pipeline.budget import cost
+from pipeline.budget.cost import architecture
+from pipeline.budget.memory import training_memory
 from pipeline.models.hub_lock import commit_text
-from pipeline.report import cost
-from pipeline.report.cost import architecture
-from pipeline.report.memory import training_memory
+from pipeline.models.spec import hub_repo
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workflow" / "config"
 
 
-def hub_repo(spec: str) -> str:
-    """``hub:google-bert/bert-base-uncased@REV`` -> ``google-bert/bert-base-uncased``; anything else as given."""
-    return spec.removeprefix("hub:").split("@", 1)[0] if isinstance(spec, str) else str(spec)
-
-
 class PlanModels:
-    """The model methods of :class:`pipeline.report.plan.Planner` (its ``config``, ``work``, ``lock``, ``gpu``,
+    """The model methods of :class:`pipeline.plan.plan.Planner` (its ``config``, ``work``, ``lock``, ``gpu``,
     ``mfu``)."""
 
     def generator_cost(self, run: experiments.PretrainRun, settings: dict) -> cost.JobCost | None:
@@ -49,12 +46,11 @@ class PlanModels:
         }
 
     def memory(self, repo: str, batch: int, length: int, passes: float) -> dict | None:
-        """Memory per GPU of a training job at its batch (pipeline/report/memory.py), and its split."""
+        """Memory per GPU of a training job at its batch (pipeline/budget/memory.py), and its split."""
         arch = architecture(repo)
         if arch is None:
             return None
-        shared = repo.rsplit("/", 1)[-1].startswith("albert")
-        found = training_memory(arch, batch, length, passes, shared_layers=shared)
+        found = training_memory(arch, batch, length, passes, shared_layers=shares_layers(repo))
         return {
             "gb_per_gpu": round(found.total_gb, 1),
             "split": found.parts,
@@ -100,5 +96,5 @@ def models_markdown(commits: dict[str, str], records: list[dict]) -> str:
     """The plan's Markdown after the budget: each hub model's commit, and the memory of each training run."""
     text = "\nHub commits (models.backbones, models.generators):\n"
     text += "".join(f"- {repo}: {commit}\n" for repo, commit in commits.items())
-    text += "\nMemory per GPU of the training runs (pipeline/report/memory.py):\n"
+    text += "\nMemory per GPU of the training runs (pipeline/budget/memory.py):\n"
     return text + "".join(line + "\n" for line in memory_lines(records))

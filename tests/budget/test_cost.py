@@ -1,10 +1,10 @@
-"""The cost model on hand-computed cases (pipeline.report.cost.py)."""
+"""The cost model on hand-computed cases (pipeline.budget.cost.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.report.cost import ARCHITECTURES, Architecture, Workload, gpu_hours, tokens_per_second
+from pipeline.budget.cost import ARCHITECTURES, Architecture, Workload, gpu_hours, tokens_per_second
 
 
 def test_bert_base_by_hand():
@@ -56,7 +56,7 @@ def test_unknown_gpu_and_mfu_are_refused():
 
 
 def test_a_job_costs_at_least_its_steps_at_the_floor():
-    from pipeline.report.cost import job_hours
+    from pipeline.budget.cost import job_hours
 
     bert = ARCHITECTURES["bert-base-uncased"]
     # 1.5 ms per layer (workloads.yaml step_floor): BERT-base 18 ms, BERT-large 36 ms, ALBERT's shared layer 12 times

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hostile import assert_clean_failure
 
-from pipeline.report import plan
+from pipeline.plan import plan
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "workflow/config/paper-en.yaml"

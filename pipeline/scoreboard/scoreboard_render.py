@@ -1,4 +1,4 @@
-"""The reproduction scoreboard as Markdown and as the report's HTML page (pipeline/report/scoreboard.py
+"""The reproduction scoreboard as Markdown and as the report's HTML page (pipeline/scoreboard/scoreboard.py
 builds it). Both are written from the same blocks of plain text, each escaped once, for its own format
 (:func:`render.markdown_cell` for Markdown, ``html.escape`` for HTML), as in the tables: a name from a
 run shows as written in both."""

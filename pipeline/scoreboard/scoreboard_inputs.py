@@ -292,8 +292,7 @@ def read_config(path: Path) -> dict:
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
-    from pipeline.report.plan import SCHEMA
-    from pipeline.workflow_config import ConfigError, check, coerce
+    from pipeline.workflow_config import SCHEMA, ConfigError, check, coerce
 
     config = _load_json(path, "a config")
     if not isinstance(config, dict):
@@ -326,7 +325,8 @@ def plan_labels(plan_rows: list[dict]) -> dict[tuple[str, str, int], str]:
 
 def plan_rows(config: dict, path: Path | str = "config") -> list[dict]:
     """The plan's records for ``config`` (the GPU-hours are not used here)."""
-    from pipeline.report import cost, plan
+    from pipeline.budget import cost
+    from pipeline.plan import plan
 
     try:
         return plan.Planner(config, "h100", cost.DEFAULT_MFU).records()

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from hostile import assert_clean_failure
 
-from pipeline.report import scoreboard
+from pipeline.scoreboard import scoreboard
 
 CONFIGS = Path(__file__).parents[2] / "workflow" / "config"
 REPO = Path(__file__).parents[2]
@@ -25,9 +25,9 @@ REPO = Path(__file__).parents[2]
 
 @pytest.fixture(scope="module")
 def demo_config() -> dict:
-    from pipeline.report import plan
+    from pipeline.workflow_config import resolve_config
 
-    config = plan.resolve_config(CONFIGS / "demo.yaml")
+    config = resolve_config(CONFIGS / "demo.yaml")
     return json.loads(json.dumps(config, default=str)) | {"run": "hostile"}
 
 
@@ -235,7 +235,7 @@ def test_a_long_label_cannot_hang_a_claims_pattern(cli, tmp_path, demo_config):
 
 
 def test_a_glob_of_many_stars_over_a_long_label_is_linear():
-    from pipeline.report.scoreboard_inputs import glob_match
+    from pipeline.scoreboard.scoreboard_inputs import glob_match
 
     start = time.monotonic()
     assert not glob_match("*a*a*a*a*a*a*a*a*b", "a" * 200_000)

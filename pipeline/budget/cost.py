@@ -33,7 +33,14 @@ and its steps × the solo floor × the operator ratio measured at its size (:fun
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
+import yaml
+
+# The measured inputs of the model: tokens per example, padding shares, per-step floors (bench/gpu_step.py
+# writes its measurement here), a multiple-choice example's candidates; each value cites its source.
+WORKLOADS = Path(__file__).with_name("workloads.yaml")
 DEFAULT_MFU = 0.40  # BERT pre-training on an H100 with fused attention; Hugging Face run_mlm is near 0.24
 
 
@@ -154,6 +161,12 @@ def gpu_hours(flops: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> floa
     if not 0 < mfu <= 1:
         raise ValueError(f"mfu must be in (0, 1], got {mfu}")
     return flops / (GPUS[gpu].peak_tflops * 1e12 * mfu) / 3600
+
+
+@cache
+def workloads() -> dict:
+    """``workloads.yaml``, read once."""
+    return yaml.safe_load(WORKLOADS.read_text(encoding="utf-8")) or {}
 
 
 def architecture(repo: str) -> Architecture | None:

@@ -23,13 +23,13 @@ a training example costs in ``workloads.yaml``. A record holds:
 - ``choices``: the project's interpretations where a paper is silent or its text and its released
   code differ (the n-gram preset, the masking rule, MiSAD's loss and its choice of w, the span lengths
   and unit, the pooler GLUE / CLUE start from), each with its reason and the alternative
-  (:mod:`pipeline.report.plan_choices`); ``released``: where the authors' released code ran another
+  (:mod:`pipeline.plan.plan_choices`); ``released``: where the authors' released code ran another
   value than the paper states, the launch script of the row's own objective with its values (or that
   none was released), with the source: the configs keep the paper's;
 - ``gpu_hours``: the training of the row's own run (pre-training, Siamese fine-tuning or a BiLSTM),
   and ``downstream.gpu_hours`` its GLUE / CLUE grid: each job the larger of its FLOPs time at
   ``--mfu`` of ``--gpu``'s dense bf16 peak and its steps × a per-step floor
-  (:mod:`pipeline.report.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
+  (:mod:`pipeline.budget.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
   the FLOPs time of the same work, beside it; the ``budget`` sums both over every configured job
   (``flops_total``), also those no published row reads.
 """
@@ -48,24 +48,31 @@ import yaml
 from pipeline import experiments
 from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
+from pipeline.budget import cost
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
+from pipeline.models.spec import hub_repo
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
-from pipeline.report import cost
-from pipeline.report.plan_choices import PlanChoices
-from pipeline.report.plan_costs import PlanCosts, architecture
-from pipeline.report.plan_models import PlanModels, elsewhere, hub_repo, models_markdown
-from pipeline.report.plan_output import budget, markdown, non_finite, optimizer_name
+from pipeline.plan.plan_choices import PlanChoices
+from pipeline.plan.plan_costs import PlanCosts, architecture
+from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
+from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.training_settings import (
     BILSTM_CLASSIFIER_HIDDEN,
     BILSTM_LR_DECAY,
     BILSTM_OPTIMISER,
     RECIPE_OPTIMISERS,
 )
-from pipeline.workflow_config import ConfigError, check, check_unique_keys, coerce
+from pipeline.workflow_config import resolve_config
 
 HERE = Path(__file__).parent
-SCHEMA = HERE.parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+# The files the plan reads: the papers' stated settings (its own), the budget's measured workloads, and the
+# published rows of the tables stage, which the plan relates to runs (read as data, never imported).
+FILES = {
+    "paper_settings.yaml": HERE / "paper_settings.yaml",
+    "workloads.yaml": cost.WORKLOADS,
+    "published.yaml": HERE.parent / "report" / "published.yaml",
+}
 NOT_RECORDED = "not compared: the run records no such setting"
 
 
@@ -79,26 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @cache
 def _yaml(name: str) -> dict:
-    return yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
-
-
-def resolve_config(path: Path) -> dict:
-    """The config as the workflow sees it: checked against the schema, its defaults filled in."""
-    from snakemake.utils import validate
-
-    if not path.is_file():
-        raise InputError(path, "config file not found")
-    try:
-        check_unique_keys([path])
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
-        schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-        coerce(config, schema)
-        check(config, schema)
-        validate(config, str(SCHEMA), set_default=True)
-        experiments.runs(config["pretrain"])
-    except (ConfigError, ValueError) as exc:
-        raise InputError(path, " ".join(str(exc).split())) from None
-    return config
+    return yaml.safe_load(FILES[name].read_text(encoding="utf-8"))
 
 
 class Planner(PlanCosts, PlanChoices, PlanModels):

@@ -1,5 +1,5 @@
-"""The GPU-hours of the plan's jobs (pipeline/report/plan.py): pre-training, BiLSTM and GLUE / CLUE grids,
-each job the larger of its FLOPs time and its steps × a per-step floor (:mod:`pipeline.report.cost`,
+"""The GPU-hours of the plan's jobs (pipeline/plan/plan.py): pre-training, BiLSTM and GLUE / CLUE grids,
+each job the larger of its FLOPs time and its steps × a per-step floor (:mod:`pipeline.budget.cost`,
 ``workloads.yaml``), with the FLOPs time of the same work beside it (:class:`cost.JobCost`).
 
 What a fine-tuning example encodes is counted as classify encodes it (docs/method.md §4): a
@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 
-from pipeline import experiments
+from pipeline import experiments, fused_groups
+from pipeline.backbone_family import shares_layers
+from pipeline.budget import cost
+from pipeline.budget.cost import architecture
+from pipeline.budget.memory import largest_fused_members
 from pipeline.experiments import MISAD_OBJECTIVES
 from pipeline.fused_groups import stack_sizes
-from pipeline.report import classify_fusion, cost
-from pipeline.report.cost import architecture
-from pipeline.report.memory import largest_fused_members
 
 
 def _listed(value) -> list:
@@ -56,7 +57,7 @@ def measured_floors(work: dict) -> dict | None:
 
 
 class PlanCosts:
-    """The cost methods of :class:`pipeline.report.plan.Planner` (its ``config``, ``work``, ``gpu``, ``mfu``)."""
+    """The cost methods of :class:`pipeline.plan.plan.Planner` (its ``config``, ``work``, ``gpu``, ``mfu``)."""
 
     def per_layer_ms(self) -> float:
         """The per-step floor per Transformer layer: bench/gpu_step.py's measurement where it has run on a
@@ -137,22 +138,22 @@ class PlanCosts:
     def fused_group(self, benchmark: str, label: str) -> list[str]:
         """The models whose grid runs train in the same jobs as ``label``'s: with ``classify.fuse`` above 1 and
         ``classify.fuse_checkpoints``, every model of the benchmark that starts from its backbone, as the
-        workflow groups them (:func:`pipeline.report.classify_fusion.checkpoint_groups`), else ``label`` alone."""
+        workflow groups them (:func:`pipeline.fused_groups.checkpoint_groups`), else ``label`` alone."""
         section = self.config["classify"]
         if int(section.get("fuse") or 1) <= 1 or not section.get("fuse_checkpoints"):
             return [label]
         separate = (self.config.get("evaluate") or {}).get("models") or {}
-        groups = classify_fusion.checkpoint_groups(section[benchmark]["models"], self.backbone_names(), separate)
+        groups = fused_groups.checkpoint_groups(section[benchmark]["models"], self.backbone_names(), separate)
         return next((labels for labels in groups.values() if label in labels), [label])
 
     def stack_limit(self, label: str, batch: int, length: int, task: str = "") -> int:
         """The most runs one fused job stacks at ``batch`` examples of ``task`` x ``length``: the workflow's
-        ``--fuse K`` (:func:`pipeline.report.classify_fusion.fused_runs`: ``classify.fuse``, capped by the
+        ``--fuse K`` (:func:`pipeline.fused_groups.fused_runs`: ``classify.fuse``, capped by the
         runs of ``label``'s architecture that fit one GPU, a multiple-choice example one sequence per
         candidate)."""
         name = self.runs[label].backbone if label in self.runs else label
         spec = self.config["models"]["backbones"].get(name, name)
-        return classify_fusion.fused_runs(spec, int(self.config["classify"].get("fuse") or 1), batch, length, task)
+        return fused_groups.fused_runs(spec, int(self.config["classify"].get("fuse") or 1), batch, length, task)
 
     def fused_stacks(self) -> list[dict]:
         """For every backbone the GLUE / CLUE grids fine-tune (issue 41 §2): the runs of one grid setting that
@@ -168,7 +169,7 @@ class PlanCosts:
         for benchmark in ("glue", "clue"):
             by_backbone: dict[str, list[str]] = {}
             for label in (section.get(benchmark) or {}).get("models") or []:
-                backbone = classify_fusion.backbone_of(label, self.backbone_names(), separate)
+                backbone = fused_groups.backbone_of(label, self.backbone_names(), separate)
                 by_backbone.setdefault(backbone or label, []).append(label)
             for backbone, models in by_backbone.items():
                 repo = self.repo_of(models[0])
@@ -178,13 +179,13 @@ class PlanCosts:
                 runs = section["seeds"] * len(self.fused_group(benchmark, models[0]))
                 fits, stacks = {}, {}
                 for task in section[benchmark]["tasks"]:
-                    candidates = classify_fusion.sequences_per_example(task)
+                    candidates = fused_groups.sequences_per_example(task)
                     for length in _listed(section["max_length"].get(task, section["max_length"][benchmark])):
                         for batch in section["batch_sizes"][benchmark]:
                             shape = f"{batch}x{length}" + (
                                 f" ({task}, {candidates} candidates)" if candidates > 1 else ""
                             )
-                            shared = repo.rsplit("/", 1)[-1].startswith("albert")
+                            shared = shares_layers(repo)
                             fits[shape] = largest_fused_members(arch, batch * candidates, length, shared_layers=shared)
                             stacks[shape] = stack_sizes(runs, self.stack_limit(models[0], batch, length, task))
                 found.append(

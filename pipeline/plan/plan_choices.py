@@ -1,4 +1,4 @@
-"""The plan's choices and the released code beside each row (pipeline/report/plan.py): our interpretations
+"""The plan's choices and the released code beside each row (pipeline/plan/plan.py): our interpretations
 where a paper is silent or its text and the authors' code differ, and the values the authors' launch
 scripts ran (paper_settings.yaml ``choices``, ``released``; docs/stages/report.md "The plan")."""
 
@@ -10,7 +10,7 @@ from pipeline.objective_registry import MISAD_SOURCES
 
 
 class PlanChoices:
-    """The choice and released-code methods of :class:`pipeline.report.plan.Planner` (its ``config``,
+    """The choice and released-code methods of :class:`pipeline.plan.plan.Planner` (its ``config``,
     ``paper`` and ``pretrain_choice``)."""
 
     def misad_choice(self, run: experiments.PretrainRun) -> str:

@@ -1,4 +1,4 @@
-"""The reproduction scoreboard (pipeline/report/scoreboard.py): claims judged from a run's tables."""
+"""The reproduction scoreboard (pipeline/scoreboard/scoreboard.py): claims judged from a run's tables."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pipeline.report import scoreboard
+from pipeline.scoreboard import scoreboard
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "report" / "fixtures"
 CONFIGS = Path(__file__).parents[2] / "workflow" / "config"
 
 
@@ -78,9 +78,9 @@ def board(cli, tmp_path):
 def demo_config() -> dict:
     import yaml
 
-    from pipeline.report import plan
+    from pipeline.workflow_config import resolve_config
 
-    config = plan.resolve_config(CONFIGS / "demo.yaml")
+    config = resolve_config(CONFIGS / "demo.yaml")
     return json.loads(json.dumps(config, default=str)) | {
         "run": yaml.safe_load((CONFIGS / "demo.yaml").read_text())["run"]
     }
@@ -170,9 +170,9 @@ def test_plan_mapped_rows_are_compared_with_the_published_numbers(tmp_path):
 
 def test_paper_config_plan_maps_claims_to_its_runs():
     """On paper-en, the plan maps both sides of the headline ULR claim: the verdict would be comparable."""
-    from pipeline.report import plan
+    from pipeline.workflow_config import resolve_config
 
-    config = plan.resolve_config(CONFIGS / "paper-en.yaml")
+    config = resolve_config(CONFIGS / "paper-en.yaml")
     mapped = scoreboard.plan_labels(scoreboard.plan_rows(config))
     assert mapped[("ulr_t2", "ULR-BERT_LARGE", 1)] == "bert-large-uncased+misad"
     assert mapped[("ulr_t2", "BERT_LARGE", 1)] == "bert-large-uncased"
@@ -296,7 +296,7 @@ def test_a_rehearsal_judges_nothing(tmp_path):
     result = judged({"analogy": {"rows": rows}}, {"run": "paper-zh-rehearsal"})
     assert result["rehearsal"] is True and {c["verdict"] for c in result["claims"]} == {"not judged"}
     assert result["claim_counts"]["not judged"] == len(result["claims"]) and result["published_numbers"] == []
-    from pipeline.report import scoreboard_render
+    from pipeline.scoreboard import scoreboard_render
 
     assert "its models are stand-ins" in scoreboard_render.markdown(result)
     # the same tables in a run that is not a rehearsal are judged
@@ -339,7 +339,7 @@ def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_p
 
 
 def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
-    from pipeline.report import scoreboard_items
+    from pipeline.scoreboard import scoreboard_items
 
     high = [np.array([1.0, 1, 1, 0, 1, 1, 1, 1])]  # per-item scores: hits
     low = [np.array([0.0, 0, 0, 1, 0, 0, 0, 0])]

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.experiments import MISAD_OBJECTIVES
-from pipeline.report.plan import Planner, resolve_config
-from pipeline.report.plan_output import markdown
+from pipeline.plan.plan import Planner
+from pipeline.plan.plan_output import markdown
+from pipeline.workflow_config import resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
 

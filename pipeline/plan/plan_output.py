@@ -1,4 +1,4 @@
-"""The plan's outputs (pipeline/report/plan.py): the GPU budget over its jobs and the Markdown table."""
+"""The plan's outputs (pipeline/plan/plan.py): the GPU budget over its jobs and the Markdown table."""
 
 from __future__ import annotations
 
@@ -126,12 +126,12 @@ def markdown(records: list[dict], assumption: str, total: dict | None = None) ->
 def fused_stacks_text(stacks: list[dict]) -> str:
     """The plan's lines on fused fine-tuning (issue 41 §2): per backbone, the runs of a grid setting that
     step together, and per batch x length the most runs one GPU holds as one stacked model and the stack
-    costed (pipeline/report/memory.py, ``largest_fused_members``)."""
+    costed (pipeline/budget/memory.py, ``largest_fused_members``)."""
     lines = [
         (
             "Fused GLUE / CLUE runs (classify.fuse, pipeline/classify/fused_training.py): runs of a grid setting "
             "stacked in one model, at most what one 80 GB GPU holds (weights, gradients, AdamW moments and "
-            "activations per run; pipeline/report/memory.py):"
+            "activations per run; pipeline/budget/memory.py):"
         )
     ]
     for s in stacks:

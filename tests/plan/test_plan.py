@@ -1,4 +1,4 @@
-"""The plan (pipeline/report/plan.py): every published row of the paper configs, against its paper."""
+"""The plan (pipeline/plan/plan.py): every published row of the paper configs, against its paper."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.report.plan import Planner, resolve_config
+from pipeline.plan.plan import Planner
+from pipeline.workflow_config import resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
 PUBLISHED = yaml.safe_load((REPO / "pipeline/report/published.yaml").read_text())
@@ -105,7 +106,7 @@ def test_paper_en_plans_each_papers_pretraining_its_way():
 
 @pytest.mark.parametrize("name", PAPER_CONFIGS)
 def test_no_row_uses_a_model_other_than_its_papers(name):
-    settings = yaml.safe_load((REPO / "pipeline/report/paper_settings.yaml").read_text())["rows"]
+    settings = yaml.safe_load((REPO / "pipeline/plan/paper_settings.yaml").read_text())["rows"]
     for record in plan(name):
         if record["status"] != "planned" or "objective" not in record["settings"]:
             continue
@@ -157,7 +158,7 @@ def test_glue_grid_hours_by_hand():
 
 
 def test_budget_counts_each_job_once():
-    from pipeline.report.plan import budget
+    from pipeline.plan.plan import budget
 
     records = list(plan("paper-en"))
     total = budget(records)
@@ -218,7 +219,7 @@ def test_a_key_a_run_does_not_record_is_a_not_compared_deviation():
 @pytest.mark.parametrize("name", PAPER_CONFIGS)
 def test_paper_settings_hold_quotes_not_our_interpretations(name):
     """ngram_preset and masking are ours (choices, with a reason), never a paper's setting."""
-    settings = yaml.safe_load((REPO / "pipeline/report/paper_settings.yaml").read_text())
+    settings = yaml.safe_load((REPO / "pipeline/plan/paper_settings.yaml").read_text())
     for experiment in settings["experiments"].values():
         assert not {"ngram_preset", "masking", "misad_loss", "span_max_words"} & set(experiment["settings"])
     seen = set()
@@ -259,7 +260,7 @@ def test_each_row_has_its_own_recipe_and_citation():
 
 
 def test_the_released_learning_rate_is_shown_beside_the_papers():
-    """Each row shows its own objective's launch script (tests/report/test_plan_released.py has the rest)."""
+    """Each row shows its own objective's launch script (tests/plan/test_plan_released.py has the rest)."""
     records = {(r["source"], r["row"]): r for r in plan("paper-en")}
     (lr,) = [e for e in records[("ulr_t5", "ULR-BERT")]["released"] if e["key"] == "lr"]
     assert lr["ours"] == lr["paper"] == 5e-5 and lr["released"] == 3e-6
@@ -350,8 +351,8 @@ def test_no_row_of_the_papers_models_waits_for_a_pinned_commit():
 
 def test_the_memory_estimate_splits_a_batch_that_does_not_fit():
     """A job over one 80 GB GPU is split into the fewest micro-batches that fit (grad_accum or gpus)."""
-    from pipeline.report.cost import ARCHITECTURES
-    from pipeline.report.memory import training_memory
+    from pipeline.budget.cost import ARCHITECTURES
+    from pipeline.budget.memory import training_memory
 
     xxlarge = ARCHITECTURES["albert-xxlarge-v2"]
     fits = training_memory(xxlarge, 64, 128, passes=2, shared_layers=True)
@@ -382,7 +383,7 @@ def test_the_plans_bilstm_constants_are_the_bilstm_stages():
 def test_the_markdown_says_why_each_choice_departs_from_the_text():
     """The plan's Markdown gives each interpretation's reason once, so the English vocabulary's length
     deviation from BURT §5.1 (the capped released code's 2.55 words against 4.6) is read, not looked up."""
-    from pipeline.report.plan_output import markdown
+    from pipeline.plan.plan_output import markdown
 
     text = markdown(plan("paper-en"), "test")
     section = text[text.index("Our choices, and why:") :]

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.report import cost
-from pipeline.report.plan import Planner, resolve_config
-from pipeline.report.plan_output import budget, markdown
+from pipeline.budget import cost
+from pipeline.plan.plan import Planner
+from pipeline.plan.plan_output import budget, markdown
+from pipeline.workflow_config import resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
 # bert-base-chinese: 12 x 7,077,888 layer weights + the 21,128 x 768 vocabulary; FLOPs per token at length 256
@@ -190,7 +191,7 @@ def test_the_fused_step_ratio_is_members_times_the_measured_per_member_ratio():
 def test_fused_checkpoints_share_their_group_s_stacks_capped_by_memory():
     """With classify.fuse_checkpoints, a setting's runs are the seeds of every model of one backbone (paper-en:
     10 BERT-base models x 5 seeds); they stack at most classify.fuse or what one GPU holds at the batch
-    (pipeline/report/memory.py), in balanced stacks, and each model is charged its share."""
+    (pipeline/budget/memory.py), in balanced stacks, and each model is charged its share."""
     alone = planner("paper-en", fuse=16, fuse_checkpoints=False)
     together = planner("paper-en", fuse=16, fuse_checkpoints=True)
     assert alone.fused_group("glue", "bert-base-uncased+mlm") == ["bert-base-uncased+mlm"]
