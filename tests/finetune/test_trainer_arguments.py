@@ -45,6 +45,9 @@ MACHINE = {"bf16": GPU, "use_cpu": not GPU, "logging_steps": 1, "disable_tqdm": 
 SCHEDULE = {"lr_scheduler_type": "linear", "optim": "adamw_torch"}
 TWIN_ADAM = {"adam_beta1": 0.9, "adam_beta2": 0.98, "adam_epsilon": 1e-9, "weight_decay": 0.0}
 SBERT_ADAMW = {"adam_beta1": 0.9, "adam_beta2": 0.999, "adam_epsilon": 1e-6, "weight_decay": 0.01}
+# the finetune stage's fields that no case below varies, and those of a run without evaluation
+FINETUNE = {"dataloader_drop_last": True, "dataloader_pin_memory": GPU, "greater_is_better": True}
+NO_EVALUATION = {"eval_strategy": "no", "eval_steps": None, "load_best_model_at_end": False}
 
 
 @pytest.fixture(autouse=True)
@@ -69,18 +72,14 @@ def finetune_cases(model, out):
                 "warmup_steps": 1,
                 "seed": 3,
                 "data_seed": 3,
+                **FINETUNE,
+                **NO_EVALUATION,
                 "report_to": "none",
-                "dataloader_drop_last": True,
                 "dataloader_num_workers": 0,
-                "dataloader_pin_memory": GPU,
                 "save_strategy": "no",
                 "save_steps": 500,
                 "save_total_limit": 1,
-                "eval_strategy": "no",
-                "eval_steps": None,
-                "load_best_model_at_end": False,
                 "metric_for_best_model": None,
-                "greater_is_better": True,
                 "batch_sampler": BatchSamplers.BATCH_SAMPLER,
                 "multi_dataset_batch_sampler": PaperScheduleBatchSampler,
             },
@@ -103,10 +102,9 @@ def finetune_cases(model, out):
                 "warmup_steps": 2,
                 "seed": 1,
                 "data_seed": 1,
+                **FINETUNE,
                 "report_to": ["wandb"],
-                "dataloader_drop_last": True,
                 "dataloader_num_workers": 2,
-                "dataloader_pin_memory": GPU,
                 "save_strategy": "steps",
                 "save_steps": 5,
                 "save_total_limit": 2,
@@ -114,7 +112,6 @@ def finetune_cases(model, out):
                 "eval_steps": 5,
                 "load_best_model_at_end": True,
                 "metric_for_best_model": "eval_stsb-dev_spearman",
-                "greater_is_better": True,
                 "batch_sampler": BatchSamplers.BATCH_SAMPLER,
                 "multi_dataset_batch_sampler": "round_robin",
             },
@@ -132,18 +129,14 @@ def finetune_cases(model, out):
                 "warmup_steps": 0,
                 "seed": 0,
                 "data_seed": 0,
+                **FINETUNE,
+                **NO_EVALUATION,
                 "report_to": "none",
-                "dataloader_drop_last": True,
                 "dataloader_num_workers": 0,
-                "dataloader_pin_memory": GPU,
                 "save_strategy": "steps",
                 "save_steps": 4,
                 "save_total_limit": 1,
-                "eval_strategy": "no",
-                "eval_steps": None,
-                "load_best_model_at_end": False,
                 "metric_for_best_model": None,
-                "greater_is_better": True,
                 "batch_sampler": BatchSamplers.NO_DUPLICATES,
                 "multi_dataset_batch_sampler": "round_robin",
             },
