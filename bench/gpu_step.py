@@ -6,7 +6,8 @@
 Times one optimiser step (forward, backward, gradient clipping, AdamW) of BERT-base and BERT-large from
 their configs (random weights) at batch 8, 16 and 32 x 128 tokens in bf16 autocast: solo (the model and
 ``torch.optim.AdamW`` foreach, as the Trainer steps) and fused at K = 2, 4, 8 (pipeline/classify/fused_training.py,
-time per member-step), each eager and with ``torch.compile(mode="reduce-overhead")`` (CUDA graphs).
+time per member-step; both steps built by bench/bert_stacks.py, as bench/fused_ops.py counts them), each eager
+and with ``torch.compile(mode="reduce-overhead")`` (CUDA graphs).
 Each cell is the median of ``--steps`` steps after ``--warmup`` steps. A cell that runs out of memory is
 recorded as such. ``--write-workloads`` writes the table, with the card's name, into
 pipeline/budget/workloads.yaml as ``step_floor_measured`` (the plan reads its floors from there once it
@@ -27,7 +28,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipeline.classify.fused_training import StackedAdamW, StackedModel, stack_batches
+from bench.bert_stacks import FusedStep, SoloStep, bert, random_batch, stacked_batch
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOADS = REPO / "pipeline" / "budget" / "workloads.yaml"
@@ -36,74 +37,6 @@ MODELS = {  # layers, hidden, heads, intermediate (Devlin et al. 2019, §3)
     "bert-large": (24, 1024, 16, 4096),
 }
 DRY = {"tiny": (2, 32, 2, 128)}
-
-
-def bert(shape, vocab: int):
-    from transformers import BertConfig, BertForSequenceClassification
-
-    layers, hidden, heads, intermediate = shape
-    config = BertConfig(
-        vocab_size=vocab,
-        hidden_size=hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=heads,
-        intermediate_size=intermediate,
-        num_labels=2,
-    )
-    return BertForSequenceClassification(config)
-
-
-def inputs(vocab: int, batch: int, length: int, seed: int, device) -> dict:
-    generator = torch.Generator().manual_seed(seed)
-    ids = torch.randint(5, vocab, (batch, length), generator=generator)
-    return {
-        "input_ids": ids.to(device),
-        "attention_mask": torch.ones_like(ids).to(device),
-        "labels": torch.randint(0, 2, (batch,), generator=generator).to(device),
-    }
-
-
-def solo_step(model, device, compiled: bool):
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.01, foreach=True)
-    model.train()
-
-    def forward_backward(batch):
-        with torch.autocast(device.type, torch.bfloat16):
-            loss = model(**batch).loss
-        loss.backward()
-        return loss
-
-    run = torch.compile(forward_backward, mode="reduce-overhead") if compiled else forward_backward
-
-    def step(batch):
-        loss = run(batch)
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
-        optimiser.step()
-        optimiser.zero_grad(set_to_none=True)
-        return loss
-
-    return step
-
-
-def fused_step(models, device, compiled: bool):
-    stacked = StackedModel(models, "classification")
-    optimiser = StackedAdamW(stacked.params, set(stacked.params), 0.01, 1.0)
-    lrs = torch.full((len(models),), 3e-5, dtype=torch.float64, device=device)
-
-    def forward_backward(batch):
-        losses, _ = stacked.losses(batch, autocast=device.type == "cuda")
-        stacked.backward(losses)
-        return losses
-
-    run = torch.compile(forward_backward, mode="reduce-overhead") if compiled else forward_backward
-
-    def step(batch):
-        losses = run(batch)
-        optimiser.clip()
-        optimiser.step(lrs)
-        return losses
-
-    return step
 
 
 def time_step(step, batch, device, warmup: int, steps: int) -> float:
@@ -137,14 +70,15 @@ def measure(shapes: dict, batches, ks, length: int, device, warmup: int, steps: 
             continue
         try:
             torch.manual_seed(0)
+            # every parameter decayed (one group); the solo step in bf16 autocast on any device, the fused one
+            # on CUDA only (StackedModel's autocast), as this bench has always measured them
             if k == 1:
-                step = solo_step(bert(shape, vocab).to(device), device, compiled)
-                batch = inputs(vocab, batch_size, length, 0, device)
+                step = SoloStep(bert(*shape, vocab).to(device), decay_all=True, autocast=True, compiled=compiled)
+                batch = random_batch(vocab, batch_size, length, 0, device=device)
             else:
-                models = [bert(shape, vocab).to(device) for _ in range(k)]
-                step = fused_step(models, device, compiled)
-                batch = stack_batches([inputs(vocab, batch_size, length, s, "cpu") for s in range(k)], 0)
-                batch = {key: value.to(device) for key, value in batch.items()}
+                models = [bert(*shape, vocab).to(device) for _ in range(k)]
+                step = FusedStep(models, decay_all=True, autocast=device.type == "cuda", compiled=compiled)
+                batch = stacked_batch(k, vocab, batch_size, length, device=device)
             seconds = time_step(step, batch, device, warmup, steps) / k
             rows.append((name, batch_size, k, mode, round(seconds * 1e3, 3)))
         except torch.OutOfMemoryError:

@@ -181,37 +181,25 @@ def evaluators(args):
 
 
 def training_arguments(args, work: Path, total_warmup: int, twin: bool):
+    """The stage's trainer arguments: the recipe's optimiser and the shared settings
+    (:func:`pipeline.finetune.recipes.trainer_arguments`), with the stage's trackers, data loading (full batches,
+    the recipe's batch sampler, the twin schedule), checkpoints and evaluation while training."""
     import torch
-    from sentence_transformers import SentenceTransformerTrainingArguments
     from sentence_transformers.base.sampler import BatchSamplers
 
     from pipeline.finetune.schedule import PaperScheduleBatchSampler
 
-    optimiser = recipes.OPTIMISERS[args.recipe]
     evaluate = args.eval_steps > 0
     save_steps = args.eval_steps if evaluate else args.save_every
-    return SentenceTransformerTrainingArguments(
-        output_dir=str(work),
+    return recipes.trainer_arguments(
+        work,
+        recipes.OPTIMISERS[args.recipe],
         max_steps=args.max_steps,
-        per_device_train_batch_size=args.batch_size,
-        learning_rate=args.lr,
+        batch_size=args.batch_size,
+        lr=args.lr,
         warmup_steps=total_warmup,
-        lr_scheduler_type="linear",
-        optim="adamw_torch",
-        adam_beta1=optimiser.betas[0],
-        adam_beta2=optimiser.betas[1],
-        adam_epsilon=optimiser.eps,
-        weight_decay=optimiser.weight_decay,  # the Trainer exempts biases and LayerNorm weights
-        max_grad_norm=1.0,
         seed=args.seed,
-        data_seed=args.seed,
-        bf16=torch.cuda.is_available(),
-        # without a GPU, only use_cpu makes the Trainer join torchrun's process group (gloo): else each
-        # process trained alone and both rotated the same checkpoints (found by the paper-en rehearsal)
-        use_cpu=not torch.cuda.is_available(),
-        logging_steps=1,
         report_to=tracking.trainer_report_to(args) or "none",  # live curves (pipeline/tracking.py)
-        disable_tqdm=True,
         dataloader_drop_last=True,
         dataloader_num_workers=args.num_workers,
         dataloader_pin_memory=torch.cuda.is_available(),

@@ -40,7 +40,7 @@ from pipeline import arguments, provenance
 from pipeline.atomic import check_file_target, write_json
 from pipeline.errors import InputError
 from pipeline.finetune import encoder
-from pipeline.finetune.recipes import CONCATENATIONS
+from pipeline.finetune.recipes import CONCATENATIONS, trainer_arguments
 from pipeline.models.pooling import POOLINGS
 from pipeline.tasks import semeval5a
 from pipeline.tasks.data_root import DataRoot
@@ -87,9 +87,8 @@ def steps_of(pairs: int, batch_size: int, epochs: float) -> int:
 
 def fine_tune(args: argparse.Namespace, train: semeval5a.Instances, work: Path):
     """The encoder and its softmax head trained together on the training pairs; (model, loss, history)."""
-    import torch
     from datasets import Dataset
-    from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    from sentence_transformers import SentenceTransformerTrainer
     from sentence_transformers.sentence_transformer.losses import SoftmaxLoss
     from transformers.trainer_utils import set_seed
 
@@ -106,27 +105,16 @@ def fine_tune(args: argparse.Namespace, train: semeval5a.Instances, work: Path):
         concatenation_sent_multiplication=product,
     )
     steps = args.max_steps or steps_of(len(labels), args.batch_size, args.epochs)
-    settings = SentenceTransformerTrainingArguments(
-        output_dir=str(work),
+    settings = trainer_arguments(
+        work,
+        OPTIMISER,
         max_steps=steps,
-        per_device_train_batch_size=args.batch_size,
-        learning_rate=args.lr,
+        batch_size=args.batch_size,
+        lr=args.lr,
         warmup_steps=math.ceil(args.warmup * steps),
-        lr_scheduler_type="linear",
-        optim="adamw_torch",
-        adam_beta1=OPTIMISER.betas[0],
-        adam_beta2=OPTIMISER.betas[1],
-        adam_epsilon=OPTIMISER.eps,
-        weight_decay=OPTIMISER.weight_decay,
-        max_grad_norm=1.0,
         seed=args.seed,
-        data_seed=args.seed,
-        bf16=torch.cuda.is_available(),
-        use_cpu=not torch.cuda.is_available(),
-        logging_steps=1,
         report_to="none",
-        disable_tqdm=True,
-        save_strategy="no",
+        save_strategy="no",  # the last step is kept: no dev set to select on
         dataloader_drop_last=False,
     )
     data = Dataset.from_dict({"sentence1": list(bigrams), "sentence2": list(words), "label": labels.tolist()})

@@ -20,12 +20,14 @@ Reimers & Gurevych 2019 §3.1 state as "Adam optimizer with learning rate 2e-5, 
 learning rate warm-up over 10% of the training data" and whose released code
 (sentence-transformers' ``SentenceTransformer.fit``, the version of the paper) runs as AdamW with
 β (0.9, 0.999), ε 1e-6 and weight decay 0.01 (not on biases and LayerNorm weights), gradient
-clipping at 1. ``nli-mnrl``, beyond the papers, keeps the twin recipe's.
+clipping at 1. ``nli-mnrl``, beyond the papers, keeps the twin recipe's. :func:`trainer_arguments` puts an
+optimiser into the trainer arguments that both fine-tuning stages (``finetune``, ``finetune-semeval``) train under.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 
@@ -33,7 +35,7 @@ from pipeline.errors import InputError
 from pipeline.finetune.ppdb import PPDBPair
 from pipeline.finetune.ppdb_tasks import PI_LABELS, PTC_CLASSES, pairwise_text_classification, paraphrase_identification
 from pipeline.tasks.nli import LABELS, NLIPairs
-from pipeline.training_settings import RECIPE_OPTIMISERS
+from pipeline.training_settings import RECIPE_OPTIMISERS, Optimiser
 
 RECIPES = ("twin", "sbert-nli", "nli-mnrl")
 OBJECTIVES = ("nli", "nli+pi", "nli+ptc", "nli+pi+ptc")
@@ -52,6 +54,54 @@ NUM_LABELS = {"nli": len(LABELS), "pi": len(PI_LABELS), "ptc": len(PTC_CLASSES)}
 
 # each recipe's optimiser (the module docstring); the plan reads the same table
 OPTIMISERS = RECIPE_OPTIMISERS
+
+
+def trainer_arguments(
+    work: Path,
+    optimiser: Optimiser,
+    max_steps: int,
+    batch_size: int,
+    lr: float,
+    warmup_steps: int,
+    seed: int,
+    **settings,
+):
+    """sentence-transformers' training arguments of a fine-tuning run whose trainer works in ``work``.
+
+    What every fine-tuning run here shares: ``optimiser`` (a recipe's, :data:`OPTIMISERS`) as torch's AdamW,
+    ``lr`` warmed up linearly over ``warmup_steps`` then decayed linearly to 0 after ``max_steps`` steps of
+    ``batch_size``, gradient clipping at 1.0, ``seed`` for the heads and the data order, bf16 autocast on a GPU
+    (the CPU otherwise), the loss logged every step and no progress bar. ``settings``: the run's own arguments
+    (trackers, data loading, checkpoints, evaluation). Used by both fine-tuning stages, ``finetune``
+    (:func:`pipeline.finetune.finetune.training_arguments`) and ``finetune-semeval``
+    (:func:`pipeline.finetune.finetune_semeval.fine_tune`)."""
+    import torch
+    from sentence_transformers import SentenceTransformerTrainingArguments
+
+    gpu = torch.cuda.is_available()
+    return SentenceTransformerTrainingArguments(
+        output_dir=str(work),
+        max_steps=max_steps,
+        per_device_train_batch_size=batch_size,
+        learning_rate=lr,
+        warmup_steps=warmup_steps,
+        lr_scheduler_type="linear",
+        optim="adamw_torch",
+        adam_beta1=optimiser.betas[0],
+        adam_beta2=optimiser.betas[1],
+        adam_epsilon=optimiser.eps,
+        weight_decay=optimiser.weight_decay,  # the Trainer exempts biases and LayerNorm weights
+        max_grad_norm=1.0,
+        seed=seed,
+        data_seed=seed,
+        bf16=gpu,
+        # without a GPU, only use_cpu makes the Trainer join torchrun's process group (gloo): else each
+        # process trained alone and both rotated the same checkpoints (found by the paper-en rehearsal)
+        use_cpu=not gpu,
+        logging_steps=1,
+        disable_tqdm=True,
+        **settings,
+    )
 
 
 def tasks_of(recipe: str, objectives: str) -> list[str]:
