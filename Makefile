@@ -48,8 +48,10 @@ install: $(VENV)/.installed $(BIN)/lmplz
 demo: install
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
 
+# Two workers (pytest-xdist), each test file whole on one of them: a file's module fixtures are built once,
+# and its tests keep their order.
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # The sample's classification with a budget that shows learning (workflow/config/sample-learning.yaml:
 # SST-2 and MRPC, full passes at the papers' lr; about 90 minutes on 2 cores; needs the data root).

@@ -32,7 +32,14 @@ for name in slurm.conf gres.conf; do
     if [[ -e $CONF_DIR/$name ]]; then mv "$CONF_DIR/$name" "$WORK/saved/$name"; fi
 done
 PIDS=()
+LOCAL_PID=
 stop_cluster() {
+    # the local demo, where the script stops while it runs in the background: SIGTERM, which Snakemake
+    # answers by stopping its jobs and releasing its lock, before its log and the daemons go
+    if [[ -n $LOCAL_PID ]] && kill -0 "$LOCAL_PID" 2>/dev/null; then
+        kill "$LOCAL_PID" 2>/dev/null || true
+        wait "$LOCAL_PID" 2>/dev/null || true
+    fi
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${PIDS[@]}"; do while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done; done
     for name in slurm.conf gres.conf; do
@@ -111,9 +118,13 @@ CLUSTER=slurm-ci-cluster
 rm -rf "results/$CLUSTER"
 # The local run to compare with; SLURM_CI_KEEP_LOCAL=1 keeps it between runs (while debugging).
 [[ ${SLURM_CI_KEEP_LOCAL:-0} == 1 ]] || rm -rf "results/$LOCAL"
+# The local run goes on in the background while the cluster run waits on sbatch and squeue (most of
+# its time): the two runs write disjoint outputs (results/<run>), so Snakemake's locks let them run
+# side by side in one working directory. Its log goes to a file of its own, shown when it ends.
 local_started=$(date +%s)
-snakemake --workflow-profile workflow/profiles/default --cores 2 --config run=$LOCAL --quiet rules
-local_seconds=$(( $(date +%s) - local_started ))
+snakemake --workflow-profile workflow/profiles/default --cores 2 --config run=$LOCAL --quiet rules \
+    > "$WORK/local.log" 2>&1 &
+LOCAL_PID=$!
 
 cluster_started=$(date +%s)
 snakemake --profile workflow/profiles/slurm --config run=$CLUSTER --quiet rules --verbose \
@@ -122,7 +133,22 @@ snakemake --profile workflow/profiles/slurm --config run=$CLUSTER --quiet rules 
     || { tail -n 80 "$WORK/snakemake.log"; tail -n 30 "$WORK/slurmctld.log"; exit 1; }
 cluster_seconds=$(( $(date +%s) - cluster_started ))
 
+# `wait PID` gives the local run's exit status (a failed `wait` would end the script under set -e
+# before the log is shown, hence the `||`); the EXIT trap no longer has a job to stop after it.
+local_status=0
+wait "$LOCAL_PID" || local_status=$?
+LOCAL_PID=
+# its own time: until its log was last written (it may well have ended before the cluster run)
+local_seconds=$(( $(stat -c %Y "$WORK/local.log") - local_started ))
+echo "local demo (run $LOCAL):"
+cat "$WORK/local.log"
+if (( local_status != 0 )); then
+    echo "the local demo failed (exit $local_status)" >&2
+    exit 1
+fi
+
 python .ci/compare_runs.py "results/$LOCAL" "results/$CLUSTER" "$WORK/snakemake.log"
 rm -rf "results/$CLUSTER"
 [[ ${SLURM_CI_KEEP_LOCAL:-0} == 1 ]] || rm -rf "results/$LOCAL"
-echo "SLURM CI: local demo ${local_seconds} s, cluster demo ${cluster_seconds} s, total $(( $(date +%s) - started )) s"
+echo "SLURM CI: local demo ${local_seconds} s, cluster demo ${cluster_seconds} s (side by side)," \
+    "total $(( $(date +%s) - started )) s"

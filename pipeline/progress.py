@@ -15,7 +15,8 @@ import sys
 import time
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """``seconds`` as ``1h02m03s``, or ``2m03s`` under an hour."""
     seconds = int(seconds)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
@@ -70,12 +71,12 @@ class Progress:
 
     def line(self, now: float | None = None) -> str:
         elapsed = max((now or time.monotonic()) - self.start, 1e-9)
-        text = f"{self.count:,} {self.what} in {_duration(elapsed)} ({self.count / elapsed:,.1f}/s)"
+        text = f"{self.count:,} {self.what} in {duration(elapsed)} ({self.count / elapsed:,.1f}/s)"
         if self.total:
             fraction = min(self.position / self.total, 1.0)
             text += f", {100 * fraction:.1f}%"
             if 0 < fraction < 1:
-                text += f", ETA {_duration(elapsed * (1 - fraction) / fraction)}"
+                text += f", ETA {duration(elapsed * (1 - fraction) / fraction)}"
         if self.info:
             text += ", " + ", ".join(
                 f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"

@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -38,6 +39,7 @@ from pipeline import provenance
 from pipeline.arguments import THREADS
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
+from pipeline.progress import duration
 from pipeline.rehearsal import coverage
 from pipeline.rehearsal.mirror import MARKER as MIRROR_MARKER
 
@@ -47,6 +49,8 @@ REPO = Path(__file__).resolve().parents[2]
 EVALUATION_LINES = 200
 MARKER = ".rehearsal-work"  # marks a work folder this stage made (and may delete on the next rehearsal)
 STOP_GRACE_SECONDS = 60  # Snakemake's time to stop its jobs and release its lock before it is killed
+PROGRESS_SECONDS = 30  # at most one progress line this often while Snakemake runs (a paper-en run: 30 min)
+WATCH_SECONDS = 1.0  # how often a watched Snakemake's wait asks its watcher (which reads the log when due)
 
 
 class Stopped(BaseException):
@@ -117,9 +121,16 @@ def _stopped_by_signals():
             signal.signal(sig, handler)
 
 
-def _snakemake(command: list[str], log_path: Path, env: dict | None = None, cwd: Path = REPO) -> int:
+def _snakemake(
+    command: list[str],
+    log_path: Path,
+    env: dict | None = None,
+    cwd: Path = REPO,
+    watch: Callable[[], object] | None = None,
+) -> int:
     """Run ``command`` (Snakemake) in its own process group, its output to ``log_path``; its exit status.
 
+    ``watch`` (a :class:`RunProgress`'s ``check``) is called about every :data:`WATCH_SECONDS` while it runs.
     Interrupted (:class:`Stopped`, or any error here), the whole group is stopped: SIGTERM first, which
     Snakemake answers by stopping its jobs and releasing ``.snakemake/locks``, then SIGKILL after
     :data:`STOP_GRACE_SECONDS`, and ``snakemake --unlock`` where it had to be killed."""
@@ -128,6 +139,13 @@ def _snakemake(command: list[str], log_path: Path, env: dict | None = None, cwd:
             command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
         )
         try:
+            # the watcher runs here, in the main thread, between waits: no thread to stop, and a signal
+            # that arrives while it reads the log unwinds through the same except clause as one in wait()
+            while watch is not None:
+                try:
+                    return child.wait(timeout=WATCH_SECONDS)
+                except subprocess.TimeoutExpired:
+                    watch()
             return child.wait()
         except BaseException:
             _stop_group(child, command, cwd, env)
@@ -175,12 +193,73 @@ def _sentences(data_root: Path, lang: str, limit: int = 3000) -> list[str]:
     return texts[:limit]
 
 
-def _listing(configfile: Path, extra: list[str], log_path: Path, env: dict | None = None, dry: bool = True) -> int:
+def _listing(
+    configfile: Path,
+    extra: list[str],
+    log_path: Path,
+    env: dict | None = None,
+    dry: bool = True,
+    watch: Callable[[], object] | None = None,
+) -> int:
     """snakemake -p (dry or real) on a config, its listing written to ``log_path``; the exit status."""
     command = [sys.executable, "-m", "snakemake", "-p", "--configfile", str(configfile), *extra]
     if dry:
         command += ["-n", "--cores", "1"]
-    return _snakemake(command, log_path, env)
+    return _snakemake(command, log_path, env, watch=watch)
+
+
+class RunProgress:
+    """Progress lines of a running rehearsal, read from Snakemake's log as it grows: jobs finished
+    (:func:`coverage.finished_jobs`) of those its dry run planned, their rate and an ETA, e.g.
+    ``paper-en-rehearsal: 212 of 528 jobs (40%), 0.25 jobs/s, ETA 21m12s``.
+
+    :meth:`check` reads the log at most every ``interval`` seconds and logs a line only when the count
+    changed since the last line; ``clock`` is :func:`time.monotonic` but in tests."""
+
+    def __init__(
+        self,
+        name: str,
+        log_path: Path,
+        total: int,
+        interval: float = PROGRESS_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.name = name
+        self.log_path = log_path
+        self.total = total
+        self.interval = interval
+        self.clock = clock
+        self.start = self._read_at = clock()
+        self.done = 0
+
+    def check(self) -> str | None:
+        """The progress line logged now, or None (not due yet, the log unreadable, or no job finished since)."""
+        now = self.clock()
+        if now - self._read_at < self.interval:
+            return None
+        self._read_at = now
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:  # not there yet: the progress lines are a courtesy, never a reason to stop the run
+            return None
+        done = len(coverage.finished_jobs(text))
+        if done == self.done:
+            return None
+        self.done = done
+        line = self.line(done, now - self.start)
+        log.info(line)
+        return line
+
+    def line(self, done: int, elapsed: float) -> str:
+        """``NAME: DONE of TOTAL jobs (P%), R jobs/s, ETA T``; no ETA before the first job or after the last."""
+        rate = done / elapsed if elapsed > 0 else 0.0
+        text = f"{self.name}: {done} of {self.total} jobs"
+        if self.total:
+            text += f" ({100 * done / self.total:.0f}%)"
+        text += f", {rate:.2f} jobs/s"
+        if rate > 0 and done < self.total:
+            text += f", ETA {duration((self.total - done) / rate)}"
+        return text
 
 
 def _link_data(data_root: Path, target: Path, downloads: set[str]) -> int:
@@ -265,7 +344,8 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         planned = work / "rehearsal-dry-run.txt"
         if _listing(configfile, [], planned) != 0:
             raise InputError(configfile, f"its dry run failed: {planned}")
-        downloads = {job.wildcards["download"] for job in coverage.jobs(planned.read_text()) if job.rule == "download"}
+        planned_jobs = coverage.jobs(planned.read_text())
+        downloads = {job.wildcards["download"] for job in planned_jobs if job.rule == "download"}
         linked = _link_data(data_root, work / "data", downloads)
         log.info("%s: %d downloads from the mirror, %d data files linked", name, len(downloads), linked)
 
@@ -275,6 +355,7 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         for offline in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # either one keeps huggingface_hub offline
             env.pop(offline, None)
         snakemake_log = work / "snakemake.log"
+        progress = RunProgress(name, snakemake_log, len(planned_jobs))
         run_started = time.monotonic()
         exit_status = _listing(
             configfile,
@@ -292,6 +373,7 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
             snakemake_log,
             env=env,
             dry=False,
+            watch=progress.check,
         )
         run_seconds = time.monotonic() - run_started
 
@@ -304,7 +386,7 @@ def _rehearse(paper_path: Path, paper: dict, name: str, work: Path, data_root: P
         "snakemake_exit": exit_status,
         "jobs_executed": len(coverage.finished_jobs(executed)),
         "jobs_started": len(coverage.jobs(executed)),
-        "jobs_planned": len(coverage.jobs(planned.read_text())),
+        "jobs_planned": len(planned_jobs),
         "jobs_in_paper_run": len(coverage.jobs(paper_listing.read_text())),
         "snakemake_seconds": round(run_seconds, 1),
         "wall_seconds": round(time.monotonic() - started, 1),

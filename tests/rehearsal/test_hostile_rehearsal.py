@@ -155,9 +155,12 @@ from pipeline.rehearsal import rehearsal
 
 work = Path(sys.argv[1])
 command = [sys.executable, "-m", "snakemake", "-s", str(work / "Snakefile"), "--cores", "1", "-d", str(work)]
+# watched, as the rehearsal's own run is: the signal may arrive while the watcher reads the log
+progress = rehearsal.RunProgress("stopped", work / "snakemake.log", total=1, interval=0.2)
+rehearsal.WATCH_SECONDS = 0.1
 with rehearsal._stopped_by_signals():
     try:
-        rehearsal._snakemake(command, work / "snakemake.log", cwd=work)
+        rehearsal._snakemake(command, work / "snakemake.log", cwd=work, watch=progress.check)
     except rehearsal.Stopped as stop:
         raise SystemExit(128 + stop.signum)
 """
