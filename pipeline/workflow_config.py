@@ -321,10 +321,21 @@ def write_run_config(config: dict, out: str, log: str) -> None:
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def resolve_config(path: Path) -> dict:
-    """The config as the workflow sees it: checked against the schema, its defaults filled in."""
+def against_schema(config: dict) -> dict:
+    """``config`` checked as the workflow checks it (:func:`coerce`, :func:`check`, then Snakemake's
+    ``validate``), its defaults filled in, in place; raises :class:`ConfigError`, ``ValueError`` or
+    Snakemake's ``WorkflowError``."""
     from snakemake.utils import validate
 
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    coerce(config, schema)
+    check(config, schema)
+    validate(config, str(SCHEMA), set_default=True)
+    return config
+
+
+def resolve_config(path: Path) -> dict:
+    """The config as the workflow sees it: checked against the schema, its defaults filled in."""
     from pipeline import experiments
     from pipeline.errors import InputError
 
@@ -332,11 +343,7 @@ def resolve_config(path: Path) -> dict:
         raise InputError(path, "config file not found")
     try:
         check_unique_keys([path])
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
-        schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-        coerce(config, schema)
-        check(config, schema)
-        validate(config, str(SCHEMA), set_default=True)
+        config = against_schema(yaml.safe_load(path.read_text(encoding="utf-8")))
         experiments.runs(config["pretrain"])
     except (ConfigError, ValueError) as exc:
         raise InputError(path, " ".join(str(exc).split())) from None

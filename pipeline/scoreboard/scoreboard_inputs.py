@@ -290,18 +290,14 @@ def read_config(path: Path) -> dict:
     """The run's config (a JSON file the workflow writes), checked against the config schema as the
     workflow checks it, so that the plan is made only from a config the workflow would run."""
     from snakemake.exceptions import WorkflowError
-    from snakemake.utils import validate
 
-    from pipeline.workflow_config import SCHEMA, ConfigError, check, coerce
+    from pipeline.workflow_config import ConfigError, against_schema
 
     config = _load_json(path, "a config")
     if not isinstance(config, dict):
         raise InputError(path, f"not a config: expected a JSON object, found {_kind(config)}")
     try:
-        schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-        coerce(config, schema)
-        check(config, schema)
-        validate(config, str(SCHEMA), set_default=True)
+        against_schema(config)
     except (ConfigError, ValueError, WorkflowError) as exc:  # WorkflowError: a schema miss, from validate
         raise InputError(path, " ".join(str(exc).split())[:300]) from None
     return config
