@@ -176,6 +176,7 @@ class PlanCosts:
                 arch = architecture(repo)
                 if arch is None:
                     continue
+                shared = shares_layers(repo)
                 runs = section["seeds"] * len(self.fused_group(benchmark, models[0]))
                 fits, stacks = {}, {}
                 for task in section[benchmark]["tasks"]:
@@ -185,7 +186,6 @@ class PlanCosts:
                             shape = f"{batch}x{length}" + (
                                 f" ({task}, {candidates} candidates)" if candidates > 1 else ""
                             )
-                            shared = shares_layers(repo)
                             fits[shape] = largest_fused_members(arch, batch * candidates, length, shared_layers=shared)
                             stacks[shape] = stack_sizes(runs, self.stack_limit(models[0], batch, length, task))
                 found.append(
