@@ -1,5 +1,6 @@
 """Every pattern of the markup converters stays linear on adversarial input (docs/behaviour.md,
-"Pathological pages"): time at 4x the size must stay under 6x the time at 1x.
+"Pathological pages"): time at 4x the size must stay under 8x the time at 1x, the geometric midpoint
+between linear (4x) and quadratic (16x) growth.
 
 One case per construct of :mod:`pipeline.corpus.wikitext` (comments, dropped elements, templates,
 tables, links, the pipe trick, external links, quotes, tags, entities, magic words, headings,
@@ -8,7 +9,10 @@ Chinese sentence splitter: each repeats the construct unclosed, half-closed or n
 that make a backtracking pattern rescan the rest of the page. The size is grown until one
 conversion takes :data:`MIN_SECONDS` of CPU time (or reaches :data:`MAX_CHARS`), so quadratic code
 fails fast (at 4x it takes 16x) instead of running for minutes; CPU time, the best of three with
-the collector off, keeps the ratio steady on a busy machine.
+the collector off, keeps the ratio steady on a busy machine. A linear converter still crosses 6x
+now and then when the larger page falls out of a cache (a CI run measured 6.0x on a 4.0x construct),
+so a ratio over 8x is looked at once more at 16x the size, where linear code stays near 16x and
+quadratic code takes 256x, before the test fails.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from pipeline.corpus import cleaning, sentences, variants
 from pipeline.corpus.wikitext import MarkupRules, to_plain_text
 
 MIN_SECONDS = 0.01
-MAX_RATIO = 6.0
+MAX_RATIO = 8.0  # at 4x the size; sqrt(4 * 16)
+CONFIRM_RATIO = 40.0  # at 16x the size; sqrt(16 * 256)
 MAX_CHARS = 1 << 18  # the size stops growing here; a faster construct is timed over several conversions
 
 RULES = MarkupRules()
@@ -141,9 +146,12 @@ def test_growth_is_linear(name):
             break
         small = min(small, _cpu_seconds(convert, one, 3, loops))
         large = min(large, _cpu_seconds(convert, four, 2, loops))
-    assert large < MAX_RATIO * small, (
+    if large < MAX_RATIO * small:
+        return
+    huge = _cpu_seconds(convert, make(16 * n), 2, loops)
+    assert huge < CONFIRM_RATIO * small, (
         f"{name}: {len(one):,} chars take {small * 1000 / loops:.2f} ms, 4x as many {large * 1000 / loops:.2f} ms "
-        f"({large / small:.1f}x): super-linear"
+        f"({large / small:.1f}x), 16x as many {huge * 1000 / loops:.2f} ms ({huge / small:.1f}x): super-linear"
     )
 
 
