@@ -144,17 +144,29 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
         if run.objective in MISAD_OBJECTIVES:
             settings["misad_loss"] = self.pretrain_choice(run, "misad_loss")
             settings["misad_choice"] = self.misad_choice(run)
+        if run.backbone in config["models"].get("generators", {}):  # an ELECTRA discriminator (models.generators)
+            settings["mlm_term"] = "the generator's MLM + 50 × replaced-token detection (ELECTRA §2)" + (
+                "; w scored by the generator's MLM head"
+                if run.objective == "misad" and self.pretrain_choice(run, "misad_choice") == "mlm-score"
+                else ""
+            )
         if run.objective in SPAN_OBJECTIVES:
             settings["span_max_words"] = self.pretrain_choice(run, "span_max_words")
             settings["span_unit"] = f"whole words, 1-{settings['span_max_words']} (SpanBERT's unit)"
         return settings
 
-    def preset_text(self, objective: str) -> str:
-        """The n-gram preset an objective reads, with the knobs it runs in the pre-training language
+    def preset_knobs(self, objective: str) -> tuple[str, dict]:
+        """The n-gram preset an objective reads and the knobs it runs in the pre-training language
         (pipeline/ngram_presets.py; the config's ngrams keys, where set, override them)."""
         ngrams = self.config["ngrams"]
         preset = experiments.ngram_preset(ngrams, objective)
-        knobs = presets.knobs(preset, self.config["pretrain"]["language"], {k: ngrams.get(k) for k in presets.KNOBS})
+        given = {k: ngrams.get(k) for k in presets.KNOBS}
+        return preset, presets.knobs(preset, self.config["pretrain"]["language"], given)
+
+    def preset_text(self, objective: str) -> str:
+        """The n-gram preset an objective reads, with the knobs it runs (:meth:`preset_knobs`)."""
+        ngrams = self.config["ngrams"]
+        preset, knobs = self.preset_knobs(objective)
         return presets.describe(
             preset,
             self.config["pretrain"]["language"],
@@ -162,6 +174,39 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
             bool(ngrams.get("lowercase")),
             ngrams.get("entities", True),
         )
+
+    def ngram_deviations(self, objective: str) -> list[dict]:
+        """The short-document rules the objective's n-gram preset applies, each a deviation from the papers'
+        "top 3000 n-grams for each document" and one threshold (BURT §3.1, §5.1; ULR-BERT §4) and from the
+        released pmi.py, with the switch that restores them (paper_settings.yaml ``short_documents``)."""
+        if objective not in NGRAM_OBJECTIVES:
+            return []
+        _, knobs = self.preset_knobs(objective)
+        lang = self.config["pretrain"]["language"]
+        unit = "word" if lang == "en" else "character"
+        ours = {}
+        if knobs.get("top_k_per_token") is not None:
+            ours["top_k_per_token"] = (
+                f"K = min({knobs['top_k']}, ⌈{knobs['top_k_per_token']:g} × the document's {unit}s⌉)"
+                if knobs.get("top_k_full_tokens") is None  # else the ramp's words (ngram_presets.py)
+                else presets.short_document_text({**knobs, "threshold_tokens": None}, lang)
+            )
+        if knobs.get("threshold_tokens") is not None and knobs.get("threshold") is not None:
+            t0 = knobs["threshold_tokens"]
+            ours["threshold_tokens"] = (
+                f"threshold {knobs['threshold']:g} × log T / log {t0:g} on a document of T < {t0:g} {unit}s"
+            )
+        rules = self.paper["short_documents"]
+        return [
+            {
+                "key": rules[knob]["key"],
+                "ours": text,
+                "paper": " ".join(rules[knob]["paper"].split()),
+                "why": " ".join(rules[knob]["why"].split()),
+                "switch": rules[knob]["switch"],
+            }
+            for knob, text in ours.items()
+        ]
 
     def pretrain_choice(self, run: experiments.PretrainRun, key: str):
         """A setting of the run's experiment (or the pretrain section's); "not set" where neither has it."""
@@ -239,6 +284,20 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
                 out.append({**record, **made})
         return out
 
+    def unreproduced_tables(self) -> list[dict]:
+        """The tables no run can make (paper_settings.yaml ``not_reproduced``), as records of their own."""
+        papers = _yaml("published.yaml")["papers"]
+        return [
+            {
+                "paper": papers[entry["paper"]]["short"],
+                "table": entry["table"],
+                "row": "(every row)",
+                "status": "not reproduced",
+                "reason": " ".join(entry["reason"].split()),
+            }
+            for entry in self.paper.get("not_reproduced", [])
+        ]
+
     def source_deviations(self, spec: dict) -> list[dict]:
         """What differs for every planned row of a table: where it is scored (a paper's test server against
         our dev), and its data (paper_settings.yaml rows: ``scored_on``, ``data``)."""
@@ -300,6 +359,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
             if job is not None and generator is not None:  # ELECTRA: its generator trains beside it
                 job = job + generator
             record = self.planned(run.label, target, settings, experiment, job, run.objective)
+            record["deviations"] += self.ngram_deviations(run.objective)
             passes = 1 + (self.work["misad"]["extra_train_passes"] if run.objective in MISAD_OBJECTIVES else 0)
             record["memory"] = self.memory(settings["backbone"], settings["batch_size"], settings["max_length"], passes)
             down = self.downstream(source, run.label)
@@ -308,6 +368,16 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
                 glue_pooler = self.glue_pooler(run)
                 record["settings"]["glue_pooler"] = glue_pooler
                 record["choices"] = self.choices(record["settings"])
+                lost = self.paper.get("export", {}).get(run.objective)
+                if lost:  # what its export discards that the released code keeps (NSP / SOP's pair head)
+                    record["deviations"].append(
+                        {
+                            "key": lost["key"],
+                            "ours": glue_pooler,
+                            "paper": " ".join(lost["paper"].split()),
+                            "why": " ".join(lost["why"].split()),
+                        }
+                    )
             return {**record, **down}
         if "finetune" in made_by:
             return self.finetune_record(made_by, made_by.get("experiment", source["experiment"]))
@@ -336,12 +406,20 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
 
     def bilstm_record(self, pooling: str, size: int, experiment: str) -> dict:
         """A BiLSTM encoder of paper 004 (the bilstm stage: one model per pooling x units per direction)."""
-        section = self.config["bilstm"]
         label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
-        if pooling not in section["poolings"] or size not in section["sizes"]:
+        if (pooling, size) not in self.bilstm_models():
             return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
         settings = self.bilstm_settings(size)
         return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, self.bilstm_cost(settings))
+
+    def bilstm_models(self) -> list[tuple[str, int]]:
+        """(pooling, units per direction) of every BiLSTM the config trains: poolings x sizes, then ``extra``
+        (workflow/rules/functions/bilstm.smk BILSTM_MODELS)."""
+        section = self.config.get("bilstm") or {}
+        grid = [(pooling, size) for pooling in section.get("poolings", []) for size in section.get("sizes", [])]
+        return grid + [
+            (m["pooling"], m["size"]) for m in section.get("extra", []) if (m["pooling"], m["size"]) not in grid
+        ]
 
     def bilstm_settings(self, size: int) -> dict:
         """A BiLSTM encoder's settings at ``size`` units per direction: the bilstm stage's fixed schedule
@@ -461,6 +539,7 @@ def run(args: argparse.Namespace) -> None:
         "config": str(args.configfile),
         "assumption": assumption,
         "rows": records,
+        "not_reproduced": planner.unreproduced_tables(),
         "budget": total,
         "commits": commits,
     }
@@ -470,7 +549,7 @@ def run(args: argparse.Namespace) -> None:
     if args.format == "json":
         text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     else:
-        text = markdown(records, assumption, total) + models_markdown(commits, records)
+        text = markdown(records + document["not_reproduced"], assumption, total) + models_markdown(commits, records)
     if args.out:
         from pipeline.atomic import AtomicFiles
 

@@ -5,8 +5,14 @@ scripts ran (paper_settings.yaml ``choices``, ``released``; docs/stages/report.m
 from __future__ import annotations
 
 from pipeline import experiments
-from pipeline.experiments import MISAD_OBJECTIVES
+from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.objective_registry import MISAD_SOURCES
+
+# The pooler values the architecture or the objective decides (paper_settings.yaml choices.glue_pooler.values):
+# ELECTRA has none (ElectraForSequenceClassification's head starts fresh); NSP / SOP train a pair head of
+# BERT's pooler shape that export discards (pipeline/pretrain/pretrain.py saves the encoder).
+ELECTRA_POOLER = "none: ELECTRA has no pooler (its GLUE head starts fresh)"
+PAIR_POOLER = "the starting checkpoint's pre-trained pooler (the trained pair head is not exported)"
 
 
 class PlanChoices:
@@ -26,8 +32,12 @@ class PlanChoices:
         """The pooler a pre-trained model's GLUE / CLUE fine-tuning starts from (its exported model:
         pipeline/pretrain/pooler.py, pipeline/models/directory.py save_pooler)."""
         pooling = run.settings.get("misad_pooling", self.config["pretrain"].get("misad_pooling"))
+        if run.backbone in self.config["models"].get("generators", {}):  # an ELECTRA discriminator
+            return ELECTRA_POOLER
         if run.objective in MISAD_OBJECTIVES and pooling == "pooler":
             return "MiSAD's trained pooler (ULR-BERT §3.2)"
+        if run.objective in PAIR_OBJECTIVES:  # its head is pooler-shaped, but export keeps the encoder only
+            return PAIR_POOLER
         return "the starting checkpoint's pre-trained pooler (the objective trains none)"
 
     def choices(self, settings: dict) -> list[dict]:

@@ -244,7 +244,7 @@ class PlanCosts:
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
         """Jobs the config runs that no published row reads, so that the budget counts every configured model:
-        BiLSTM encoders (bilstm.poolings x sizes) and GLUE / CLUE grids (classify.BENCHMARK.models)."""
+        BiLSTM encoders (bilstm.poolings x sizes, and extra) and GLUE / CLUE grids (classify.BENCHMARK.models)."""
         planned = {r["label"] for r in records if r["status"] == "planned"}
         graded = {
             (r["downstream"]["benchmark"], r["label"])
@@ -252,15 +252,11 @@ class PlanCosts:
             if r["status"] == "planned" and "benchmark" in r.get("downstream", {})
         }
         jobs = []
-        section = self.config.get("bilstm") or {}
-        for pooling in section.get("poolings", []):
-            for size in section.get("sizes", []):
-                label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
-                if label not in planned:
-                    job = self.bilstm_cost(self.bilstm_settings(size))
-                    jobs.append(
-                        {"rule": "bilstm", "label": label, "gpu_hours": job.hours, "flops_hours": job.flops_hours}
-                    )
+        for pooling, size in self.bilstm_models():
+            label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
+            if label not in planned:
+                job = self.bilstm_cost(self.bilstm_settings(size))
+                jobs.append({"rule": "bilstm", "label": label, "gpu_hours": job.hours, "flops_hours": job.flops_hours})
         classify = self.config.get("classify") or {}
         for benchmark in ("glue", "clue"):
             for label in (classify.get(benchmark) or {}).get("models", []):

@@ -13,7 +13,9 @@ def optimizer_name(name: str, weight_decay: float) -> str:
 def deviation_text(d: dict) -> str:
     if d["ours"] is None:
         return f"{d['key']}: {d['why']} (paper {d['paper']})"
-    return f"{d['key']}: {d['ours']} vs {d['paper']}"
+    text = f"{d['key']}: {d['ours']} vs {d['paper']}"
+    # a deviation a config key undoes names it (the n-gram short-document rules: paper_settings.yaml)
+    return text + (f" (the papers' rule: {d['switch']})" if d.get("switch") else "")
 
 
 def released_text(e: dict) -> str:
@@ -95,10 +97,22 @@ def markdown(records: list[dict], assumption: str, total: dict | None = None) ->
             f"| {r['paper']} | {r['table']} | {r['row']} | {r['status']} | {r.get('label', r.get('reason', ''))} | "
             f"{deviations} | {'; '.join(notes)} | {'' if hours is None else f'{hours:,.2f}'} |"
         )
-    whys = {c["key"]: c["why"] for r in records for c in r.get("choices", [])}
-    if whys:  # each interpretation once, with what it departs from (paper_settings.yaml, choices)
+    # each interpretation once, with what it departs from (paper_settings.yaml, choices): a key whose value
+    # has its own reason (misad_loss equation, ELECTRA's glue_pooler) once per reason
+    whys = dict.fromkeys((c["key"], " ".join(c["why"].split())) for r in records for c in r.get("choices", []))
+    if whys:
         lines += ["", "Our choices, and why:"]
-        lines += [f"- {key}: {' '.join(why.split())}" for key, why in whys.items()]
+        lines += [f"- {key}: {why}" for key, why in whys]
+    # the deviations of the project's own rules (n-gram short documents, what export discards), each once
+    departures = dict.fromkeys(
+        (d["key"], d["why"])
+        for r in records
+        for d in r.get("deviations", [])
+        if d.get("switch") or d["key"] == "glue_pooler"
+    )
+    if departures:
+        lines += ["", "Our rules where the papers or the released code have another, and why:"]
+        lines += [f"- {key}: {why}" for key, why in departures]
     total = total or budget(records)
     flops = total["flops_by_rule"]
     lines += [

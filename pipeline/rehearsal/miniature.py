@@ -99,5 +99,6 @@ def miniature(paper: dict, run: str, data_root: str) -> dict:
     bilstm = config["bilstm"]
     if bilstm.get("poolings"):
         bilstm.update(sizes=[8 * (i + 1) for i in range(len(bilstm["sizes"]))], epochs=1, max_train_pairs=256)
+        bilstm["extra"] = []  # a pooling the grid trains already: the same kind of job (coverage.py)
         bilstm["frequent_words"] = 2000
     return config

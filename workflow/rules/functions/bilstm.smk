@@ -9,8 +9,10 @@ BILSTM_MODELS = {
         "hidden": size,
         "dir": f"{RESULTS}/bilstm/bilstm-{pooling}-{2 * size}",
     }
-    for pooling in BILSTM["poolings"]
-    for size in BILSTM["sizes"]
+    for pooling, size in [
+        *((pooling, size) for pooling in BILSTM["poolings"] for size in BILSTM["sizes"]),
+        *((model["pooling"], model["size"]) for model in BILSTM["extra"]),  # beside the grid
+    ]
 }
 if BILSTM_MODELS and BILSTM["vectors"] != "word2vec" and "vectors_url" in BILSTM:
     register_download(
