@@ -36,3 +36,12 @@ def test_a_non_finite_estimate_is_refused(cli, tmp_path, capsys, overflowing, fo
     out = tmp_path / f"plan.{form}"
     status = cli("plan", "--configfile", CONFIG, "--format", form, "--out", out)
     assert_clean_failure(status, capsys.readouterr().err, CONFIG, out, "not a finite number")
+
+
+def test_a_bilstm_beside_the_grid_with_an_unknown_pooling_is_refused(cli, tmp_path, capsys):
+    """bilstm.extra (paper 004 §3.4's 1024-d BiLSTM-Max) names a pooling the stage has, or the config is refused."""
+    config = tmp_path / "extra.yaml"
+    config.write_text(CONFIG.read_text().replace("extra: [{pooling: max,", "extra: [{pooling: mean,"))
+    out = tmp_path / "plan.md"
+    status = cli("plan", "--configfile", config, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, config, out, "bilstm")

@@ -90,12 +90,14 @@ def test_paper_en_plans_each_papers_pretraining_its_way():
     assert records[("ulr_t7", "Named Entities")]["label"] == "bert-base-uncased+misad-entity"
     # 10M sentences less the 10,000 held out, of 28.6 tokens, an epoch at batch 64; GPU-hours at 40% of an H100
     assert ulr["settings"]["updates"] == 156_094 and ulr["settings"]["tokens"] == 285_714_000
-    # Table 5 was scored on GLUE's test server, our runs on dev
-    assert [d["key"] for d in ulr["deviations"]] == ["examples", "evaluation"]
-    # NSP / SOP pair every sampled sentence with its next one (sample --with-next): the same updates
+    # Table 5 was scored on GLUE's test server, our runs on dev; the n-grams' short-document cap is ours
+    assert [d["key"] for d in ulr["deviations"]] == ["examples", "ngrams.top_k", "evaluation"]
+    # NSP / SOP pair every sampled sentence with its next one (sample --with-next): the same updates; they
+    # read no n-grams, and their export discards the trained pair head (tests/plan/test_plan_departures.py)
     for row in ("NSP-BERT", "SOP-BERT"):
         pair = records[("ulr_t5", row)]
-        assert pair["settings"]["updates"] == 156_094 and pair["deviations"] == ulr["deviations"], pair
+        assert pair["settings"]["updates"] == 156_094, pair
+        assert [d["key"] for d in pair["deviations"]] == ["examples", "glue_pooler", "evaluation"], pair
     # (5.6% of the processed tokens padding under length-grouped batching): 0.14 h of FLOPs, less than
     # 156,094 steps at the 12-layer floor of 18 ms (workloads.yaml step_floor), which the job costs
     flops_hours = 285_714_000 / (1 - 0.056) * 664_409_088 / (989.4e12 * 0.4) / 3600
@@ -178,7 +180,7 @@ def test_bilstm_rows_are_the_rows_pooling_at_their_dimension():
     planned = [r for r in plan("paper-en") if r["source"] == "bf_t2" and r["status"] == "planned"]
     assert {r["label"] for r in planned} == {
         f"bilstm-{p}-{d}" for p in ("max", "bf-attention", "bf-combined") for d in (600, 4096)
-    } | {"bilstm-bf-balanced-600"}
+    } | {"bilstm-bf-balanced-600", "bilstm-max-1024"}
     for record in planned:
         assert record["label"].startswith(f"bilstm-{rows[record['row']]['pooling']}-")
         assert record["settings"]["hidden"] * 2 == int(record["label"].rsplit("-", 1)[1])

@@ -104,8 +104,9 @@ def test_every_configured_bilstm_model_is_counted(paper_en):
     p, records, total = paper_en
     section = p.config["bilstm"]
     configured = {f"bilstm-{pool}-{2 * size}" for pool in section["poolings"] for size in section["sizes"]}
+    configured |= {f"bilstm-{m['pooling']}-{2 * m['size']}" for m in section["extra"]}  # BF §3.4's BiLSTM-Max
     in_rows = {r["label"] for r in records if r["status"] == "planned" and r["label"].startswith("bilstm-")}
-    assert len(configured) == 10 and len(in_rows) == 7
+    assert len(configured) == 11 and len(in_rows) == 8
     assert set(total["not_in_rows"]) == {f"bilstm {label}" for label in configured - in_rows}
     # each at its own size's floor: the 4096-d encoders cost about 6x the 600-d ones
     jobs = {j["label"]: j["gpu_hours"] for j in p.unread_jobs(records)}
