@@ -143,3 +143,14 @@ def test_the_tables_no_run_can_make_are_listed_with_their_reasons(cli, capsys):
     assert cli("plan", "--configfile", REPO / "workflow/config/paper-zh.yaml") == 0
     text = capsys.readouterr().out
     assert "| BURT | Table XI | (every row) | not reproduced | human judgement of generation" in text
+
+
+def test_the_workflow_makes_the_bilstm_the_plan_plans():
+    """The plan's target for BiLSTM-Max 1024 is a job of paper-en's workflow (bilstm.smk BILSTM_MODELS reads
+    bilstm.extra as the plan does), with its own pooling and units."""
+    from test_workflow_config import snakemake
+
+    (record,) = [r for r in plan("paper-en") if r.get("label") == "bilstm-max-1024"]
+    result = snakemake(*record["targets"], "--configfile", "workflow/config/paper-en.yaml")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "--pooling max --hidden 512" in result.stdout and "wildcards: label=bilstm-max-1024" in result.stdout
