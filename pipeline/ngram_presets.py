@@ -11,8 +11,8 @@ holds one setting per language.
 
 * English, ``ulr`` and ``burt``: the authors' released pmi.py (reference mode, N = 6, K = 3000, every
   n-gram a candidate, no threshold), with the entity spans as candidates beside it, and K at most 0.6
-  per word of the document (BURT §5.1's reason for K, "a larger n-gram vocabulary ... will cause too
-  many meaningless n-grams"): without it a document under about 600 words keeps every n-gram and is
+  per word of the document, this project's rule (neither paper nor pmi.py ties K to length: the plan
+  lists it as a deviation): without it a document under about 600 words keeps every n-gram and is
   tiled with 6-word windows (docs/method.md §2, "Short documents"). K reaches 3000 at 5,000 words,
   and over 3,334 words the top 2000 is the released code's; a K rising back to 3000 sooner (the
   ``top_k_ramp_tokens`` / ``top_k_full_tokens`` knobs, tried) covers over 60% of the words of
@@ -31,8 +31,9 @@ holds one setting per language.
 * Chinese, ``burt`` (BURT §5.1): paper mode, N = 7, K = 3000, minimum count 2 and threshold 3 ("to
   filter out meaningless n-grams", BURT §3.1), which gives BURT's "average lengths of ... 4.5" with no
   n-gram longer than 7, and spans that respect word boundaries at least as often as ``ulr``. The
-  threshold scales by log T / log 3000 on a document of T < 3000 characters: a paper-mode score is at
-  most (1 - 1/n) log T, so threshold 3 is out of reach on short documents.
+  threshold scales by log T / log 3000 on a document of T < 3000 characters, this project's rule (a
+  deviation in the plan): a paper-mode score is at most (1 - 1/n) log T, so threshold 3 is out of
+  reach on short documents.
 * ``ulr_recurring`` and ``burt_recurring`` (ablations): the paper formula, with a minimum count and a
   threshold (English ULR N 6, count 5, threshold 3; BURT N 6, count 2, threshold 5; Chinese as the
   presets above): meaningful by every measure and near BURT's English lengths (mean 4.67), but small.
