@@ -19,10 +19,12 @@ a training example costs in ``workloads.yaml``. A record holds:
   and for every one a run does not record (``ours`` null, ``why`` "not compared: ..."): no key of a
   paper is skipped. ``why`` comes from ``paper_settings.yaml``'s ``reasons`` (by
   ``EXPERIMENT.KEY``, then ``KEY``). Rows a paper scored on a test server carry an ``evaluation``
-  deviation (ours: dev, the setting selected on the same dev);
+  deviation (ours: dev, the setting selected on the same dev). The project's own rules are deviations
+  too: the n-gram presets' short-document rules (``ngrams.top_k``, ``ngrams.threshold``, with the
+  ``switch`` that restores the papers' rule) and the NSP / SOP pair head export discards (``glue_pooler``);
 - ``choices``: the project's interpretations where a paper is silent or its text and its released
   code differ (the n-gram preset, the masking rule, MiSAD's loss and its choice of w, the span lengths
-  and unit, the pooler GLUE / CLUE start from), each with its reason and the alternative
+  and unit, the pooler GLUE / CLUE start from, ELECTRA's masked-LM term), each with its reason and the alternative
   (:mod:`pipeline.plan.plan_choices`); ``released``: where the authors' released code ran another
   value than the paper states, the launch script of the row's own objective with its values (or that
   none was released), with the source: the configs keep the paper's;
@@ -32,6 +34,9 @@ a training example costs in ``workloads.yaml``. A record holds:
   (:mod:`pipeline.budget.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
   the FLOPs time of the same work, beside it; the ``budget`` sums both over every configured job
   (``flops_total``), also those no published row reads.
+
+Beside the records, ``not_reproduced``: the tables of the papers no run can make (per-example scores,
+human judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
 """
 
 from __future__ import annotations
