@@ -51,7 +51,6 @@ from pathlib import Path
 import yaml
 
 from pipeline import experiments
-from pipeline import ngram_presets as presets
 from pipeline.arguments import MFU
 from pipeline.budget import cost
 from pipeline.errors import InputError
@@ -60,6 +59,7 @@ from pipeline.models.spec import hub_repo
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.plan.plan_choices import PlanChoices
 from pipeline.plan.plan_costs import PlanCosts, architecture
+from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.training_settings import (
@@ -94,7 +94,7 @@ def _yaml(name: str) -> dict:
     return yaml.safe_load(FILES[name].read_text(encoding="utf-8"))
 
 
-class Planner(PlanCosts, PlanChoices, PlanModels):
+class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
     """The records of one resolved config."""
 
     def __init__(self, config: dict, gpu: str, mfu: float):
@@ -159,59 +159,6 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
             settings["span_max_words"] = self.pretrain_choice(run, "span_max_words")
             settings["span_unit"] = f"whole words, 1-{settings['span_max_words']} (SpanBERT's unit)"
         return settings
-
-    def preset_knobs(self, objective: str) -> tuple[str, dict]:
-        """The n-gram preset an objective reads and the knobs it runs in the pre-training language
-        (pipeline/ngram_presets.py; the config's ngrams keys, where set, override them)."""
-        ngrams = self.config["ngrams"]
-        preset = experiments.ngram_preset(ngrams, objective)
-        given = {k: ngrams.get(k) for k in presets.KNOBS}
-        return preset, presets.knobs(preset, self.config["pretrain"]["language"], given)
-
-    def preset_text(self, objective: str) -> str:
-        """The n-gram preset an objective reads, with the knobs it runs (:meth:`preset_knobs`)."""
-        ngrams = self.config["ngrams"]
-        preset, knobs = self.preset_knobs(objective)
-        return presets.describe(
-            preset,
-            self.config["pretrain"]["language"],
-            knobs,
-            bool(ngrams.get("lowercase")),
-            ngrams.get("entities", True),
-        )
-
-    def ngram_deviations(self, objective: str) -> list[dict]:
-        """The short-document rules the objective's n-gram preset applies, each a deviation from the papers'
-        "top 3000 n-grams for each document" and one threshold (BURT §3.1, §5.1; ULR-BERT §4) and from the
-        released pmi.py, with the switch that restores them (paper_settings.yaml ``short_documents``)."""
-        if objective not in NGRAM_OBJECTIVES:
-            return []
-        _, knobs = self.preset_knobs(objective)
-        lang = self.config["pretrain"]["language"]
-        unit = "word" if lang == "en" else "character"
-        ours = {}
-        if knobs.get("top_k_per_token") is not None:
-            ours["top_k_per_token"] = (
-                f"K = min({knobs['top_k']}, ⌈{knobs['top_k_per_token']:g} × the document's {unit}s⌉)"
-                if knobs.get("top_k_full_tokens") is None  # else the ramp's words (ngram_presets.py)
-                else presets.short_document_text({**knobs, "threshold_tokens": None}, lang)
-            )
-        if knobs.get("threshold_tokens") is not None and knobs.get("threshold") is not None:
-            t0 = knobs["threshold_tokens"]
-            ours["threshold_tokens"] = (
-                f"threshold {knobs['threshold']:g} × log T / log {t0:g} on a document of T < {t0:g} {unit}s"
-            )
-        rules = self.paper["short_documents"]
-        return [
-            {
-                "key": rules[knob]["key"],
-                "ours": text,
-                "paper": " ".join(rules[knob]["paper"].split()),
-                "why": " ".join(rules[knob]["why"].split()),
-                "switch": rules[knob]["switch"],
-            }
-            for knob, text in ours.items()
-        ]
 
     def pretrain_choice(self, run: experiments.PretrainRun, key: str):
         """A setting of the run's experiment (or the pretrain section's); "not set" where neither has it."""
@@ -289,20 +236,6 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
                 out.append({**record, **made})
         return out
 
-    def unreproduced_tables(self) -> list[dict]:
-        """The tables no run can make (paper_settings.yaml ``not_reproduced``), as records of their own."""
-        papers = _yaml("published.yaml")["papers"]
-        return [
-            {
-                "paper": papers[entry["paper"]]["short"],
-                "table": entry["table"],
-                "row": "(every row)",
-                "status": "not reproduced",
-                "reason": " ".join(entry["reason"].split()),
-            }
-            for entry in self.paper.get("not_reproduced", [])
-        ]
-
     def source_deviations(self, spec: dict) -> list[dict]:
         """What differs for every planned row of a table: where it is scored (a paper's test server against
         our dev), and its data (paper_settings.yaml rows: ``scored_on``, ``data``)."""
@@ -373,16 +306,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
                 glue_pooler = self.glue_pooler(run)
                 record["settings"]["glue_pooler"] = glue_pooler
                 record["choices"] = self.choices(record["settings"])
-                lost = self.paper.get("export", {}).get(run.objective)
-                if lost:  # what its export discards that the released code keeps (NSP / SOP's pair head)
-                    record["deviations"].append(
-                        {
-                            "key": lost["key"],
-                            "ours": glue_pooler,
-                            "paper": " ".join(lost["paper"].split()),
-                            "why": " ".join(lost["why"].split()),
-                        }
-                    )
+                record["deviations"] += self.export_deviations(run.objective, glue_pooler)
             return {**record, **down}
         if "finetune" in made_by:
             return self.finetune_record(made_by, made_by.get("experiment", source["experiment"]))
@@ -544,7 +468,7 @@ def run(args: argparse.Namespace) -> None:
         "config": str(args.configfile),
         "assumption": assumption,
         "rows": records,
-        "not_reproduced": planner.unreproduced_tables(),
+        "not_reproduced": planner.unreproduced_tables(_yaml("published.yaml")["papers"]),
         "budget": total,
         "commits": commits,
     }
