@@ -382,3 +382,15 @@ def test_edited_or_other_datas_kept_outcomes_are_set_aside_and_the_job_writes_th
     assert "finished in an earlier try" not in caplog.text
     assert not (out / ".resume").exists()
     assert _files(out) == _files(kept / f"unbroken-{rows}")
+
+
+@pytest.mark.parametrize("fuse", [(), ("--fuse", 1)], ids=["no-fuse", "fuse-1"])
+def test_resume_every_without_fusing_is_refused(cli, tiny_en, demo_root, tmp_path, capsys, fuse):
+    """--resume-every saves fused stacks only: without --fuse K above 1 it would be recorded and do nothing
+    (issue 47 §5), so it is refused in one line before anything is read or written."""
+    from hostile import assert_clean_failure
+
+    out = tmp_path / "out"
+    args = ("--model", tiny_en, "--task", "sst2", "--data", demo_root, "--seeds", 2, "--max-steps", 2)
+    status = cli("classify", *args, *fuse, "--resume-every", 2, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, "--resume-every", out, "--fuse")
