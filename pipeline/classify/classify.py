@@ -13,8 +13,9 @@ Writes, all at once when every seed is done:
   DIR/metrics.json                     per-seed dev metrics (x 100), their mean / std / max / min,
                                        test metrics where the test labels are public (FewCLUE
                                        test_public, C3, STS Benchmark), settings, data files,
-                                       checkpoint and provenance; the same seed gives the same file
-                                       (speed and wall time are in the log)
+                                       checkpoint and provenance (with --fuse, each seed's stack: the
+                                       runs it trained beside); the same seed and stack give the same
+                                       file (speed and wall time are in the log)
   DIR/dev_predictions.seed<S>.tsv      header, then index, label, prediction per dev example
   DIR/<set>_predictions.seed<S>.tsv    the same for dev_mm (MNLI) and test
   DIR/submission/seed<S>/<file>        test predictions in the GLUE / CLUE server's format
