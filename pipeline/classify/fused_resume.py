@@ -102,6 +102,10 @@ def _state_problem(state: dict, expected: dict, steps: int) -> str | None:
     return None
 
 
+# what the job logs and writes of a member's training (run_members' outcome)
+NUMBERS = ("steps", "train_loss", "train_seconds", "train_examples_per_second")
+
+
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -121,8 +125,8 @@ def _outcomes_problem(outcomes, identity: dict) -> str | None:
         if any(outcome.get(key) != member[key] for key in ("seed", "lr", "model_path")):
             found = f"seed {outcome.get('seed')} of {outcome.get('model_path')}"
             return f"the outcome of {who} is missing ({found} is in its place)"
-        if not all(_number(outcome.get(key)) for key in ("steps", "train_loss", "train_seconds")):
-            return f"the outcome of {who} lacks its steps, training loss or time"
+        if not all(_number(outcome.get(key)) for key in NUMBERS):
+            return f"the outcome of {who} lacks a number of {', '.join(NUMBERS)}"
         if not isinstance(outcome.get("sets"), dict) or sorted(outcome["sets"]) != sorted(sets):
             return f"the outcome of {who} does not hold the sets {', '.join(sorted(sets))}"
         for name, data in sets.items():

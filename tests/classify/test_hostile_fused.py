@@ -86,7 +86,8 @@ def test_another_runs_kept_outcomes_are_not_used(tmp_path, caplog):
     """Outcomes kept for other members, settings, checkpoints or data are not this group's."""
     resume = fused_training.Resume(tmp_path / ".resume" / "fused-seeds0-4.pt", 5)
     member = {"seed": 0, "lr": 1e-3, "model_path": "m"}
-    outcome = {**member, "steps": 2, "train_loss": 0.5, "train_seconds": 1.0, "sets": {}}
+    outcome = {**member, "steps": 2, "train_loss": 0.5, "train_seconds": 1.0, "train_examples_per_second": 8.0}
+    outcome["sets"] = {}
     resume.keep({"members": [member], "inputs": ["a"]}, [outcome])
     assert resume.finished({"members": [member], "inputs": ["b"]}) is None
     assert "not this run's save (its inputs differ)" in caplog.text
