@@ -13,8 +13,9 @@ Writes, all at once when every seed is done:
   DIR/metrics.json                     per-seed dev metrics (x 100), their mean / std / max / min,
                                        test metrics where the test labels are public (FewCLUE
                                        test_public, C3, STS Benchmark), settings, data files,
-                                       checkpoint and provenance; the same seed gives the same file
-                                       (speed and wall time are in the log)
+                                       checkpoint and provenance (with --fuse, each seed's stack: the
+                                       runs it trained beside); the same seed and stack give the same
+                                       file (speed and wall time are in the log)
   DIR/dev_predictions.seed<S>.tsv      header, then index, label, prediction per dev example
   DIR/<set>_predictions.seed<S>.tsv    the same for dev_mm (MNLI) and test
   DIR/submission/seed<S>/<file>        test predictions in the GLUE / CLUE server's format
@@ -56,6 +57,7 @@ from pipeline.arguments import (
 )
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.classify import encoding, fused_training, hyperparameters, submission, tasks, training
+from pipeline.classify.fused_resume import data_fingerprint
 from pipeline.errors import InputError
 from pipeline.fused_groups import stack_sizes
 
@@ -106,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         metavar="N",
         help="fused runs: save their state every N steps under the first OUT's .resume/, and go on from it "
-        "after a kill (0: off)",
+        "after a kill (0: off; needs --fuse K above 1)",
     )
     parser.add_argument(
         "--train-from-dev",
@@ -320,6 +322,12 @@ def run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     task = tasks.get(args.task)
     jobs = model_jobs(args)
+    if args.resume_every > 0 and args.fuse <= 1:  # only a fused group saves its state (fused_resume.py)
+        raise InputError(
+            "--resume-every",
+            f"{args.resume_every} saves the state of fused runs, and without --fuse K (K above 1) there are none: "
+            "add --fuse, or drop --resume-every",
+        )
     if args.seeds < 1:
         raise InputError(jobs[0].out, f"--seeds must be at least 1, got {args.seeds}")
     last_seed = args.first_seed + args.seeds - 1
@@ -366,24 +374,36 @@ def run(args: argparse.Namespace) -> None:
     inputs = [provenance.file_fingerprint(p) for split_files in files.values() if split_files for p in split_files]
     checkpoints = [checkpoint_fingerprint(path) for path in paths]
     outcomes, resumes = {model: [] for model in range(len(jobs))}, []
-    for group in run_groups(task, runs, paths, settings, args):
+    groups = run_groups(task, runs, paths, settings, args)
+    stacks = [group for group in groups if len(group) > 1]
+    for group in groups:
+        stack = None
         if len(group) > 1:
             members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
-            if len(jobs) > 1:  # the partners are the log's, not the metrics': a file does not depend on the grouping
+            # a member's numbers depend on the runs beside it (its dropout draws are the stack's): its provenance
+            # names them (issue 47 §2)
+            stack = {
+                "index": stacks.index(group),
+                "of": len(stacks),
+                "runs": [{"model": names[model], "seed": seed} for model, seed in group],
+            }
+            if len(jobs) > 1:
                 log.info("fused: %s", ", ".join(f"{names[model]} seed {seed}" for model, seed in group))
-            resume = None
+            resume, fused = None, None
             if args.resume_every > 0:
                 resume = fused_training.Resume(resume_path(jobs, group), args.resume_every)
                 resumes.append(resume)
-            # a group finished before a kill is not trained again: its outcomes, for these inputs, were kept
-            identity = {
-                "members": [vars(m) for m in members],
-                "settings": vars(settings),
-                "checkpoints": [checkpoints[model] for model, _ in group],
-                "inputs": inputs,
-                "evaluations": {name: len(examples) for name, (examples, _) in evaluations.items()},
-            }
-            fused = resume.finished(identity) if resume else None
+                # a group finished before a kill is not trained again: its outcomes, for these inputs and this
+                # data as encoded (--max-train-examples, --train-from-dev, --max-length), were kept
+                identity = {
+                    "members": [vars(m) for m in members],
+                    "settings": vars(settings),
+                    "checkpoints": [checkpoints[model] for model, _ in group],
+                    "inputs": inputs,
+                    "train": data_fingerprint(*train),
+                    "evaluations": {name: data_fingerprint(*split) for name, split in evaluations.items()},
+                }
+                fused = resume.finished(identity)
             if fused is None:
                 trackers = [jobs[model] for model, _ in group]
                 fused = fused_training.run_members(
@@ -396,7 +416,7 @@ def run(args: argparse.Namespace) -> None:
             fused = [training.run_seed(task, paths[model], tokenizer, train, evaluations, settings, seed, jobs[model])]
         for (model, _), outcome in zip(group, fused):
             log_seed(outcome, names[model] if len(jobs) > 1 else "")
-            outcomes[model].append(outcome)
+            outcomes[model].append({**outcome, "stack": stack})
 
     def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict, model: dict, checkpoint) -> None:
         """metrics.json and the prediction files of ``outcomes`` into ``out`` (through ``atomic``)."""
@@ -425,6 +445,8 @@ def run(args: argparse.Namespace) -> None:
             "provenance": {
                 **provenance.make("classify", params, seed=seeds[0], inputs=inputs),
                 "checkpoint": checkpoint,
+                # per seed, the stacked model it trained in (--fuse): which runs shared it; null: trained alone
+                "stacks": {str(o["seed"]): o["stack"] for o in outcomes},
             },
         }
         for set_name in evaluations:

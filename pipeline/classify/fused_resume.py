@@ -1,15 +1,23 @@
 """Resume of fused fine-tuning (pipeline/classify/fused_training.py; docs/stages/classify.md, "Fused seeds"):
 a group's state while it trains, and its outcomes once it is done, so that a killed classify job goes on
 where it stopped: the groups it finished are not trained again, the group it was in goes on from its last
-save, and the job's files are those of an unbroken job."""
+save, and the job's files are those of an unbroken job.
+
+A save proves what it holds (issue 47 §2): its identity names the training data as the run sees it (a
+fingerprint of the encoded examples, :func:`data_fingerprint`), and what it holds is checked against what the
+run expects (every tensor's shape and dtype, the step within the run, one outcome per member). A save that
+fails either is set aside with one line in the log, and the group trains afresh: never a traceback, never a
+run that silently goes on from something else."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import pickle
-from dataclasses import dataclass
+import weakref
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 import torch
@@ -22,6 +30,117 @@ def _plain(value):
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"{type(value).__name__} is not kept in a resume file")
+
+
+# one fingerprint per encoded split and job: every group of a job trains on the same features
+_fingerprints: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def data_fingerprint(examples: list, features) -> dict:
+    """The data a run sees, as its identity in a save: the number of examples, how many are labelled, and a
+    SHA-256 over the examples and their encoded features (what --max-train-examples, --train-from-dev,
+    --max-length, the tokenizer and the data files make of them), so that a save made on other data is
+    not resumed (issue 47 §2)."""
+    if features in _fingerprints:
+        return _fingerprints[features]
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(json.dumps(astuple(example), default=_plain).encode("utf-8"))
+    digest.update(b"\0features\0")
+    for index in range(len(features)):
+        digest.update(json.dumps(features[index], sort_keys=True, default=_plain).encode("utf-8"))
+    found = {
+        "examples": len(examples),
+        "labelled": sum(example.label is not None for example in examples),
+        "sha256": digest.hexdigest(),
+    }
+    _fingerprints[features] = found
+    return found
+
+
+def _mismatch(found, expected, where: str) -> str | None:
+    """What in ``found`` differs in kind from ``expected`` (tensors by shape and dtype, mappings by their
+    keys, whole numbers by type), or None: a save's contents as the run that reads it would use them."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(found, torch.Tensor):
+            return f"{where} is not a tensor"
+        if found.shape != expected.shape or found.dtype != expected.dtype:
+            return (
+                f"{where} is {str(found.dtype).removeprefix('torch.')} {list(found.shape)}, "
+                f"the run's is {str(expected.dtype).removeprefix('torch.')} {list(expected.shape)}"
+            )
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(found, dict):
+            return f"{where} is not a mapping"
+        missing = [key for key in expected if key not in found]
+        if missing:
+            return f"{where} lacks {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+        extra = [key for key in found if key not in expected]
+        if extra:
+            return f"{where} holds {extra[0]!r}, which the run does not have"
+        for key, value in expected.items():
+            wrong = _mismatch(found[key], value, key if where == "the save" else f"{where}[{key!r}]")
+            if wrong:
+                return wrong
+        return None
+    if isinstance(expected, int) and (isinstance(found, bool) or not isinstance(found, int)):
+        return f"{where} is not a whole number"
+    return None
+
+
+def _state_problem(state: dict, expected: dict, steps: int) -> str | None:
+    """Why a read state cannot be resumed by a run that expects ``expected`` (its own state at step 0) and
+    trains ``steps`` steps; None when it can."""
+    wrong = _mismatch({key: value for key, value in state.items() if key != "identity"}, expected, "the save")
+    if wrong:
+        return wrong
+    if not 0 <= state["step"] <= steps:
+        return f"its step {state['step']} is outside the run's 0..{steps}"
+    if state["optimiser"]["step"] != state["step"]:
+        return f"its optimiser is at step {state['optimiser']['step']}, its weights at {state['step']}"
+    return None
+
+
+# what the job logs and writes of a member's training (run_members' outcome)
+NUMBERS = ("steps", "train_loss", "train_seconds", "train_examples_per_second")
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _outcomes_problem(outcomes, identity: dict) -> str | None:
+    """Why kept ``outcomes`` are not one complete outcome per member of ``identity``, with every evaluation
+    set's predictions (one per example) and metrics (where the set is labelled); None when they are."""
+    members = identity["members"]
+    if not isinstance(outcomes, list) or len(outcomes) != len(members):
+        count = len(outcomes) if isinstance(outcomes, list) else "no list of"
+        return f"it holds {count} outcome(s) for {len(members)} member(s)"
+    sets = identity.get("evaluations", {})
+    for member, outcome in zip(members, outcomes):
+        who = f"seed {member['seed']} of {member['model_path']}"
+        if not isinstance(outcome, dict):
+            return f"the outcome of {who} is not a mapping"
+        if any(outcome.get(key) != member[key] for key in ("seed", "lr", "model_path")):
+            found = f"seed {outcome.get('seed')} of {outcome.get('model_path')}"
+            return f"the outcome of {who} is missing ({found} is in its place)"
+        if not all(_number(outcome.get(key)) for key in NUMBERS):
+            return f"the outcome of {who} lacks a number of {', '.join(NUMBERS)}"
+        if not isinstance(outcome.get("sets"), dict) or sorted(outcome["sets"]) != sorted(sets):
+            return f"the outcome of {who} does not hold the sets {', '.join(sorted(sets))}"
+        for name, data in sets.items():
+            result = outcome["sets"][name]
+            predictions = result.get("predictions") if isinstance(result, dict) else None
+            if not isinstance(predictions, list) or len(predictions) != data["examples"]:
+                return f"the outcome of {who} lacks {data['examples']} {name} predictions"
+            metrics = result.get("metrics")
+            if data["labelled"] < data["examples"]:  # as run_members scores: only a set labelled throughout
+                if metrics is not None:
+                    return f"the outcome of {who} has {name} metrics, but {name} is unlabelled"
+            elif not isinstance(metrics, dict) or not all(_number(value) for value in metrics.values()):
+                return f"the outcome of {who} lacks its {name} metrics"
+    return None
 
 
 def _read(path: Path, identity: dict):
@@ -39,8 +158,13 @@ def _read(path: Path, identity: dict):
     except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as error:
         log.warning("%s cannot be read (%s); starting afresh", path, error)
         return None
-    if not isinstance(state, dict) or state.get("identity") != identity:
+    if not isinstance(state, dict) or not isinstance(state.get("identity"), dict):
         log.warning("%s is not this run's save; starting afresh", path)
+        return None
+    if state["identity"] != identity:
+        saved = state["identity"]
+        differing = [key for key in identity if saved.get(key) != identity[key]] or sorted(saved)
+        log.warning("%s is not this run's save (its %s differ); starting afresh", path, ", ".join(differing))
         return None
     return state
 
@@ -66,10 +190,18 @@ class Resume:
     path: Path
     every: int
 
-    def load(self, identity: dict) -> dict | None:
+    def load(self, identity: dict, expected: dict, steps: int) -> dict | None:
+        """The state saved for ``identity``, or None: a state is resumed only where it holds what the run
+        holds (``expected``: the run's own state before its first step, by key, shape and dtype) at a step
+        within the run's ``steps``; anything else is set aside with one line in the log."""
         state = _read(self.path, identity)
-        if state is not None:
-            log.info("resuming %d member(s) at step %d from %s", len(identity["members"]), state["step"], self.path)
+        if state is None:
+            return None
+        problem = _state_problem(state, expected, steps)
+        if problem:
+            log.warning("%s is not a usable save: %s; starting afresh", self.path, problem)
+            return None
+        log.info("resuming %d member(s) at step %d from %s", len(identity["members"]), state["step"], self.path)
         return state
 
     def save(self, state: dict) -> None:
@@ -91,6 +223,10 @@ class Resume:
         """The outcomes of this group where it finished in an earlier, killed try of the job; else None."""
         state = _read(self.done_path, identity)
         if state is None:
+            return None
+        problem = _outcomes_problem(state.get("outcomes"), state["identity"])
+        if problem:
+            log.warning("%s is not a usable save: %s; training the group afresh", self.done_path, problem)
             return None
         log.info(
             "%d member(s) finished in an earlier try: their outcomes from %s", len(state["outcomes"]), self.done_path

@@ -41,7 +41,7 @@ from transformers import Trainer, set_seed
 
 from pipeline import tracking
 from pipeline.classify import training
-from pipeline.classify.fused_resume import Resume
+from pipeline.classify.fused_resume import Resume, data_fingerprint
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")
@@ -364,7 +364,12 @@ def train_members(
     loss_sums = torch.zeros(len(members), dtype=torch.float64, device=device)
     trackers, logged = member_trackers(members, tracker_args), torch.zeros_like(loss_sums)
     identity = {"members": [vars(m) for m in members], "steps": steps, "settings": vars(settings)}
-    state = resume.load(identity) if resume else None
+    state = None
+    if resume:  # a save for these members and settings, on this training data, holding what this run holds
+        identity["train"] = data_fingerprint(*train)
+        expected = {"step": 0, "params": stacked.params, "optimiser": optimiser.state_dict()}
+        expected |= {"loss_sums": loss_sums, "logged": logged, "rng": torch.get_rng_state()}
+        state = resume.load(identity, expected, steps)
     first = 0
     if state is not None:
         with torch.no_grad():

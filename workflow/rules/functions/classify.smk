@@ -95,8 +95,10 @@ def classify_flags(backbone=None):
             flags.append("--bf16")
         if CLASSIFY["fuse"] > 1:
             found = backbone or backbone_of(wildcards.label, BACKBONES, EVALUATE["models"])
-            flags += ["--fuse", str(classify_fuse(found, task, wildcards.setting))]
-            flags += options(CLASSIFY, "resume_every")
+            fuse = classify_fuse(found, task, wildcards.setting)
+            flags += ["--fuse", str(fuse)]
+            if fuse > 1:  # one run per GPU fuses nothing, and classify refuses --resume-every without fusing
+                flags += options(CLASSIFY, "resume_every")
         return flags
 
     return job_flags
