@@ -99,7 +99,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels):
         self.lock = config["models"].get("lock")
         self.runs = experiments.runs(config["pretrain"])
         self.paper = _yaml("paper_settings.yaml")
-        self.work = _yaml("workloads.yaml")
+        self.work = cost.workloads()  # read and checked (pipeline/budget/workloads_file.py)
 
     # ------------------------------------------------------------------ pre-training
     def pretrain_settings(self, run: experiments.PretrainRun) -> dict:
