@@ -46,6 +46,7 @@ UNRESOLVED = "resolved at first download"
 LOCK_LIMIT = MIB  # a line per model: some 100 bytes each
 SNAPSHOT_LIMIT = 4 * MIB  # SNAPSHOT.json: a SHA-256 per file of one commit
 SNAPSHOT = "SNAPSHOT.json"
+HUB_NAME_MAX = 96  # the hub's longest repository (and organisation) name
 
 
 class _Duplicate(yaml.YAMLError):
@@ -208,9 +209,14 @@ def hub_spec(spec) -> str | None:
         return None
     if spec.startswith(HUB_PREFIX):
         return spec
-    if ":" in spec or spec in (*LEXICAL, "tiny") or not REPO_ID.match(spec) or Path(spec).exists():
+    if ":" in spec or spec in (*LEXICAL, "tiny") or not REPO_ID.match(spec):
         return None
-    return HUB_PREFIX + spec
+    if any(len(part) > HUB_NAME_MAX for part in spec.split("/")):  # a path, as no hub names a repository
+        return None
+    try:
+        return None if Path(spec).exists() else HUB_PREFIX + spec
+    except OSError:  # a name the file system cannot even look up is left as given
+        return None
 
 
 def commit_text(spec: str, lock_path: str | Path | None) -> str:

@@ -84,3 +84,9 @@ def test_a_local_folder_is_not_a_hub_id(tmp_path, monkeypatch):
     Path("checkpoints/mine").mkdir(parents=True)
     assert hub_lock.hub_spec("checkpoints/mine") is None
     assert hub_lock.hub_spec("checkpoints/other") == "hub:checkpoints/other"
+
+
+def test_a_name_longer_than_the_hub_allows_is_a_path():
+    assert hub_lock.hub_spec("p" * 96) == "hub:" + "p" * 96
+    assert hub_lock.hub_spec("p" * 97) is None  # the hub's names stop at 96 characters
+    assert hub_lock.hub_spec(f"org/{'p' * 97}") is None
