@@ -20,7 +20,9 @@ A backbone named without a commit (``hub:ORG/NAME``) is locked at its first down
 (:mod:`pipeline.models.hub_lock`): with ``--lock FILE`` (the config's ``models.lock``), a commit that file
 records is fetched as a pinned one is; otherwise the hub's current commit of ``main`` is resolved,
 fetched, and recorded there once the folder is complete. A recorded commit the hub no longer serves
-stops the run with one line naming the model, the commit and the lock file (exit 2).
+stops the run with one line naming the model, the commit and the lock file (exit 2). The lock file must
+be writable before a first download fetches anything (a snapshot whose commit cannot be recorded is one
+the workflow refuses), and is read as a small file (pipeline/small_files.py), as ``SNAPSHOT.json`` is.
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ from pipeline.folder_contents import folder_entries, listing, unwritten
 from pipeline.models import hub_lock
 from pipeline.models.spec import REVISION, hub_reference, parse_hub
 from pipeline.provenance import file_fingerprint
+from pipeline.small_files import read_small_text
 
 log = logging.getLogger("pipeline.download_model")
-RECORD = "SNAPSHOT.json"
+RECORD = hub_lock.SNAPSHOT
 # Snakemake's mark in a directory() output it was asked to --touch (the download rule's output is one).
 WORKFLOW_MARKS = (".snakemake_timestamp",)
 # What from_pretrained reads for an encoder and its tokenizer (sentence-transformers' module files too).
@@ -128,6 +131,7 @@ def fetch_locked(spec: str, out: Path, lock: Path | None, api=None) -> dict:
     if locked is not None:
         log.info("%s: the commit %s, locked in %s", repo_id, locked, lock)
         return fetch(f"hub:{repo_id}@{locked}", out, api, lock=lock)
+    hub_lock.check_writable(lock, repo_id)  # before anything is fetched: its commit must be recordable
     commit = resolve_commit(spec, api)
     log.info("%s: first download, resolved to %s", repo_id, commit)
     record = fetch(f"hub:{repo_id}@{commit}", out, api)
@@ -185,9 +189,10 @@ def check_out(out: Path) -> None:
         return
     if not real.is_dir():
         raise InputError(out, "exists and is not a folder: refused, nothing touched")
+    text = read_small_text(real / RECORD, hub_lock.SNAPSHOT_LIMIT, f"the {RECORD} this stage writes", missing=None)
     try:
-        record = json.loads((real / RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         record = None
     files = record.get("files") if isinstance(record, dict) else None
     try:

@@ -149,6 +149,47 @@ def test_paper_configs_pin_or_lock_their_hub_backbones_and_jobs_wait_for_the_sna
             assert readers, (name, rule)
 
 
+def test_a_plain_hub_id_is_locked_at_its_first_download_or_refused(tmp_path):
+    """A backbone named by a plain hub id was loaded at job time, whatever the hub served then (issue 46 §3):
+    the workflow now fetches it as hub:ID, its commit recorded in models.lock at the first download, and
+    refuses it in one line where the config has no lock; the plan lists its commit."""
+    from pipeline.plan.plan import Planner
+    from pipeline.workflow_config import resolve_config
+
+    demo = yaml.safe_load((REPO / "workflow" / "config" / "demo.yaml").read_text(encoding="utf-8"))
+    demo["models"]["backbones"]["cased"] = "google-bert/bert-base-cased"
+    demo["pretrain"]["backbones"] = [*demo["pretrain"]["backbones"], "cased"]
+    unlocked = tmp_path / "unlocked.yaml"
+    unlocked.write_text(yaml.safe_dump(demo), encoding="utf-8")
+    done, _ = dry_run_jobs(unlocked, tmp_path / "unlocked" / "data")
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "Traceback" not in said
+    assert (
+        "config: models.backbones.cased: google-bert/bert-base-cased: a hub id without a commit would load "
+        "whatever the hub serves at job time: write hub:google-bert/bert-base-cased@<commit>"
+    ) in said
+
+    lock = tmp_path / "demo.models.lock"
+    demo["models"]["lock"] = str(lock)
+    locked = tmp_path / "locked.yaml"
+    locked.write_text(yaml.safe_dump(demo), encoding="utf-8")
+    root = tmp_path / "locked" / "data"
+    root.parent.mkdir()
+    root.symlink_to(REPO / "workflow" / "demo" / "data")  # the demo's inputs, its models/ folder under tmp_path
+    done, jobs = dry_run_jobs(locked, root, print_commands=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    downloads = [job for job in jobs if job.startswith("download_model:")]
+    folder = hub_folder(root, "hub:google-bert/bert-base-cased")
+    assert len(downloads) == 1 and str(folder) in downloads[0] and folder.name == "bert-base-cased@locked"
+    assert f"--model hub:google-bert/bert-base-cased --out {folder} --lock {lock}" in downloads[0]
+    assert [job for job in jobs if job.startswith("tokenize:") and str(folder) in job]
+
+    planner = Planner(resolve_config(locked), "h100", 0.4)
+    assert planner.commits()["google-bert/bert-base-cased"] == "resolved at first download"
+    hub_lock.record(lock, "google-bert/bert-base-cased", "1234567890" * 4)
+    assert planner.commits()["google-bert/bert-base-cased"] == f"{'1234567890' * 4} (locked in {lock})"
+
+
 # ------------------------------------------------------------------ commits locked at first download
 REPO_ID = "google-bert/bert-base-uncased"
 
@@ -193,7 +234,7 @@ def test_the_first_download_locks_the_commit_and_later_ones_reuse_it_until_the_h
     done = download_locked(local_hub, out, lock, tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert hub_lock.read_lock(lock) == {REPO_ID: first}
-    assert lock.read_text().startswith("# Hub commits") and f"{REPO_ID}: {first}\n" in lock.read_text()
+    assert lock.read_text().startswith("# Hub commits") and f'{REPO_ID}: "{first}"\n' in lock.read_text()
     assert json.loads((out / "SNAPSHOT.json").read_text())["revision"] == first
     assert hub_lock.commit_text(f"hub:{REPO_ID}", lock) == f"{first} (locked in {lock})"
 

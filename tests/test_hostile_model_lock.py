@@ -4,10 +4,15 @@ the lock left as it was. No hub is reached: the lock is read before any request.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from hostile import assert_clean_failure
 
+from pipeline import download_model
 from pipeline.cli import main
+from pipeline.errors import InputError
 
 SPEC = "hub:google/electra-base-discriminator"
 
@@ -21,6 +26,11 @@ SPEC = "hub:google/electra-base-discriminator"
         ("google/electra-base-discriminator: 0123456789ABCDEF0123456789ABCDEF01234567\n", "40-character commit"),
         ("../../etc: " + "a" * 40 + "\n", "not a hub repository id"),
         ("google/electra-base-discriminator: 1234567890123456789012345678901234567890123\n", "commit hash"),
+        # a model given twice: YAML keeps the last line silently
+        (
+            f"google/electra-base-discriminator: {'a' * 40}\n# later\ngoogle/electra-base-discriminator: {'b' * 40}\n",
+            "google/electra-base-discriminator is given twice (lines 1 and 3): one commit per model",
+        ),
     ],
 )
 def test_a_bad_lock_file_is_one_line_naming_it(tmp_path, capsys, text, fragment):
@@ -30,3 +40,49 @@ def test_a_bad_lock_file_is_one_line_naming_it(tmp_path, capsys, text, fragment)
     status = main(["download-model", "--model", SPEC, "--out", str(out), "--lock", str(lock)])
     assert_clean_failure(status, capsys.readouterr().err, lock, tmp_path / "data", fragment)
     assert lock.read_text(encoding="utf-8") == text
+
+
+class CountingHub:
+    """A hub that answers the current commit of ``main`` and records every file asked of it."""
+
+    def __init__(self):
+        self.asked = []
+
+    def model_info(self, repo_id, revision=None):
+        self.asked.append(("model_info", repo_id))
+        return type("Info", (), {"sha": "c" * 40})()
+
+    def list_repo_files(self, repo_id, revision=None):
+        self.asked.append(("list_repo_files", repo_id))
+        return ["config.json", "model.safetensors"]
+
+    def hf_hub_download(self, repo_id, filename, revision=None, local_dir=None):
+        self.asked.append(("hf_hub_download", filename))
+        target = Path(local_dir) / filename
+        target.write_text("{}", encoding="utf-8")
+        return str(target)
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot write to (root ignores permissions, but not /sys)."""
+    if os.geteuid() == 0:
+        return Path("/sys/kernel")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    return folder
+
+
+def test_a_lock_that_cannot_be_written_is_refused_before_anything_is_downloaded(tmp_path, capsys):
+    """A first download whose commit cannot be recorded would leave a snapshot the workflow then refuses
+    (its lock does not name the commit): the lock's folder is tried first, nothing is fetched."""
+    lock = _unwritable_folder(tmp_path) / "paper.models.lock"
+    out = tmp_path / "data" / "models" / "google" / "electra-base-discriminator@locked"
+    hub = CountingHub()
+    with pytest.raises(InputError, match="cannot be written") as raised:
+        download_model.fetch_locked(SPEC, out, lock, api=hub)
+    assert hub.asked == [] and not (tmp_path / "data").exists()
+    assert str(lock) in str(raised.value) and "nothing downloaded" in str(raised.value)
+    status = main(["download-model", "--model", SPEC, "--out", str(out), "--lock", str(lock)])
+    assert_clean_failure(status, capsys.readouterr().err, lock, tmp_path / "data", "not writable")
+    assert not lock.exists()

@@ -36,8 +36,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 # The measured inputs of the model: tokens per example, padding shares, per-step floors (bench/gpu_step.py
 # writes its measurement here), a multiple-choice example's candidates; each value cites its source.
 WORKLOADS = Path(__file__).with_name("workloads.yaml")
@@ -165,8 +163,10 @@ def gpu_hours(flops: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> floa
 
 @cache
 def workloads() -> dict:
-    """``workloads.yaml``, read once."""
-    return yaml.safe_load(WORKLOADS.read_text(encoding="utf-8")) or {}
+    """``workloads.yaml``, read once, its floors checked (pipeline/budget/workloads_file.py)."""
+    from pipeline.budget.workloads_file import read_workloads
+
+    return read_workloads(WORKLOADS)
 
 
 def architecture(repo: str) -> Architecture | None:

@@ -46,6 +46,7 @@ from pipeline.errors import InputError, os_message
 from pipeline.folder_contents import folder_entries, listing, unwritten
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
+from pipeline.small_files import MIB, read_small_text
 
 log = logging.getLogger("pipeline.models.directory")
 _NOT_A_FOLDER = NotADirectoryError(errno.ENOTDIR, "not a directory")
@@ -133,7 +134,9 @@ def model_dir_strangers(directory: Path) -> list[str]:
     record (written before the pipeline kept one) cannot tell its files from a user's: refused."""
     directory = Path(directory)
     try:
-        record = json.loads((directory / FILES_RECORD).read_text(encoding="utf-8"))
+        record = json.loads(
+            read_small_text(directory / FILES_RECORD, 64 * MIB, f"the {FILES_RECORD} record", missing="")
+        )
         files = record["files"]
         if not (isinstance(files, list) and all(isinstance(entry, str) for entry in files)):
             raise TypeError(files)

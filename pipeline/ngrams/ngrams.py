@@ -51,6 +51,9 @@ from pipeline.progress import Progress
 log = logging.getLogger("pipeline.ngrams")
 
 MODES = ("paper", "reference", "corpus")
+# --top-k-per-token's bound: a document of T tokens has fewer than MAX_N x T candidate n-grams (one of each
+# length 2..N from each token), so no larger cap keeps more; a larger one (1e308) overflowed K to 1.
+MAX_PER_TOKEN = float(entities.MAX_N)
 TOP_LENGTHS = 2000  # the length distribution in the stats is also given for each document's top 2000
 
 
@@ -84,9 +87,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--top-k-per-token",
-        type=number(0.0, low_open=True),
+        type=number(0.0, MAX_PER_TOKEN, low_open=True),
         default=None,
-        help="keep at most this many n-grams per token of the document, and at most --top-k (default: the preset's)",
+        help=f"keep at most this many n-grams per token of the document (0 < x <= {MAX_PER_TOKEN}), and at most "
+        "--top-k (default: the preset's)",
     )
     parser.add_argument(
         "--top-k-ramp-tokens",

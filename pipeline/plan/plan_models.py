@@ -15,7 +15,7 @@ from pipeline.backbone_family import shares_layers
 from pipeline.budget import cost
 from pipeline.budget.cost import architecture
 from pipeline.budget.memory import training_memory
-from pipeline.models.hub_lock import commit_text
+from pipeline.models.hub_lock import commit_text, hub_spec
 from pipeline.models.spec import hub_repo
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workflow" / "config"
@@ -37,13 +37,11 @@ class PlanModels:
         return cost.job_cost(work.flops, 0, 0.0, self.gpu, self.mfu)
 
     def commits(self) -> dict[str, str]:
-        """Each hub backbone and generator: its commit, pinned, locked, or "resolved at first download"."""
+        """Each hub backbone and generator, a plain hub id as ``hub:ID`` (the workflow locks it so): its commit,
+        pinned, locked, or "resolved at first download"."""
         specs = [*self.config["models"]["backbones"].values(), *self.config["models"].get("generators", {}).values()]
-        return {
-            hub_repo(spec): commit_text(spec, self.lock)
-            for spec in specs
-            if isinstance(spec, str) and spec.startswith("hub:")
-        }
+        hub = [hub_spec(spec) for spec in specs]
+        return {hub_repo(spec): commit_text(spec, self.lock) for spec in hub if spec}
 
     def memory(self, repo: str, batch: int, length: int, passes: float) -> dict | None:
         """Memory per GPU of a training job at its batch (pipeline/budget/memory.py), and its split."""

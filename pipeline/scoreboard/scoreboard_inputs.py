@@ -18,6 +18,7 @@ import yaml
 
 from pipeline.errors import InputError, reading
 from pipeline.report.table_specs import TABLES
+from pipeline.small_files import MIB, read_small_text
 
 CLAIMS = Path(__file__).with_name("claims.yaml")
 SPECS = {spec.name: spec for spec in TABLES}
@@ -31,8 +32,7 @@ def _kind(value) -> str:
 
 def _load_json(path: Path, what: str):
     """A JSON file's value; one :class:`InputError` naming ``path`` for anything that is not JSON."""
-    with reading(path):  # missing, unreadable, not UTF-8
-        text = Path(path).read_text(encoding="utf-8")
+    text = read_small_text(path, 64 * MIB, what)  # a regular file (never a FIFO), bounded, UTF-8
     try:
         return json.loads(text)
     except RecursionError:

@@ -194,3 +194,16 @@ def test_a_ramp_without_its_other_knobs_is_one_line(good, cli, capsys, tmp_path,
     out = tmp_path / "ngrams"
     status = cli(*ngrams_argv(good.sentences, out), *options)
     assert_clean_failure(status, capsys.readouterr().err, out, out, fragment)
+
+
+@pytest.mark.parametrize("value", ["1e308", "128", "inf", "nan", "0", "-0.5"])
+def test_top_k_per_token_is_a_bounded_positive_number(tmp_path, monkeypatch, cli, capsys, value):
+    """--top-k-per-token 1e308 overflowed the cap to K = 1 per document (117 n-grams kept instead of 3,198):
+    the flag is a number in (0, 127], 127 the longest n-gram (no cap above it keeps more)."""
+    monkeypatch.chdir(tmp_path)
+    status = cli(*ngrams_argv(Path("s.parquet"), Path("out")), f"--top-k-per-token={value}")
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert "argument --top-k-per-token" in errors[0] and value in errors[0], errors[0]
+    assert list(tmp_path.iterdir()) == []

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.errors import InputError
-from pipeline.models.hub_lock import check_snapshot
+from pipeline.models.hub_lock import check_snapshot, hub_spec
 from pipeline.models.spec import HUB_PREFIX, hub_reference, resolve_path
 from pipeline.tasks.data_root import leaves_root
 
@@ -166,10 +166,18 @@ def resolve_model(spec, name=None, key="models.backbones"):
     where it was read, for the error): "package:NAME" -> the checkpoint folder inside that installed
     package; "hub:ORG/NAME@COMMIT" -> its folder under data_root, fetched by the download_model rule;
     "tiny" / "tiny:LANG" for backbone `name` -> results/<run>/models/<name> (the tiny_model rule);
-    anything else (a hub id, a path) as given."""
+    a plain hub id (no local folder of that name) as "hub:ID", locked at its first download in models.lock
+    and refused without one, never loaded unpinned at job time; anything else (a path) as given."""
     if name is not None and is_tiny(spec):
         return f"{RESULTS}/models/{name}", [f"{RESULTS}/models/{name}"]
     try:
+        if not spec.startswith(HUB_PREFIX) and hub_spec(spec) and not MODELS_LOCK:
+            raise InputError(
+                spec,
+                f"a hub id without a commit would load whatever the hub serves at job time: write "
+                f"hub:{spec}@<commit>, or hub:{spec} with models.lock (its commit recorded at the first download)",
+            )
+        spec = hub_spec(spec) or spec
         path = resolve_path(spec, DATA_ROOT)  # the grammar: pipeline/models/spec.py
         if spec.startswith(HUB_PREFIX) and hub_reference(spec)[1] is None:
             if not MODELS_LOCK:
