@@ -102,3 +102,17 @@ def test_a_resume_save_is_read_as_tensors_only_and_a_planted_object_never_runs(t
     assert "cannot be read" in caplog.text
     torch.save({"identity": {"members": []}, "step": 3, "params": {"w": torch.ones(2)}}, resume.path)
     assert resume.load({"members": []})["step"] == 3
+
+
+@pytest.mark.parametrize("value", [1.0, -0.1, "a lot"], ids=["one", "negative", "text"])
+def test_a_fine_tuning_dropout_outside_its_interval_is_one_line(value):
+    """classify.dropout is a rate in [0, 1): anything else is the config's one problem, one line naming the key."""
+    from test_workflow_config import SCHEMA
+
+    from pipeline.workflow_config import ConfigError, check, coerce
+
+    config = {"run": "r", "data_root": "d", "corpus": {"languages": ["en"], "en": {"dumps": {"p": {"path": "x"}}}}}
+    with pytest.raises(ConfigError) as refused:
+        check(coerce({**config, "classify": {"dropout": value}}, SCHEMA), SCHEMA)
+    problems = str(refused.value).splitlines()[1:]  # under "invalid config:", one line per problem
+    assert len(problems) == 1 and problems[0].strip().startswith("classify.dropout: "), problems
