@@ -15,7 +15,7 @@ import contextlib
 import torch
 from transformers import BertConfig, BertForSequenceClassification
 
-from pipeline.classify.fused_dropout import step_keys
+from pipeline.classify.fused_dropout import call_keys
 from pipeline.classify.fused_training import StackedAdamW, StackedModel, stack_batches
 
 WEIGHT_DECAY = 0.01
@@ -139,7 +139,7 @@ class FusedStep:
         self.forward_backward = _compiled(self._forward_backward, compiled)
 
     def _forward_backward(self, batch):
-        losses, _ = self.stacked.losses(batch, step_keys(self.keys, self.optimiser.step_count), autocast=self.autocast)
+        losses, _ = self.stacked.losses(batch, call_keys(self.keys, self.optimiser.step_count), autocast=self.autocast)
         self.stacked.backward(losses)
         return losses
 

@@ -48,7 +48,7 @@ from transformers import Trainer, set_seed
 
 from pipeline import tracking
 from pipeline.classify import training
-from pipeline.classify.fused_dropout import MemberDropout, member_key, step_keys
+from pipeline.classify.fused_dropout import MemberDropout, call_keys, member_key
 from pipeline.classify.fused_resume import Resume
 from pipeline.classify.fused_stacks import CHOICE_ARCHITECTURES, FUSED_ARCHITECTURES, UNKEYED_CONFIG
 from pipeline.classify.hyperparameters import setting_label
@@ -241,7 +241,7 @@ class StackedModel:
 
     def losses(self, batch: dict, keys: torch.Tensor, autocast: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """Every member's loss [K] and outputs on its own batch (``batch`` stacked by :func:`stack_batches`), its
-        dropout masks drawn from its own step key (``keys`` [K], :func:`fused_dropout.step_keys`). No other
+        dropout masks drawn from its own keys (``keys`` [K, calls], :func:`fused_dropout.call_keys`). No other
         random draw may happen in the forward (``randomness="error"``): it would come from the stack's one
         generator."""
         with torch.autocast(next(iter(self.params.values())).device.type, torch.bfloat16, enabled=autocast):
@@ -411,7 +411,7 @@ def train_members(
     for step in range(first, steps):
         batch = stack_batches([next(s) for s in streams], pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
-        losses, _ = stacked.losses(batch, step_keys(keys, step), autocast=settings.bf16)
+        losses, _ = stacked.losses(batch, call_keys(keys, step), autocast=settings.bf16)
         stacked.backward(losses)
         norms = optimiser.clip()
         lrs = base_lrs * linear_warmup(step, warmup, steps)

@@ -17,6 +17,7 @@ import torch
 from transformers import AutoConfig, AutoTokenizer, Trainer, set_seed
 
 from pipeline.classify import classify, encoding, fused_stacks, fused_training, tasks, training
+from pipeline.classify.fused_dropout import call_keys
 from pipeline.classify.fused_training import Member
 
 STEPS = 20
@@ -166,7 +167,7 @@ def test_members_draw_their_own_dropout_masks(tiny_en):
     stacked = fused_training.StackedModel(models, task.head)
     ids = torch.randint(5, 100, (8, 16))
     one = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": torch.zeros(8, dtype=torch.long)}
-    keys = torch.tensor([11, 12, 13, 14])
+    keys = call_keys(torch.tensor([11, 12, 13, 14]), 0)  # four members' dropout keys at step 0
     _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0), keys)
     flat = logits.detach().reshape(4, -1)
     for a in range(4):
