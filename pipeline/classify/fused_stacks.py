@@ -135,8 +135,12 @@ def run_stacks(
                 for models in keyed.values()
             ),
         )
-    for models in keyed.values():
+    for models in list(keyed.values()):
         stacked = [run for run in runs if run[0] in models]
+        if len(stacked) == 1:  # no other run shares its config: a solo run, as a one-run job trains
+            log.info("--fuse %d: the run of %s trains alone (no other run of its config)", fuse, paths[models[0]])
+            del keyed[next(key for key, value in keyed.items() if value is models)]
+            continue
         start, sizes = 0, stack_sizes(len(stacked), fuse)
         for size in sizes:
             groups.append(stacked[start : start + size])
