@@ -15,6 +15,7 @@ import contextlib
 import torch
 from transformers import BertConfig, BertForSequenceClassification
 
+from pipeline.classify.fused_dropout import call_keys
 from pipeline.classify.fused_training import StackedAdamW, StackedModel, stack_batches
 
 WEIGHT_DECAY = 0.01
@@ -133,11 +134,12 @@ class FusedStep:
         self.optimiser = StackedAdamW(self.stacked.params, decay, WEIGHT_DECAY, MAX_GRAD_NORM)
         device = next(iter(self.stacked.params.values())).device
         self.lrs = torch.full((len(models),), lr, dtype=torch.float64, device=device)
+        self.keys = torch.arange(len(models), dtype=torch.int64, device=device)  # each member's dropout key
         self.autocast = autocast
         self.forward_backward = _compiled(self._forward_backward, compiled)
 
     def _forward_backward(self, batch):
-        losses, _ = self.stacked.losses(batch, autocast=self.autocast)
+        losses, _ = self.stacked.losses(batch, call_keys(self.keys, self.optimiser.step_count), autocast=self.autocast)
         self.stacked.backward(losses)
         return losses
 

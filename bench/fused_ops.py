@@ -33,6 +33,7 @@ from transformers import BertForSequenceClassification
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bert_stacks import FusedStep, SoloStep, bert, members, random_batch, stacked_batch
+from pipeline.classify.fused_dropout import call_keys
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOADS = REPO / "pipeline" / "budget" / "workloads.yaml"
@@ -178,7 +179,7 @@ def saved_bytes(k: int, hidden: int, batch_size: int, length: int) -> int:
         return tensor
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        fused.stacked.losses(inputs)
+        fused.stacked.losses(inputs, call_keys(fused.keys, 0))
     return total
 
 

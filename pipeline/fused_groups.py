@@ -11,7 +11,10 @@ its rules (workflow/rules/functions/classify.smk) and the plan (pipeline/plan/) 
   (:func:`pipeline.budget.memory.largest_fused_members`), a multiple-choice example one sequence per
   candidate (:func:`sequences_per_example`).
 - **Stacks**: a job's N runs step together in ``ceil(N / K)`` stacked models of balanced size
-  (:func:`stack_sizes`).
+  (:func:`stack_sizes`). Grouping by backbone sees no config: at run time the classify stage keys its stacks
+  on each model's whole config (pipeline/classify/fused_stacks.py), so models of one backbone whose configs
+  differ train in stacks of their own, said in the job's log (with the configs' one ``classify.dropout`` the
+  paper configs' groups share one config each).
 
 A ground-floor module: it imports the GPU budget model (:mod:`pipeline.budget`), the backbone families and
 the model-spec grammar, never a stage package.

@@ -58,6 +58,8 @@ CASES = [
     ("sample", "--size", "0"),
     ("classify", "--seeds", "0"),
     ("classify", "--lr", "nan"),
+    ("classify", "--dropout", "1.0"),
+    ("classify", "--dropout", "-0.1"),
     ("classify", "--max-length", "2"),
     ("classify", "--train-from-dev", "1.5"),
     ("figures", "--batch-size", "0"),

@@ -56,10 +56,9 @@ from pipeline.arguments import (
     TOKENS,
 )
 from pipeline.atomic import AtomicFiles, json_text
-from pipeline.classify import encoding, fused_training, hyperparameters, submission, tasks, training
+from pipeline.classify import encoding, fused_stacks, fused_training, hyperparameters, submission, tasks, training
 from pipeline.classify.fused_resume import data_fingerprint
 from pipeline.errors import InputError
-from pipeline.fused_groups import stack_sizes
 
 log = logging.getLogger("pipeline.classify")
 
@@ -94,6 +93,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weight-decay", type=NON_NEGATIVE, help="default 0.01")
     parser.add_argument("--eval-batch-size", type=BATCH, default=64)
     parser.add_argument("--bf16", action="store_true", help="bfloat16 mixed precision (GPU)")
+    parser.add_argument(
+        "--dropout",
+        type=FRACTION,
+        default=0.1,
+        help="every dropout of every model, whatever its config says (default 0.1, ULR-BERT §5.1.2; training.py)",
+    )
     parser.add_argument(
         "--fuse",
         type=SEEDS,
@@ -150,6 +155,7 @@ def settings_from(args, task) -> training.Settings:
         max_answer_tokens=defaults["max_answer_tokens"],
         eval_batch_size=args.eval_batch_size,
         bf16=args.bf16 and _bf16_device(),
+        dropout=args.dropout,
     )
 
 
@@ -273,34 +279,9 @@ def check_one_tokenizer(tokenizers: list, specs: list[str]) -> None:
 
 def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, args) -> list[list[tuple[int, int]]]:
     """The runs (model index, seed), model-major, in groups that train together: up to ``--fuse`` K at once
-    as one stacked model (fused_training) in ceil(N / K) groups of balanced size, each a stretch of the
-    model-major order (so a model's seeds share a group where the sizes allow), or one by one where the
-    runs cannot fuse, which the log says with the reason."""
-    if args.fuse <= 1:
-        return [[run] for run in runs]
-    members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in runs]
-    reason = fused_training.unfusable(task, members, settings, args)
-    if reason:
-        what = "the seeds" if len(paths) == 1 else f"the runs of {len(paths)} models"
-        log.warning("--fuse %d: %s train one by one (%s)", args.fuse, what, reason)
-        return [[run] for run in runs]
-    groups, start = [], 0
-    for size in stack_sizes(len(runs), args.fuse):
-        groups.append(runs[start : start + size])
-        start += size
-    seeds = sorted({seed for _, seed in runs})
-    if len(paths) == 1:
-        log.info("--fuse %d: seeds %s train as %d stacked model(s)", args.fuse, seeds, len(groups))
-    else:
-        log.info(
-            "--fuse %d: %d models x seeds %s train as %d stacked model(s) of %s runs",
-            args.fuse,
-            len(paths),
-            seeds,
-            len(groups),
-            ", ".join(str(len(group)) for group in groups),
-        )
-    return groups
+    as one stacked model, the models of one config together (fused_stacks.run_stacks), or one by one
+    where the runs cannot fuse, which the log says with the reason."""
+    return fused_stacks.run_stacks(task, runs, paths, settings, args.fuse, args)
 
 
 def resume_path(jobs: list[argparse.Namespace], group: list[tuple[int, int]]) -> Path:

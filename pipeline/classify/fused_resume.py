@@ -84,6 +84,10 @@ def _mismatch(found, expected, where: str) -> str | None:
             if wrong:
                 return wrong
         return None
+    if isinstance(expected, list):  # every GPU's generator state, one per device
+        if not isinstance(found, list) or len(found) != len(expected):
+            return f"{where} is not a list of {len(expected)}"
+        return next((w for f, e in zip(found, expected) if (w := _mismatch(f, e, where))), None)
     if isinstance(expected, int) and (isinstance(found, bool) or not isinstance(found, int)):
         return f"{where} is not a whole number"
     return None

@@ -15,14 +15,20 @@ Each member is exactly the run :func:`pipeline.classify.training.run_seed` would
 * the step is the solo step written for stacked weights: the loss of each member's batch, gradient
   clipping by each member's own norm, AdamW with each member's learning rate on the linear schedule
   with warm-up (transformers' ``get_linear_schedule_with_warmup``);
-* dropout draws each member's own masks (``vmap(randomness="different")``);
+* dropout draws each member's own masks from its own key (its model, seed and setting:
+  :mod:`pipeline.classify.fused_dropout`), so a member's masks, like its batches, do not depend on the
+  models it shares a stack with;
 * after training, the member's own model (whose parameters are views of its slice of the stack)
   predicts through its own ``Trainer``, so predictions, metrics and files are those of a solo run.
 
-With dropout off the fused members equal their solo runs (logits within 1e-4 after 20 steps in
-float32, tests/classify/test_fused_training.py). BERT runs under ``vmap`` with eager attention and a
-precomputed 4-D additive attention mask: transformers' own mask builder inspects the mask's values
-to skip it, which ``vmap`` cannot trace.
+The stack runs every member through one template module built from one member's config, so only models
+of one config share a stack (:func:`pipeline.classify.fused_stacks.stack_config`: the whole config at the run's dropout, names,
+``architectures`` and dtype aside; ``fused_stacks.run_stacks`` splits a job's runs by it and logs how), and only the
+architectures tested exact fuse (:data:`FUSED_ARCHITECTURES`; the others train one by one). With dropout
+off the fused members equal their solo runs (logits within 1e-4 after 20 steps in float32,
+tests/classify/test_fused_training.py, test_fused_architectures.py). The encoders run under ``vmap`` with
+eager attention and a precomputed 4-D additive attention mask: transformers' own mask builder inspects the
+mask's values to skip it, which ``vmap`` cannot trace.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import math
 import tempfile
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import torch
 from torch.func import functional_call, stack_module_state, vmap
@@ -41,7 +48,11 @@ from transformers import Trainer, set_seed
 
 from pipeline import tracking
 from pipeline.classify import training
+from pipeline.classify.fused_dropout import MemberDropout, call_keys, member_key
 from pipeline.classify.fused_resume import Resume, data_fingerprint
+from pipeline.classify.fused_stacks import CHOICE_ARCHITECTURES, FUSED_ARCHITECTURES, UNKEYED_CONFIG
+from pipeline.classify.hyperparameters import setting_label
+from pipeline.errors import InputError
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")
@@ -60,33 +71,10 @@ class Member:
     model_path: str
 
 
-def unfusable(task, members: list[Member], settings: training.Settings, tracker_args=None) -> str | None:
-    """Why ``members`` cannot train as one stacked model, or None when they can."""
-    if len(members) < 2:
-        return "one run only"
-    if tracker_args is not None:
-        chosen = tracking.backend(tracker_args.report_to)
-        if chosen in ("wandb", "mlflow"):  # one live run per process; TensorBoard takes one folder per seed
-            return f"live curves in {chosen} follow one run at a time"
-    if len({m.model_path for m in members}) > 1:
-        shapes = {m.model_path: _shapes(task, m.model_path) for m in members}
-        if len({tuple(sorted(s.items())) for s in shapes.values()}) > 1:
-            return "the starting checkpoints differ in architecture"
-    return None
-
-
-def _shapes(task, path: str) -> dict:
-    from transformers import AutoConfig
-
-    config = AutoConfig.from_pretrained(path)
-    keys = ("model_type", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
-    return {key: getattr(config, key, None) for key in keys}
-
-
 def member_trainer(task, member: Member, tokenizer, train, settings: training.Settings, scratch: str) -> Trainer:
     """The member's Trainer and model, built as :func:`training.run_seed` builds them (the seed fixes the head)."""
     set_seed(member.seed)
-    model = training.load_model(task, member.model_path)
+    model = training.load_model(task, member.model_path, settings.dropout)
     return Trainer(
         model=model,
         args=training.training_arguments(replace(settings, lr=member.lr), member.seed, scratch),
@@ -94,6 +82,13 @@ def member_trainer(task, member: Member, tokenizer, train, settings: training.Se
         data_collator=training.collator(task, tokenizer),
         processing_class=tokenizer,
     )
+
+
+def dropout_key(member: Member, settings: training.Settings) -> int:
+    """The member's dropout key (:func:`fused_dropout.member_key`): its model (the checkpoint folder's name: a
+    workflow's model label or a hub commit), its seed and its setting."""
+    setting = setting_label(settings.batch_size, member.lr, settings.epochs, settings.max_length)
+    return member_key(Path(member.model_path.rstrip("/")).name, member.seed, f"{setting}-steps{settings.max_steps}")
 
 
 def member_batches(trainer: Trainer, max_steps: int):
@@ -156,6 +151,16 @@ class StackedModel:
     predicts (and is saved) as a solo run's model would be."""
 
     def __init__(self, models: list[torch.nn.Module], heads: str):
+        model_type = models[0].config.model_type
+        supported = CHOICE_ARCHITECTURES if heads == "choice" else FUSED_ARCHITECTURES
+        if model_type not in supported:  # the template below would run another forward than the member's own
+            where = "multiple-choice path" if heads == "choice" else "path"
+            raise InputError(
+                models[0].name_or_path, f"the fused {where} runs {', '.join(supported)}, not {model_type}: use --fuse 1"
+            )
+        configs = [{k: v for k, v in m.config.to_dict().items() if k not in UNKEYED_CONFIG} for m in models]
+        if any(config != configs[0] for config in configs[1:]):  # the template is the first member's
+            raise ValueError("the members of one stack must share one config (fused_training.stack_config)")
         self.heads = heads
         self.params, self.buffers = stack_module_state(models)
         for k, model in enumerate(models):
@@ -172,7 +177,11 @@ class StackedModel:
         self.template.train()
         self.dtype = next(iter(self.params.values())).dtype
 
-    def _forward(self, params, buffers, batch):
+    def _forward(self, params, buffers, batch, key):
+        with MemberDropout(key):  # the member's own masks (fused_dropout)
+            return self._member_forward(params, buffers, batch)
+
+    def _member_forward(self, params, buffers, batch):
         if self.heads == "choice":
             return self._choice(params, buffers, batch)
         length = batch.pop("length")
@@ -230,10 +239,13 @@ class StackedModel:
             for name, row in self.padding_rows:
                 self.params[name].grad[:, row] = 0
 
-    def losses(self, batch: dict, autocast: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        """Every member's loss [K] and outputs on its own batch (``batch`` stacked by :func:`stack_batches`)."""
+    def losses(self, batch: dict, keys: torch.Tensor, autocast: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """Every member's loss [K] and outputs on its own batch (``batch`` stacked by :func:`stack_batches`), its
+        dropout masks drawn from its own keys (``keys`` [K, calls], :func:`fused_dropout.call_keys`). No other
+        random draw may happen in the forward (``randomness="error"``): it would come from the stack's one
+        generator."""
         with torch.autocast(next(iter(self.params.values())).device.type, torch.bfloat16, enabled=autocast):
-            return vmap(self._forward, randomness="different")(self.params, self.buffers, batch)
+            return vmap(self._forward, randomness="error")(self.params, self.buffers, batch, keys)
 
 
 def _child(params: dict, module: str) -> dict:
@@ -320,6 +332,19 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
+def cuda_rng_state() -> list:
+    """Every GPU's generator state (``torch.cuda.get_rng_state_all``; none without CUDA), which a save keeps
+    beside the CPU's, as pre-training's checkpoints do (pipeline/pretrain/checkpoint.py), so that anything
+    drawn on the GPU after a resume is what an unbroken run draws."""
+    return torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+
+
+def restore_cuda_rng(saved: list | None) -> None:
+    """Put back the GPU generators a save kept (a save made without CUDA, or on CPU now, has none to restore)."""
+    if saved and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(saved)
+
+
 def member_trackers(members: list[Member], tracker_args) -> list:
     """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir).
     ``tracker_args``: the job's arguments, or a list of them, one per member (the members of several
@@ -359,7 +384,9 @@ def train_members(
     base_lrs = torch.tensor([m.lr for m in members], dtype=torch.float64, device=device)
     streams = [member_batches(t, steps) for t in trainers]
     pad_id = tokenizer.pad_token_id or 0
-    # each member's dropout masks are its own (vmap's randomness="different"); this fixes the draw of all
+    # each member's dropout masks come from its own key (its model, seed and setting: fused_dropout), not from
+    # the stack; the global generator only seeds the data loaders' iterators, which draw nothing that matters
+    keys = torch.tensor([dropout_key(m, settings) for m in members], dtype=torch.int64, device=device)
     torch.manual_seed(members[0].seed)
     loss_sums = torch.zeros(len(members), dtype=torch.float64, device=device)
     trackers, logged = member_trackers(members, tracker_args), torch.zeros_like(loss_sums)
@@ -368,7 +395,12 @@ def train_members(
     if resume:  # a save for these members and settings, on this training data, holding what this run holds
         identity["train"] = data_fingerprint(*train)
         expected = {"step": 0, "params": stacked.params, "optimiser": optimiser.state_dict()}
-        expected |= {"loss_sums": loss_sums, "logged": logged, "rng": torch.get_rng_state()}
+        expected |= {
+            "loss_sums": loss_sums,
+            "logged": logged,
+            "rng": torch.get_rng_state(),
+            "cuda_rng": cuda_rng_state(),
+        }
         state = resume.load(identity, expected, steps)
     first = 0
     if state is not None:
@@ -383,12 +415,13 @@ def train_members(
             for _ in range(first):
                 next(stream)
         torch.set_rng_state(state["rng"])  # after the replay: a data loader draws its base seed from it
+        restore_cuda_rng(state["cuda_rng"])
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
     for step in range(first, steps):
         batch = stack_batches([next(s) for s in streams], pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
-        losses, _ = stacked.losses(batch, autocast=settings.bf16)
+        losses, _ = stacked.losses(batch, call_keys(keys, step), autocast=settings.bf16)
         stacked.backward(losses)
         norms = optimiser.clip()
         lrs = base_lrs * linear_warmup(step, warmup, steps)
@@ -413,6 +446,7 @@ def train_members(
                     "loss_sums": loss_sums.cpu(),
                     "logged": logged.cpu(),
                     "rng": torch.get_rng_state(),
+                    "cuda_rng": cuda_rng_state(),
                 }
             )
         progress.update(1, position=step + 1)

@@ -9,6 +9,11 @@ in a Python package, a tiny model, a ``pretrain`` output (its MLM head is droppe
 sentence-transformers folder (the folder of its Transformer module), as
 :func:`pipeline.models.spec.resolve_path` and :func:`~pipeline.models.spec.transformers_folder` find
 it. The seed fixes the new head's initialisation and the data order, so the same seed gives the same run.
+
+Every dropout of the model (the encoder's and the head's) is set to the run's ``dropout`` (``--dropout``,
+default 0.1: ULR-BERT §5.1.2, "We use the same sets of hyperparameters for all the evaluated models", and
+BERT's fine-tuning, whose run_glue keeps the config's 0.1): a checkpoint's own value would fine-tune
+released ALBERT (whose v2 configs ship 0) and ALBERT pre-trained here (saved with 0.1) at different rates.
 """
 
 from __future__ import annotations
@@ -35,20 +40,42 @@ from transformers import (
 
 from pipeline import tracking
 from pipeline.classify import encoding, metrics
+from pipeline.errors import InputError
+from pipeline.models.loading import DROPOUT_FIELDS, HEAD_DROPOUT_FIELDS, set_dropout
 from pipeline.models.weights import load_pretrained
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.classify")
 
 
-def load_model(task, path: str):
-    """The task's head on the checkpoint, loaded whole or refused in one line (pipeline.models.weights)."""
-    if task.head == "span":
-        return load_pretrained(AutoModelForQuestionAnswering, path)
-    if task.head == "choice":
-        return load_pretrained(AutoModelForMultipleChoice, path)
-    problem = "regression" if task.head == "regression" else "single_label_classification"
-    return load_pretrained(AutoModelForSequenceClassification, path, num_labels=task.num_labels, problem_type=problem)
+def model_config(task, path: str, dropout: float | None = None):
+    """The config the task's head is built from: the checkpoint's, with the task's labels and, unless
+    ``dropout`` is None, every dropout of the encoder and of the head at ``dropout``."""
+    from transformers import AutoConfig
+
+    labels = {}
+    if task.head in ("classification", "regression"):
+        problem = "regression" if task.head == "regression" else "single_label_classification"
+        labels = {"num_labels": task.num_labels, "problem_type": problem}
+    try:
+        config = AutoConfig.from_pretrained(path, **labels)
+    except (OSError, ValueError) as exc:
+        raise InputError(path, f"cannot load a model config: {exc}") from exc
+    return set_dropout(config, dropout, DROPOUT_FIELDS + HEAD_DROPOUT_FIELDS)
+
+
+HEADS = {
+    "span": AutoModelForQuestionAnswering,
+    "choice": AutoModelForMultipleChoice,
+    "classification": AutoModelForSequenceClassification,
+    "regression": AutoModelForSequenceClassification,
+}
+
+
+def load_model(task, path: str, dropout: float | None = None):
+    """The task's head on the checkpoint at the run's ``dropout`` (None: the checkpoint's own), loaded whole or
+    refused in one line (pipeline.models.weights)."""
+    return load_pretrained(HEADS[task.head], path, config=model_config(task, path, dropout))
 
 
 class MultipleChoiceCollator(DataCollatorForMultipleChoice):
@@ -98,6 +125,7 @@ class Settings:
     max_answer_tokens: int
     eval_batch_size: int = 64
     bf16: bool = False
+    dropout: float = 0.1
 
 
 def training_arguments(settings: Settings, seed: int, output_dir: str, report_to=()) -> TrainingArguments:
@@ -163,7 +191,7 @@ def run_seed(
         report_to = tracking.trainer_report_to(seed_args)
         curves = tracking.trainer_callbacks(seed_args)
     set_seed(seed)
-    model = load_model(task, model_path)
+    model = load_model(task, model_path, settings.dropout)
     with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
         trainer = Trainer(
             model=model,

@@ -30,6 +30,9 @@ from pipeline.models.weights import load_pretrained
 log = logging.getLogger("pipeline.pretrain")
 
 DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout", "attention_dropout")
+# a fine-tuning head's own dropout (BERT / ELECTRA classifier_dropout, ALBERT classifier_dropout_prob, ELECTRA's
+# multiple-choice summary): None or absent in most configs, where the head falls back to the hidden dropout
+HEAD_DROPOUT_FIELDS = ("classifier_dropout", "classifier_dropout_prob", "summary_first_dropout", "summary_last_dropout")
 
 # the backbone registry of generator / discriminator pairs: each released discriminator and its generator
 ELECTRA_GENERATORS = {
@@ -65,8 +68,13 @@ def _config(name_or_path: str, dropout: float | None):
         config = AutoConfig.from_pretrained(name_or_path)
     except (OSError, ValueError) as exc:
         raise InputError(name_or_path, f"cannot load a model config: {exc}") from exc
+    return set_dropout(config, dropout)
+
+
+def set_dropout(config, dropout: float | None, fields: tuple[str, ...] = DROPOUT_FIELDS):
+    """``config`` with every one of ``fields`` it has set to ``dropout`` (None: left as the checkpoint has it)."""
     if dropout is not None:
-        for field in DROPOUT_FIELDS:
+        for field in fields:
             if hasattr(config, field):
                 setattr(config, field, dropout)
     return config

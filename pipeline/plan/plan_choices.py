@@ -60,7 +60,22 @@ class PlanChoices:
             {"key": key, "ours": settings[key], "why": entry(key)["why"], "alternative": alternative(entry(key))}
             for key in known
             if key in settings
-        ]
+        ] + self.fine_tuning_dropout(settings)
+
+    def fine_tuning_dropout(self, settings: dict) -> list[dict]:
+        """The dropout every GLUE / CLUE fine-tuning runs at (``classify.dropout``), on the rows fine-tuned on a
+        grid (those with a ``glue_pooler``), whose settings then show it too (``glue_dropout``)."""
+        if "glue_pooler" not in settings:
+            return []
+        settings["glue_dropout"] = self.config["classify"].get("dropout", 0.1)
+        why = (
+            "ULR-BERT §5.1.2: 'We use the same sets of hyperparameters for all the evaluated models', and the "
+            "papers state no fine-tuning dropout: every model a table compares fine-tunes at classify.dropout, "
+            "BERT's 0.1 (its run_glue keeps the config's 0.1), whatever its checkpoint's config ships (released "
+            "ALBERT v2: 0; an ALBERT pre-trained here: 0.1)"
+        )
+        alternative = "each checkpoint's own config (ULR-ALBERT at 0.1 against released ALBERT at 0)"
+        return [{"key": "glue_dropout", "ours": settings["glue_dropout"], "why": why, "alternative": alternative}]
 
     def released(self, experiment: str, settings: dict, objective: str | None = None) -> list[dict]:
         """Where the authors' released code ran another value than the paper states: both, with the source.

@@ -16,7 +16,8 @@ import pytest
 import torch
 from transformers import AutoConfig, AutoTokenizer, Trainer, set_seed
 
-from pipeline.classify import classify, encoding, fused_training, tasks, training
+from pipeline.classify import classify, encoding, fused_stacks, fused_training, tasks, training
+from pipeline.classify.fused_dropout import call_keys
 from pipeline.classify.fused_training import Member
 
 STEPS = 20
@@ -31,8 +32,9 @@ def without_dropout(model, out):
     return str(folder)
 
 
-def settings(task, batch_size=8, max_length=64):
-    """The CLI's settings for ``task`` (the papers' defaults), capped at :data:`STEPS` steps."""
+def settings(task, batch_size=8, max_length=64, dropout=0.0):
+    """The CLI's settings for ``task`` (the papers' defaults), capped at :data:`STEPS` steps, at ``dropout``
+    (off: the condition under which a fused member equals its solo run)."""
     args = argparse.Namespace(
         batch_size=batch_size,
         lr=None,
@@ -43,6 +45,7 @@ def settings(task, batch_size=8, max_length=64):
         weight_decay=None,
         eval_batch_size=32,
         bf16=False,
+        dropout=dropout,
     )
     return classify.settings_from(args, task)
 
@@ -62,7 +65,7 @@ def data(task, root, model, config, train_rows=64, dev_rows=40):
 def solo(task, member, tokenizer, train, config, scratch):
     """A solo run as training.run_seed makes it, keeping the Trainer to read its logits."""
     set_seed(member.seed)
-    model = training.load_model(task, member.model_path)
+    model = training.load_model(task, member.model_path, config.dropout)
     trainer = Trainer(
         model=model,
         args=training.training_arguments(training.Settings(**{**vars(config), "lr": member.lr}), member.seed, scratch),
@@ -158,19 +161,20 @@ def test_members_draw_their_own_dropout_masks(tiny_en):
     """With dropout on, the same weights and the same batch give each member different activations."""
     task = tasks.TASKS["sst2"]
     set_seed(0)
-    models = [training.load_model(task, str(tiny_en)) for _ in range(4)]
+    models = [training.load_model(task, str(tiny_en), 0.1) for _ in range(4)]
     for model in models[1:]:
         model.load_state_dict(models[0].state_dict())
     stacked = fused_training.StackedModel(models, task.head)
     ids = torch.randint(5, 100, (8, 16))
     one = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": torch.zeros(8, dtype=torch.long)}
-    _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0))
+    keys = call_keys(torch.tensor([11, 12, 13, 14]), 0)  # four members' dropout keys at step 0
+    _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0), keys)
     flat = logits.detach().reshape(4, -1)
     for a in range(4):
         for b in range(a + 1, 4):
             assert not torch.allclose(flat[a], flat[b]), (a, b)
     stacked.template.eval()  # without dropout, the same weights and batch give the same outputs
-    _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0))
+    _, logits = stacked.losses(fused_training.stack_batches([one] * 4, 0), keys)
     assert torch.allclose(logits[0], logits[3], atol=1e-6)
 
 
@@ -178,7 +182,7 @@ def test_members_draw_their_own_dropout_masks(tiny_en):
 def test_one_member_cannot_fuse(size, tiny_en):
     task = tasks.TASKS["sst2"]
     config = settings(task)
-    assert fused_training.unfusable(task, [Member(0, 1e-3, str(tiny_en))] * size, config) == "one run only"
+    assert fused_stacks.unfusable(task, [Member(0, 1e-3, str(tiny_en))] * size, config) == "one run only"
 
 
 def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo_root, tmp_path, caplog):
@@ -188,7 +192,7 @@ def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo
 
     model = without_dropout(tiny_en, tmp_path / "model")
     common = ("--model", model, "--task", "rte", "--data", demo_root, "--seeds", 3, "--seed-dirs")
-    common += ("--max-steps", 6, "--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3")
+    common += ("--max-steps", 6, "--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3", "--dropout", 0)
     assert cli("classify", *common, "--out", tmp_path / "solo") == 0
     caplog.set_level("INFO")
     curves = ("--report-to", "tensorboard", "--tracking-dir", tmp_path / "curves")
@@ -225,7 +229,7 @@ def test_a_killed_fused_run_resumes_to_the_unbroken_run(tiny_en, demo_root, tmp_
     """Dropout on: the run killed after step 12 and restarted from its save at step 10 ends with the same
     weights, to the bit, as the run never killed (same batches replayed, same random state)."""
     task = tasks.TASKS["sst2"]
-    config = settings(task)
+    config = settings(task, dropout=0.1)
     tokenizer, train, (_, dev_features) = data(task, demo_root, str(tiny_en), config)
     members = [Member(0, 1e-3, str(tiny_en)), Member(1, 2e-3, str(tiny_en))]
     resume = fused_training.Resume(tmp_path / ".resume" / "fused.pt", 5)
@@ -257,7 +261,7 @@ def test_with_dropout_five_fused_seeds_agree_with_five_solo_seeds_within_their_s
     """Dropout on (0.1), so a member's masks are not its solo run's: over 5 seeds the fused runs' dev
     accuracy has the solo runs' mean within the larger of the two seed spreads (issue 41 §2, Independent)."""
     task = tasks.TASKS["sst2"]
-    config = dataclasses.replace(settings(task), max_steps=80)
+    config = dataclasses.replace(settings(task, dropout=0.1), max_steps=80)
     tokenizer, train, (dev, dev_features) = data(task, demo_root, str(tiny_en), config, train_rows=0, dev_rows=200)
     members = [Member(seed, 1e-2, str(tiny_en)) for seed in range(5)]
     with tempfile.TemporaryDirectory() as scratch:
@@ -294,7 +298,7 @@ def test_members_from_two_checkpoints_of_one_architecture_equal_their_solo_runs(
     config.save_pretrained(wider)
     task = tasks.TASKS["rte"]
     members = [Member(0, 1e-3, str(tiny_en)), Member(0, 1e-3, str(wider))]
-    assert fused_training.unfusable(task, members, settings(task)) == "the starting checkpoints differ in architecture"
+    assert fused_stacks.unfusable(task, members, settings(task)) == "the models' configs differ (intermediate_size)"
 
 
 def perturbed_copy(model, out, seed=1):
@@ -321,7 +325,7 @@ def test_a_job_of_two_models_writes_each_models_seeds_as_its_own_job_does(cli, t
     first = without_dropout(tiny_en, tmp_path / "first")
     second = without_dropout(perturbed_copy(tiny_en, tmp_path / "noisy"), tmp_path / "second")
     common = ("--task", "rte", "--data", demo_root, "--seeds", 2, "--seed-dirs", "--max-steps", 6)
-    common += ("--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3", "--fuse", 3)
+    common += ("--batch-size", 8, "--eval-batch-size", 32, "--lr", "1e-3", "--fuse", 3, "--dropout", 0)
     for model, name in ((first, "first"), (second, "second")):
         assert cli("classify", *common, "--model", model, "--name", name, "--out", tmp_path / "solo" / name) == 0
     caplog.set_level("INFO")
@@ -421,7 +425,8 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
 
 def test_models_of_two_architectures_in_one_job_train_one_by_one_and_say_why(cli, tiny_en, demo_root, tmp_path, caplog):
     """One tokenizer, two architectures (a wider feed-forward layer): the job cannot stack them, so each
-    model's seeds train as solo runs, the log names the reason, and each model still gets its files."""
+    model's seeds train in stacks of their own (here one seed each: solo runs), the log names the reason,
+    and each model still gets its files."""
     import json
 
     from transformers import AutoModelForMaskedLM, BertForMaskedLM
@@ -436,6 +441,7 @@ def test_models_of_two_architectures_in_one_job_train_one_by_one_and_say_why(cli
     args = ("--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2, "--fuse", 4)
     both = ("--model", tiny_en, "--out", tmp_path / "a", "--model", wider, "--out", tmp_path / "b")
     assert cli("classify", *args, *both, "--report-to", "none") == 0
-    assert "the runs of 2 models train one by one (the starting checkpoints differ in architecture)" in caplog.text
+    assert "the models train in 2 stacks keyed on their configs" in caplog.text
+    assert f"{wider} (differs in intermediate_size)" in caplog.text
     for out, model in ((tmp_path / "a", tiny_en), (tmp_path / "b", wider)):
         assert json.loads((out / "metrics.json").read_text())["model"]["path"] == str(model)

@@ -85,12 +85,15 @@ def test_paper_en_fuses_the_models_of_each_backbone_in_one_job_per_task_and_sett
         spec = config["models"]["backbones"][backbone]
         k = fused_runs(spec, section["fuse"], point["batch_size"], point["max_length"], key[1])
         assert option_values(command, "--fuse") == [str(k)]
+        # every model at the config's one fine-tuning dropout, whatever its checkpoint ships (issue 46 §1)
+        assert option_values(command, "--dropout") == [str(section["dropout"])] == ["0.1"]
     assert set(found) == expected
     # BERT-large at batch 64 is capped by the GPU's memory; BERT-base at batch 8 is not
     assert int(option_values(found[("bert-large-uncased", "sst2", "batch64-lr3e-05-epochs3-len128")], "--fuse")[0]) < 16
     assert option_values(found[("bert-base-uncased", "sst2", "batch8-lr3e-05-epochs3-len128")], "--fuse") == ["16"]
     grouped = {label for members in groups.values() for label in members}
     plain = [runs_of(outputs) for rule, _, outputs, _ in jobs if rule == "classify"]
+    assert all(option_values(command, "--dropout") == ["0.1"] for rule, _, _, command in jobs if rule == "classify")
     assert not {label for made in plain for label, _, _ in made} & grouped  # no grouped file made twice
 
 

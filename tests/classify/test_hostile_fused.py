@@ -395,3 +395,17 @@ def test_resume_every_without_fusing_is_refused(cli, tiny_en, demo_root, tmp_pat
     args = ("--model", tiny_en, "--task", "sst2", "--data", demo_root, "--seeds", 2, "--max-steps", 2)
     status = cli("classify", *args, *fuse, "--resume-every", 2, "--out", out)
     assert_clean_failure(status, capsys.readouterr().err, "--resume-every", out, "--fuse")
+
+
+@pytest.mark.parametrize("value", [1.0, -0.1, "a lot"], ids=["one", "negative", "text"])
+def test_a_fine_tuning_dropout_outside_its_interval_is_one_line(value):
+    """classify.dropout is a rate in [0, 1): anything else is the config's one problem, one line naming the key."""
+    from test_workflow_config import SCHEMA
+
+    from pipeline.workflow_config import ConfigError, check, coerce
+
+    config = {"run": "r", "data_root": "d", "corpus": {"languages": ["en"], "en": {"dumps": {"p": {"path": "x"}}}}}
+    with pytest.raises(ConfigError) as refused:
+        check(coerce({**config, "classify": {"dropout": value}}, SCHEMA), SCHEMA)
+    problems = str(refused.value).splitlines()[1:]  # under "invalid config:", one line per problem
+    assert len(problems) == 1 and problems[0].strip().startswith("classify.dropout: "), problems

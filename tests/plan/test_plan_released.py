@@ -116,3 +116,17 @@ def test_the_pooler_glue_starts_from_is_listed_for_every_fine_tuned_pretrained_r
     for record in pretrained(name):
         if not record.get("downstream", {}).get("benchmark"):
             assert "glue_pooler" not in record["settings"], record["row"]
+
+
+@pytest.mark.parametrize("name", ["paper-en", "paper-zh"])
+def test_every_fine_tuned_row_names_the_one_dropout_glue_fine_tunes_at(name):
+    """Issue 46 §1: the fine-tuning dropout is set for every model a table compares, equal across them, and
+    the plan says the value and why (released ALBERT ships 0, an ALBERT pre-trained here 0.1)."""
+    rows = [r for r in pretrained(name) if r.get("downstream", {}).get("benchmark")]
+    assert rows
+    for record in rows:
+        (dropout,) = [c for c in record["choices"] if c["key"] == "glue_dropout"]
+        assert dropout["ours"] == record["settings"]["glue_dropout"] == 0.1
+        assert "§5.1.2" in dropout["why"] and "ALBERT" in dropout["why"]
+    text = markdown(list(plan(name)), "test")
+    assert "- glue_dropout: ULR-BERT §5.1.2" in text[text.index("Our choices, and why:") :]

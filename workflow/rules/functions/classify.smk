@@ -82,7 +82,7 @@ def classify_flags(backbone=None):
         task = wildcards.task
         setting = CLASSIFY_GRIDS[task][wildcards.setting]
         flags = options(setting, "batch_size", "lr", "epochs", "max_length")
-        flags += options(CLASSIFY, "max_steps", "eval_batch_size")
+        flags += options(CLASSIFY, "max_steps", "eval_batch_size", "dropout")
         if task in CLASSIFY["train_from_dev"]:
             flags += ["--train-from-dev", str(CLASSIFY["train_from_dev"][task])]
         if CLASSIFY["max_train_examples"]:
