@@ -1,56 +1,94 @@
-"""The dry run's time against the config's size: ``snakemake -n`` on the demo config with 1,000 and 3,000
-extra backbones (each a "tiny" BERT, so each adds its jobs: tiny_model, evaluate_en, figures), on this tree
-and on a baseline commit (a ``git worktree`` of ``--baseline``, default the commit before the wildcard
-constraints stopped listing every name).
+"""The dry run's time against the config's size: ``snakemake -n`` on the demo config with N extra
+backbones (default 3,000, 6,000 and 12,000; each a "tiny" BERT, so each adds its jobs: tiny_model,
+evaluate_en, finetune_semeval, evaluate_frozen, figures), on this tree and, with ``--baseline``, on a
+commit (a ``git worktree`` of it).
 
-A dry run linear in the config's size takes about 3x the time at 3,000 that it takes at 1,000; before, each
-job's paths carried an alternation of every model's name, and the dry run grew with the square of the count
-(docs/design.md, BENCHMARKS.md "Dry run at scale").
+Each count doubles the one before: a dry run linear in the config's size takes about twice the time
+at 2N that it takes at N (a little less, since the start is a fixed cost), and its marginal cost, seconds
+per 1,000 more backbones, stays level; a quadratic one doubles its marginal cost at each step
+(docs/design.md, BENCHMARKS.md "Dry run scale").
 
-    python bench/dry_run_scale.py --write-md          # the "## Dry run at scale" section
+    python bench/dry_run_scale.py --write-md                      # the "## Dry run scale" section
+    python bench/dry_run_scale.py 750 1500 3000 --kind pretrained  # each extra backbone also pre-trained
+    python bench/dry_run_scale.py 1000 3000 --baseline cf1478e     # the quadratic rules, for comparison
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import yaml
-from harness import REPO, machine, markdown_table, measure, write_section
+from harness import REPO, Run, machine, markdown_table, measure, write_section
 
-BASELINE = "cf1478e"  # the last commit whose rules constrained labels with one_of(every name)
+KINDS = {
+    "tiny": "a tiny BERT trained on the demo corpus",
+    "hub": "a hub model pinned to a commit (a download_model job each)",
+    "pretrained": "a tiny BERT, also pre-trained with the demo's objectives",
+}
+COMMIT = "0123456789abcdef0123456789abcdef01234567"  # any 40 hex digits: a dry run fetches nothing
 
 
-def config_with(count: int, folder: Path) -> Path:
-    """The demo config with ``count`` more tiny backbones (its own run name, so no result is shared)."""
+def config_with(count: int, kind: str, folder: Path) -> Path:
+    """The demo config with ``count`` more backbones of ``kind`` (its own run name, so no result is shared)."""
     config = yaml.safe_load((REPO / "workflow/config/demo.yaml").read_text())
-    config["run"] = f"dry-run-scale-{count}"
+    config["run"] = f"dry-run-scale-{kind}-{count}"
     config["data_root"] = str(REPO / config["data_root"])
-    for k in range(count):
-        config["models"]["backbones"][f"extra-{k}"] = "tiny"
-    path = folder / f"backbones-{count}.yaml"
+    names = [f"extra-{k}" for k in range(count)]
+    for k, name in enumerate(names):
+        config["models"]["backbones"][name] = f"hub:org/model-{k}@{COMMIT}" if kind == "hub" else "tiny"
+    if kind == "pretrained":
+        config["pretrain"]["backbones"] += names
+    path = folder / f"backbones-{kind}-{count}.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
 
 
-def dry_run(tree: Path, config: Path, log: Path) -> float:
-    return measure(
-        [sys.executable, "-m", "snakemake", "-n", "-q", "--cores", "1", "--configfile", str(config)],
+def dry_run(tree: Path, config: Path, log: Path) -> tuple[Run, int]:
+    """The dry run's wall, CPU and peak RSS, and its number of jobs (the last line of its job table)."""
+    # --quiet rules: the job table is printed, not each job (printing 80,000 jobs is not the DAG's cost)
+    run = measure(
+        [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--cores", "1", "--configfile", str(config)],
         log,
         env={"PYTHONPATH": str(tree)},
         cwd=tree,
-    ).wall
+    )
+    totals = re.findall(r"^total\s+(\d+)$", log.read_text(), re.MULTILINE)
+    if not totals:
+        raise SystemExit(f"error: {log}: the dry run printed no job table")
+    return run, int(totals[-1])
 
 
-def main() -> None:
+def rows_of(name: str, counts: list[int], runs: list[tuple[Run, int]]) -> list[list[str]]:
+    """One row per count: time, ratio to the count before, marginal seconds per 1,000 backbones, memory."""
+    rows = []
+    for k, (count, (run, jobs)) in enumerate(zip(counts, runs)):
+        if k:
+            before = runs[k - 1][0]
+            ratio = f"{run.wall / before.wall:.2f} (x{count / counts[k - 1]:g})"
+            marginal = f"{1000 * (run.wall - before.wall) / (count - counts[k - 1]):.1f} s"
+        else:
+            ratio = marginal = "-"
+        rows.append(
+            [name, f"{count:,}", f"{jobs:,}", f"{run.wall:.1f} s", f"{run.cpu:.1f} s", ratio, marginal]
+            + [f"{run.peak_rss_mb:,.0f} MB"]
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--counts", type=int, nargs=2, default=[1000, 3000])
-    parser.add_argument("--baseline", default=BASELINE, help="commit to compare with ('' for none)")
+    parser.add_argument("counts", type=int, nargs="*", default=[3000, 6000, 12000], help="backbones added")
+    parser.add_argument("--kind", choices=sorted(KINDS), default="tiny", help="what each added backbone is")
+    parser.add_argument("--baseline", default="", help="a commit to measure beside this tree")
     parser.add_argument("--write-md", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if len(args.counts) < 2 or sorted(set(args.counts)) != args.counts or args.counts[0] < 1:
+        parser.error("counts: two or more, increasing, each at least 1")
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
         trees = {"this tree": REPO}
@@ -60,28 +98,35 @@ def main() -> None:
         try:
             rows = []
             for name, tree in trees.items():
-                times = [dry_run(tree, config_with(n, scratch), scratch / f"{n}.log") for n in args.counts]
-                ratio = times[1] / times[0]
-                rows.append([name, *(f"{t:.1f} s" for t in times), f"{ratio:.2f}"])
-                print(
-                    f"{name}: {args.counts[0]} backbones {times[0]:.1f} s, {args.counts[1]} {times[1]:.1f} s, ratio {ratio:.2f}"
-                )
+                runs = []
+                for count in args.counts:
+                    runs.append(dry_run(tree, config_with(count, args.kind, scratch), scratch / f"{count}.log"))
+                    run, jobs = runs[-1]
+                    print(
+                        f"{name}: {count} backbones, {jobs} jobs: {run.wall:.1f} s, {run.peak_rss_mb:.0f} MB",
+                        flush=True,
+                    )
+                rows += rows_of(name, args.counts, runs)
         finally:
             if args.baseline:
                 subprocess.run(["git", "worktree", "remove", "--force", str(scratch / "baseline")], check=True)
-    head = ["tree", f"{args.counts[0]:,} backbones", f"{args.counts[1]:,} backbones", "ratio"]
+    head = ["tree", "backbones", "jobs", "wall", "CPU", "ratio to the row above", "per 1,000 more", "peak RSS"]
     table = markdown_table(head, rows)
     print(table)
     if args.write_md:
         section = (
-            "## Dry run at scale\n\n"
-            f"`python bench/dry_run_scale.py --write-md`: `snakemake -n` on the demo config with {args.counts[0]:,} "
-            f"and {args.counts[1]:,} extra tiny backbones (each adds a tiny_model, an evaluate_en and a figures "
-            "job), wall time; a linear dry run has a ratio near "
-            f"{args.counts[1] / args.counts[0]:.0f}. Machine: {machine(sys.executable)}.\n\n{table}\n"
+            "## Dry run scale\n\n"
+            f"`python bench/dry_run_scale.py --write-md{' --kind ' + args.kind if args.kind != 'tiny' else ''}"
+            f"{' ' + ' '.join(map(str, args.counts)) if args.counts != [3000, 6000, 12000] else ''}`: "
+            f"`snakemake -n --quiet rules` on the demo config with "
+            f"{', '.join(f'{n:,}' for n in args.counts)} extra backbones, each {KINDS[args.kind]}. "
+            "Wall and CPU time and peak RSS of the one process; a linear dry run has a ratio a little under "
+            "the counts' ratio (its start is a fixed cost) and a level cost per 1,000 more backbones. "
+            f"Machine: {machine(sys.executable)}.\n\n{table}\n"
         )
-        write_section("Dry run at scale", section)
+        write_section("Dry run scale", section)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
