@@ -138,6 +138,7 @@ def _config(task):
         weight_decay=None,
         eval_batch_size=32,
         bf16=False,
+        dropout=0.1,
     )
     return classify.settings_from(args, task)
 
