@@ -278,6 +278,15 @@ def item_outcomes(table: str, column: str, row: dict | None):
     return None if found is None else ("correlation", found)
 
 
+def item_scores(table: str, column: str, row: dict | None) -> list[np.ndarray] | None:
+    """The per-item scores of a mean column (analogy hits, retrieval scores), one array per group its value
+    averages with equal weights; None for other columns or where the metrics file holds none."""
+    found = item_outcomes(table, column, row)
+    if found is None or found[0] not in ("hits", "scores"):
+        return None
+    return [group.hits for group in found[1]] if found[0] == "hits" else found[1]
+
+
 def _score(ranks: np.ndarray, how) -> np.ndarray:
     return 1.0 / ranks if how == "mrr" else (ranks <= how).astype(np.float64)
 
