@@ -301,6 +301,13 @@ def _p_values(differences: np.ndarray) -> dict:
     }
 
 
+def draw_counts(rng: np.random.Generator, replicates: int, items: int) -> np.ndarray:
+    """How often each of ``items`` is drawn in each of ``replicates`` draws of ``items`` with replacement
+    (replicates x items): the bootstrap's resample as counts (a multinomial), by one bincount."""
+    drawn = rng.integers(0, items, size=(replicates, items)) + items * np.arange(replicates)[:, None]
+    return np.bincount(drawn.ravel(), minlength=replicates * items).reshape(replicates, items).astype(np.float64)
+
+
 def _chunks(items: int):
     """Replicate counts whose draws (count x items) stay within CHUNK_ELEMENTS."""
     replicates, size = REPLICATES, max(1, CHUNK_ELEMENTS // max(items, 1))
@@ -347,7 +354,7 @@ def cluster_bootstrap(high: list[Hits], low: list[Hits]) -> dict | None:
         clusters += k
         start = 0
         for count in _chunks(max(k, len(per_item))):
-            drawn = rng.multinomial(k, np.full(k, 1.0 / k), size=count).astype(np.float64)  # m_i of each pair
+            drawn = draw_counts(rng, count, k)  # m_i: how often each pair was drawn
             weights = drawn[:, inverse[:, 0]] * drawn[:, inverse[:, 1]]
             total = weights.sum(axis=1)
             part = slice(start, start + count)
@@ -365,21 +372,43 @@ def cluster_bootstrap(high: list[Hits], low: list[Hits]) -> dict | None:
     }
 
 
-def _rowwise_correlation(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
-    from scipy.stats import rankdata
+def _replicate_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each item's rank within every replicate (ties: the mean rank), where ``counts`` (replicates x items)
+    says how often each item was drawn: the ranks of the resampled values, without sorting each replicate."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new_value = np.r_[True, ordered[1:] != ordered[:-1]]
+    groups = np.add.reduceat(counts[:, order], np.flatnonzero(new_value), axis=1)  # drawn items per value
+    group_rank = np.cumsum(groups, axis=1) - groups + (groups + 1) / 2
+    of_item = np.empty(len(values), dtype=np.int64)
+    of_item[order] = np.cumsum(new_value) - 1
+    return group_rank[:, of_item]
 
-    if method == "spearman":
-        x, y = rankdata(x, axis=1), rankdata(y, axis=1)
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
+
+def _weighted_correlation(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of every replicate, each item counted as often as it was drawn."""
+    total = counts.sum(axis=1, keepdims=True)
+    x = x - (counts * x).sum(axis=1, keepdims=True) / total
+    y = y - (counts * y).sum(axis=1, keepdims=True) / total
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+        r = (counts * x * y).sum(axis=1) / np.sqrt((counts * x * x).sum(axis=1) * (counts * y * y).sum(axis=1))
     return np.nan_to_num(r)  # a replicate whose scores are all equal: no correlation
+
+
+def replicate_correlations(method: str, counts: np.ndarray, predicted: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """The correlation of ``predicted`` with ``gold`` in each replicate (``counts``: draws of each item);
+    ``gold`` may be given already ranked per replicate (replicates x items)."""
+    if gold.ndim == 1:
+        gold = _replicate_ranks(gold, counts) if method == "spearman" else gold[None, :]
+    if method == "spearman":
+        return _weighted_correlation(counts, _replicate_ranks(predicted, counts), gold)
+    return _weighted_correlation(counts, predicted[None, :], gold)
 
 
 def correlation_bootstrap(method: str, high: list[tuple[float, Scored]], low: list[tuple[float, Scored]]):
     """Paired bootstrap of the difference of two models' weighted mean correlation with the same gold
-    scores; None where the two rows were not scored on the same pairs."""
+    scores; None where the two rows were not scored on the same pairs. A replicate is the number of times
+    each pair is drawn (multinomial), the same for both models."""
     if len(high) != len(low) or any(
         len(h.gold) != len(lo.gold) or not np.array_equal(h.gold, lo.gold) for (_, h), (_, lo) in zip(high, low)
     ):
@@ -388,11 +417,11 @@ def correlation_bootstrap(method: str, high: list[tuple[float, Scored]], low: li
     differences = np.zeros(REPLICATES)
     for (weight, h), (_, lo) in zip(high, low):
         n, start = len(h.gold), 0
-        for count in _chunks(3 * n):  # three arrays of draws at once: gold, high, low
-            draws = rng.integers(0, n, size=(count, n))
-            gold = h.gold[draws]
-            difference = _rowwise_correlation(h.predicted[draws], gold, method) - _rowwise_correlation(
-                lo.predicted[draws], gold, method
+        for count in _chunks(4 * n):  # counts, and the ranks of gold, high and low
+            counts = draw_counts(rng, count, n)
+            gold = _replicate_ranks(h.gold, counts) if method == "spearman" else h.gold[None, :]  # shared by both sides
+            difference = replicate_correlations(method, counts, h.predicted, gold) - replicate_correlations(
+                method, counts, lo.predicted, gold
             )
             differences[start : start + count] += weight * difference
             start += count

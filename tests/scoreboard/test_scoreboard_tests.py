@@ -271,3 +271,17 @@ def test_the_html_colours_each_verdict_and_the_markdown_counts_in_words():
     assert "<td class='verdict-holds'>ulr-glue-cola" not in page  # the class is on the verdict cell
     assert "<td class='verdict-holds'>holds" in page and "td.verdict-holds {" in page
     assert "<td class='verdict-not-run'>not run" in page
+
+
+def test_a_replicates_correlation_is_scipys_on_the_resampled_pairs():
+    """The bootstrap ranks each replicate from how often each pair was drawn (no sort per replicate): the
+    same Spearman and Pearson as scipy's on the drawn pairs themselves, ties included."""
+    rng = np.random.default_rng(1)
+    gold = np.round(rng.uniform(0, 5, 50), 1)  # ties among the gold scores
+    predicted = gold + rng.normal(0, 1, 50)
+    predicted[3] = predicted[4]
+    draws = rng.integers(0, 50, size=(5, 50))
+    counts = np.stack([np.bincount(d, minlength=50) for d in draws]).astype(np.float64)
+    for method, direct in (("spearman", stats.spearmanr), ("pearson", stats.pearsonr)):
+        found = scoreboard_items.replicate_correlations(method, counts, predicted, gold)
+        assert found == pytest.approx([direct(predicted[d], gold[d]).statistic for d in draws])
