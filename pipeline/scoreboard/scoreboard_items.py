@@ -40,6 +40,7 @@ import numpy as np
 REPLICATES = 2000
 SEED = 0
 CHUNK_ELEMENTS = 1 << 21  # draws held at once (replicates x items): ~16 MiB of int64, whatever the item count
+LARGEST_ID = 1 << 62  # an int64 holds it: a rank or id past it is not one an evaluation wrote
 LARGEST_METRICS = 1 << 28  # bytes: a metrics file is far smaller; a path in tables.json is not trusted
 ANALOGY_LEVELS = ("word", "phrase", "sentence")  # pipeline.tasks.analogy.LEVELS
 FAQ_AVERAGE = "Avg."  # faq_cells' facet of the average over the data sets (retrieval_tables.py)
@@ -121,7 +122,10 @@ def _numbers(values, length: int | None = None) -> np.ndarray | None:
         return None
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
         return None
-    array = np.asarray(values, dtype=np.float64)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except OverflowError:  # an int past any float
+        return None
     return array if np.isfinite(array).all() else None
 
 
@@ -137,7 +141,7 @@ def _ranks(node) -> np.ndarray | None:
     ranks = node.get("ranks") if isinstance(node, dict) else None
     if not isinstance(ranks, list) or not ranks:
         return None
-    if not all(isinstance(r, int) and not isinstance(r, bool) and r >= 1 for r in ranks):
+    if not all(isinstance(r, int) and not isinstance(r, bool) and 1 <= r < LARGEST_ID for r in ranks):
         return None
     return np.asarray(ranks, dtype=np.int64)
 
@@ -196,8 +200,9 @@ def _pair_ids(node, questions: int) -> np.ndarray | None:
         for q in node
     ):
         return None
-    ids = np.asarray(node, dtype=np.int64).reshape(questions, 2)
-    return ids if ids.min() >= 0 and ids.max() < 4 * questions else None
+    if not all(0 <= i < 2 * questions for q in node for i in q):  # two new pairs a question at most
+        return None
+    return np.asarray(node, dtype=np.int64).reshape(questions, 2)
 
 
 def _metrics_file(row: dict | None, column: str) -> str | None:
