@@ -37,7 +37,7 @@ from scipy import stats
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pipeline.scoreboard import scoreboard_items as items
+from pipeline.scoreboard import scoreboard_bootstrap as items
 from pipeline.scoreboard.scoreboard_stats import Value, combine, decide, holm, welch
 
 TRANSFER_SIZES = (10662, 3775, 10000, 10606, 1821, 500, 4927, 4927, 3750, 3750)  # MR ... STS14 (SentEval)

@@ -9,13 +9,15 @@ config (:mod:`pipeline.plan.plan`):
   seeds with a spread can tell.
 * **Claims.** Every comparative claim of ``claims.yaml`` (the papers' words, with their section): the
   two sides as the plan maps them, else by role in this run (which makes a verdict about this run's
-  models, "not comparable at this scale"), and one of three verdicts: *holds* (higher, beyond noise),
-  *reversed* (lower, beyond noise) or *inconclusive*; *not run* where a side is missing. With n ≥ 2
-  seeds and a spread on both sides a column is judged by Welch's t-test at α = 0.05 in each direction
-  (scipy's ``ttest_ind_from_stats``), with the smallest difference the run could have detected,
-  (t₀.₉₅ + t₀.₈₀) · SE over Welch's degrees of freedom (80% power); otherwise there is no seed test and
-  the column is judged by the sign of the difference at the table's printed decimals, and says so. A
-  claim over several columns ("4 out of 6 tasks", "on all transfer tasks") counts the columns that hold.
+  models, "not comparable at this scale"), and a verdict: *holds* (higher, beyond noise), *reversed*
+  (lower, beyond noise) or *inconclusive* from a test; *untested* where none can run (counted apart: the
+  sign of a difference tells no effect from noise); *not run* where a side is missing. With n ≥ 2
+  distinct seeds and a spread on both sides a column is judged by Welch's t-test at α = 0.05 in each
+  direction, with the smallest difference the run could have detected, (t₀.₉₅ + t₀.₈₀) · SE over
+  Welch's degrees of freedom (80% power); otherwise by a test over the items both models were scored on
+  (:mod:`.scoreboard_items`: McNemar, a paired bootstrap over items or pairs, a cluster bootstrap over
+  word pairs for analogy). A claim over several columns ("4 out of 6 tasks", "on all transfer tasks")
+  counts the columns that hold, their p-values adjusted by Holm's method; so are a claim's pairs.
   The seeds are fine-tuning seeds of one pre-training run per model: a verdict about a pre-training
   objective says so. A rehearsal's models are stand-ins, so its scoreboard judges nothing.
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pipeline.scoreboard import scoreboard, scoreboard_items, scoreboard_render
+from pipeline.scoreboard import scoreboard, scoreboard_bootstrap, scoreboard_items, scoreboard_render
 
 
 def claim(board: dict, claim_id: str) -> dict:
@@ -163,9 +163,9 @@ def test_the_cluster_bootstrap_is_wider_than_the_question_bootstrap_where_pairs_
     easy_high, easy_low = rng.random(23) < 0.5, rng.random(23) < 0.5
     high = (easy_high[pairs[:, 0]] & easy_high[pairs[:, 1]]).astype(float)
     low = (easy_low[pairs[:, 0]] & easy_low[pairs[:, 1]]).astype(float)
-    by_question = scoreboard_items.paired_bootstrap([high], [low])["interval"]
-    by_pair = scoreboard_items.cluster_bootstrap(
-        [scoreboard_items.Hits(high, pairs)], [scoreboard_items.Hits(low, pairs)]
+    by_question = scoreboard_bootstrap.paired_bootstrap([high], [low])["interval"]
+    by_pair = scoreboard_bootstrap.cluster_bootstrap(
+        [scoreboard_bootstrap.Hits(high, pairs)], [scoreboard_bootstrap.Hits(low, pairs)]
     )["interval"]
     assert by_pair[1] - by_pair[0] > 2 * (by_question[1] - by_question[0])
 
@@ -247,12 +247,12 @@ def test_the_seeds_caveat_stands_beside_welch_verdicts_only():
 def test_the_bootstrap_draws_in_chunks_whatever_the_item_count(monkeypatch):
     """100,000 items x 200 replicates drawn at once would hold 160 MB of draws; in chunks of 2^21 draws
     (16 MiB) the peak stays far below."""
-    monkeypatch.setattr(scoreboard_items, "REPLICATES", 200)
+    monkeypatch.setattr(scoreboard_bootstrap, "REPLICATES", 200)
     rng = np.random.default_rng(9)
     high, low = [rng.random(100_000)], [rng.random(100_000)]
     tracemalloc.start()
     try:
-        scoreboard_items.paired_bootstrap(high, low)
+        scoreboard_bootstrap.paired_bootstrap(high, low)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -283,5 +283,5 @@ def test_a_replicates_correlation_is_scipys_on_the_resampled_pairs():
     draws = rng.integers(0, 50, size=(5, 50))
     counts = np.stack([np.bincount(d, minlength=50) for d in draws]).astype(np.float64)
     for method, direct in (("spearman", stats.spearmanr), ("pearson", stats.pearsonr)):
-        found = scoreboard_items.replicate_correlations(method, counts, predicted, gold)
+        found = scoreboard_bootstrap.replicate_correlations(method, counts, predicted, gold)
         assert found == pytest.approx([direct(predicted[d], gold[d]).statistic for d in draws])
