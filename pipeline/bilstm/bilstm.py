@@ -157,7 +157,8 @@ def run(args: argparse.Namespace) -> None:
             train_pairs, dev_pairs, vectors, args.hidden, args.pooling, schedule, args.seed, on_epoch=curves.log
         )
     dev = train.accuracy(model, train.Encoded.of(dev_pairs, vectors))
-    test = train.accuracy(model, train.Encoded.of(test_pairs, vectors)) if test_pairs else None
+    test_hits = train.hits(model, train.Encoded.of(test_pairs, vectors)) if test_pairs else None
+    test = None if test_hits is None else 100.0 * float(test_hits.sum()) / max(len(test_hits), 1)
     params = {
         key: (str(value) if isinstance(value, Path) else value)
         for key, value in vars(args).items()
@@ -189,6 +190,8 @@ def run(args: argparse.Namespace) -> None:
             "task": "snli",
             "dev": dev,
             "test": test,
+            # each test pair right (1) or not (0), in file order: the scoreboard's McNemar test
+            "test_correct": None if test_hits is None else "".join("1" if hit else "0" for hit in test_hits),
             "dim": model.encoder.dim,
             "parameters": model.encoder.trainable_parameters(),
             "n": counts,

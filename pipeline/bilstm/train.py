@@ -19,6 +19,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -72,14 +73,20 @@ class Encoded:
 
 def accuracy(model: NLIClassifier, data: Encoded, batch_size: int = 256) -> float:
     """Accuracy ×100 of ``model`` on ``data``."""
+    found = hits(model, data, batch_size)
+    return 100.0 * float(found.sum()) / max(len(data), 1)
+
+
+def hits(model: NLIClassifier, data: Encoded, batch_size: int = 256) -> np.ndarray:
+    """Whether ``model`` labels each pair of ``data`` right, in order (the scoreboard's McNemar test)."""
     model.eval()
-    correct = 0
+    found = []
     with torch.inference_mode():
         for start in range(0, len(data), batch_size):
             premises, hypotheses, labels = data.batch(range(start, min(start + batch_size, len(data))))
-            correct += int((model(premises, hypotheses).argmax(-1).cpu() == labels).sum())
+            found.append((model(premises, hypotheses).argmax(-1).cpu() == labels).numpy())
     model.train()
-    return 100.0 * correct / max(len(data), 1)
+    return np.concatenate(found) if found else np.zeros(0, dtype=bool)
 
 
 def train(

@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="finetune-semeval-") as work:
         model, loss, trained = fine_tune(args, splits["train"], Path(work))
     bigrams, words, gold = splits["test"]
-    accuracy = float((predict(model, loss, bigrams, words) == gold).mean())
+    hits = predict(model, loss, bigrams, words) == gold
+    accuracy = float(hits.mean())
     train_accuracy = float((predict(model, loss, *splits["train"][:2]) == splits["train"][2]).mean())
     log.info(
         "%s: test accuracy %.2f after %d steps (%.1f s)",
@@ -180,6 +181,7 @@ def run(args: argparse.Namespace) -> None:
     record["checkpoint"] = checkpoint_fingerprint(resolve_path(args.model))
     result = {
         "accuracy": 100.0 * accuracy,
+        "correct": semeval5a.hit_string(hits),  # each test item, for the scoreboard's McNemar test
         "train_accuracy": 100.0 * train_accuracy,
         **semeval5a.counts(splits),
         "protocol": PROTOCOL,

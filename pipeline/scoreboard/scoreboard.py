@@ -9,13 +9,15 @@ config (:mod:`pipeline.plan.plan`):
   seeds with a spread can tell.
 * **Claims.** Every comparative claim of ``claims.yaml`` (the papers' words, with their section): the
   two sides as the plan maps them, else by role in this run (which makes a verdict about this run's
-  models, "not comparable at this scale"), and one of three verdicts: *holds* (higher, beyond noise),
-  *reversed* (lower, beyond noise) or *inconclusive*; *not run* where a side is missing. With n ≥ 2
-  seeds and a spread on both sides a column is judged by Welch's t-test at α = 0.05 in each direction
-  (scipy's ``ttest_ind_from_stats``), with the smallest difference the run could have detected,
-  (t₀.₉₅ + t₀.₈₀) · SE over Welch's degrees of freedom (80% power); otherwise there is no seed test and
-  the column is judged by the sign of the difference at the table's printed decimals, and says so. A
-  claim over several columns ("4 out of 6 tasks", "on all transfer tasks") counts the columns that hold.
+  models, "not comparable at this scale"), and a verdict: *holds* (higher, beyond noise), *reversed*
+  (lower, beyond noise) or *inconclusive* from a test; *untested* where none can run (counted apart: the
+  sign of a difference tells no effect from noise); *not run* where a side is missing. With n ≥ 2
+  distinct seeds and a spread on both sides a column is judged by Welch's t-test at α = 0.05 in each
+  direction, with the smallest difference the run could have detected, (t₀.₉₅ + t₀.₈₀) · SE over
+  Welch's degrees of freedom (80% power); otherwise by a test over the items both models were scored on
+  (:mod:`.scoreboard_items`: McNemar, a paired bootstrap over items or pairs, a cluster bootstrap over
+  word pairs for analogy). A claim over several columns ("4 out of 6 tasks", "on all transfer tasks")
+  counts the columns that hold, their p-values adjusted by Holm's method; so are a claim's pairs.
   The seeds are fine-tuning seeds of one pre-training run per model: a verdict about a pre-training
   objective says so. A rehearsal's models are stand-ins, so its scoreboard judges nothing.
 
@@ -50,20 +52,23 @@ from pipeline.scoreboard.scoreboard_inputs import (
 from pipeline.scoreboard.scoreboard_stats import (
     Value,
     combine,
+    holm_family,
     inside_interval,
     is_ours,
     mean_value,
+    repeated_seeds,
     row_of,
     value,
     verdict,
-    with_bootstrap,
+    with_items,
 )
 
 __all__ = ["CLAIMS", "VERDICTS", "Value", "build", "load_claims", "plan_labels", "plan_rows", "read_tables"]
 
 log = logging.getLogger("pipeline.scoreboard")
 
-VERDICTS = ("holds", "inconclusive", "reversed", "not run", "not judged")
+VERDICTS = ("holds", "inconclusive", "reversed", "untested", "not run", "not judged")
+TESTED = VERDICTS[:3]  # the verdicts of a test; "untested" is counted apart from them
 # the papers whose claims compare pre-training objectives (ULR-BERT's MiSAD, BURT's PMI masking)
 OBJECTIVE_PAPERS = ("ulr", "burt")
 SEEDS_MEASURE = (
@@ -118,19 +123,32 @@ def _paper_comparison(claim: dict, published_rows: dict, columns: list[str]) -> 
     return {"paper_difference": None, "paper_columns_higher": f"{sum(h > lo for h, lo in known)} of {len(known)}"}
 
 
+def _judge_column(claim: dict, table: dict | None, high: Value, low: Value, labels: tuple[str, str], columns) -> dict:
+    """One column (or the mean of a fallback's columns): Welch's test across seeds where both sides have a
+    spread, else the test over items where both rows' metrics carry per-item outcomes, else untested."""
+    result = verdict(high, low)
+    if result["verdict"] == "untested" and table is not None:
+        rows = [row_of(table, label, claim["pooling"], claim["facet"]) for label in labels]
+        if len(columns) == 1:
+            test = scoreboard_items.bootstrap(claim["table"], columns[0], *rows)
+        else:
+            test = scoreboard_items.bootstrap_mean(claim["table"], columns, *rows)
+        result = with_items(result, test)
+    return result
+
+
 def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str) -> dict:
-    spec = SPECS[claim["table"]]
-    decimals = {c.key: c.decimals for c in spec.columns}
     pooling, facet = claim["pooling"], claim["facet"]
     get = lambda label, column: value(table, label, column, pooling, facet) if table else None
     columns = claim["columns"]
+    labels = (high_label, low_label)
     if len(columns) == 1 and claim["fallback"] and None in (get(high_label, columns[0]), get(low_label, columns[0])):
         # the claim's own cell needs a column this run has not got: the columns both sides have
         shared = [c for c in claim["fallback"]["columns"] if None not in (get(high_label, c), get(low_label, c))]
         if shared:
             high = mean_value([get(high_label, c) for c in shared])
             low = mean_value([get(low_label, c) for c in shared])
-            result = verdict(high, low, max(decimals[c] for c in shared))
+            result = _judge_column(claim, table, high, low, labels, shared)
             judged_on = {"columns": shared, "why": claim["fallback"]["why"]}
             return {"higher": high.as_json(), "lower": low.as_json(), **result, "judged_on": judged_on}
     results = []
@@ -140,11 +158,7 @@ def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str)
             missing = [label for label, v in ((high_label, high), (low_label, low)) if v is None]
             results.append({"column": column, "verdict": "not run", "missing": missing})
         else:
-            result = verdict(high, low, decimals[column])
-            if result["p"] is None and table is not None:  # one number each: compare them query by query
-                rows = [row_of(table, label, pooling, facet) for label in (high_label, low_label)]
-                test = scoreboard_items.bootstrap(claim["table"], column, *rows)
-                result = with_bootstrap(result, test) if test else result
+            result = _judge_column(claim, table, high, low, labels, [column])
             results.append({"column": column, "higher": high.as_json(), "lower": low.as_json(), **result})
     if len(columns) == 1:
         only = results[0]
@@ -156,6 +170,8 @@ def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str)
         # a count over columns is judged only on all of them: "4 out of 6" over 5 would say something else
         missing = sorted({m for r in results for m in r.get("missing", [])})
         return {"higher": high_label, "lower": low_label, "verdict": "not run", "missing": missing, "columns": results}
+    # the columns are one family: Holm's correction keeps "reversed on one of ten" at α under no effect
+    results = holm_family(results)
     found = combine([r["verdict"] for r in results], claim["at_least"])
     return {
         "higher": {"label": high_label},
@@ -195,7 +211,8 @@ def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -
     else:
         pairs, comparable = role_pairs(claim, labels), False
     record["comparable"] = comparable
-    record["pairs"] = [judge_pair(claim, table, high, low) for high, low in pairs]
+    # the pairs of one claim are one family too (Holm over their p-values, where each has one)
+    record["pairs"] = holm_family([judge_pair(claim, table, high, low) for high, low in pairs])
     verdicts = [pair["verdict"] for pair in record["pairs"]]
     judged = [v for v in verdicts if v != "not run"]
     if not judged:
@@ -219,12 +236,19 @@ def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -
             cells = [paper_value(claim[side], published_rows, column) for column in shared]
             means.append(None if None in cells else sum(cells) / len(cells))
         record["judged_on"] = {**fallbacks[0], "paper_difference": None if None in means else means[0] - means[1]}
-    tested = any(p.get("p") is not None for p in record["pairs"]) or any(
-        c.get("p") is not None for p in record["pairs"] for c in p.get("columns", [])
-    )
-    if claim["paper"] in OBJECTIVE_PAPERS and tested:
-        record["seeds"] = SEEDS_MEASURE
+    record["tests"] = tests_used(record["pairs"])
+    if claim["paper"] in OBJECTIVE_PAPERS and any(t.startswith("Welch") for t in record["tests"]):
+        record["seeds"] = SEEDS_MEASURE  # beside a verdict that used seeds, and only there
+    if claim["beyond"]:
+        record["beyond"] = claim["beyond"]
     return record
+
+
+def tests_used(pairs: list[dict]) -> list[str]:
+    """The names of the tests behind a claim's verdicts (the part of each test's text before its counts)."""
+    texts = [p.get("test") for p in pairs] + [c.get("test") for p in pairs for c in p.get("columns", [])]
+    tested = [t.split(" (")[0] for t in texts if t and not t.startswith("none")]
+    return sorted(set(tested))
 
 
 def not_judged(claim: dict, published_rows: dict, why: str) -> dict:
@@ -312,13 +336,18 @@ def build(
         judged = [judge_claim(claim, tables, mapped, published_rows) for claim in claims]
         numbers = published_numbers(tables, mapped, published_rows)
     counts = {v: sum(1 for c in judged if c["verdict"] == v) for v in VERDICTS}
+    repeated = sorted(
+        {row["label"] for table in tables.values() for row in table["rows"] if is_ours(row) and repeated_seeds(row)}
+    )
     return {
         "run": config.get("run"),
         "rehearsal": rehearsal,
         "seeds": SEEDS_MEASURE,
         "claims": judged,
         "claim_counts": counts,
-        "comparable_claims": sum(1 for c in judged if c["comparable"] and c["verdict"] in VERDICTS[:3]),
+        "comparable_claims": sum(1 for c in judged if c["comparable"] and c["verdict"] in TESTED),
+        "tests": sorted({t for c in judged for t in c.get("tests", [])}),
+        "repeated_seeds": repeated,
         "published_numbers": numbers,
         "published_counts": {
             "mapped_rows": len(mapped),
@@ -343,6 +372,8 @@ def run(args: argparse.Namespace) -> None:
         files.temp(args.out / "scoreboard.json").write_text(json_text(board), encoding="utf-8")
         files.temp(args.out / "scoreboard.md").write_text(scoreboard_render.markdown(board), encoding="utf-8")
         files.temp(args.out / "scoreboard.html").write_text(scoreboard_render.to_html(board), encoding="utf-8")
+    if board["repeated_seeds"]:
+        log.info("a seed listed more than once counts once: %s", ", ".join(board["repeated_seeds"]))
     counts = board["claim_counts"]
     log.info(
         "%d claims: %s; %d published numbers compared",

@@ -210,6 +210,7 @@ class ClaimsReader:
             "pooling": self.text(claim, "pooling", where, required=False),
             "facet": self.text(claim, "facet", where, required=False),
             "derived": self.text(claim, "derived", where, required=False),
+            "beyond": self.text(claim, "beyond", where, required=False),
             **sides,
         }
 

@@ -1,17 +1,20 @@
-"""A paired bootstrap over items for the scoreboard's deterministic evaluations (docs/stages/report.md
-"The scoreboard"): the analogy sets (ULR-BERT Table 2, BURT Table VIII), GEOGRANNO (ULR-BERT Tables 4, 8)
-and FAQ (BURT Table X) score each model once, so there is no seed spread; two models are scored on the
-same items, and their per-item outcomes (analogy: each question right or not, ``categories.*.correct``;
-retrieval: each query's gold rank, ``ranks``, :func:`pipeline.tasks.retrieval.summary`) are resampled
-together.
+"""The per-item outcomes of the scoreboard's evaluations that score each model once, and the test each
+column gets from them (docs/stages/report.md "The scoreboard"): two models scored on the same items are
+compared item by item (:mod:`.scoreboard_bootstrap`), never by the sign of their difference.
 
-A column's value is the mean over groups, with equal weights, of the mean of a per-item score (analogy:
-a level's semantic and syntactic pools, as ``analogy.evaluate`` averages them; FAQ's average: its data
-sets; GEOGRANNO: one split; Top-k: gold within the first k; MRR: 1 / rank). Each bootstrap replicate draws
-every group's items with replacement, the same draw for both models, and recomputes the difference; the
-one-sided p-values are the shares of replicates at or below zero (holds) and at or above zero (reversed),
-each with one added above and below so that no p-value is zero. A fixed seed makes the same input give the
-same verdict.
+* **Accuracy of one test set** (SNLI test ``test_correct``, SemEval 5(a) and the transfer classification
+  tasks ``correct``): McNemar's exact test.
+* **A mean of per-item scores** (GEOGRANNO Top-k and MRR from each query's gold rank, FAQ per data set,
+  ``ranks``): a paired bootstrap over items.
+* **Analogy accuracy** (``correct`` and ``pairs``, each question's two word pairs): a cluster bootstrap
+  over word pairs.
+* **A correlation** (STS, PPDB and the word sets: Spearman; the transfer regressions: Pearson or
+  Spearman; ``items``: each pair's gold and predicted score): a paired bootstrap over pairs.
+
+A column's value is the mean over groups, with the weights the tables give them (analogy: a level's
+semantic and syntactic pools, as ``analogy.evaluate`` averages them; STS: the mean over a year's subsets,
+and Avg. the mean of the seven sets; FAQ's average: its data sets). Where a metrics file holds no per-item
+outcomes (an older file) or malformed ones, the column is not tested (:func:`bootstrap` says why).
 """
 
 from __future__ import annotations
@@ -21,8 +24,16 @@ from pathlib import Path
 
 import numpy as np
 
-REPLICATES = 2000
-SEED = 0
+from pipeline.scoreboard.scoreboard_bootstrap import (
+    Hits,
+    Scored,
+    cluster_bootstrap,
+    correlation_bootstrap,
+    mcnemar,
+    paired_bootstrap,
+)
+
+LARGEST_ID = 1 << 62  # an int64 holds it: a rank or id past it is not one an evaluation wrote
 LARGEST_METRICS = 1 << 28  # bytes: a metrics file is far smaller; a path in tables.json is not trusted
 ANALOGY_LEVELS = ("word", "phrase", "sentence")  # pipeline.tasks.analogy.LEVELS
 FAQ_AVERAGE = "Avg."  # faq_cells' facet of the average over the data sets (retrieval_tables.py)
@@ -32,8 +43,34 @@ SCORES = {
     ("faq", "acc"): 1,
     ("faq", "mrr"): "mrr",
 }
+# column -> the set names of the ``sts`` task's ``items`` (pipeline/report/similarity_tables.py STS_SCORES)
+STS_SETS = {
+    "sts12": ("STS12",),
+    "sts13": ("STS13",),
+    "sts14": ("STS14",),
+    "sts15": ("STS15",),
+    "sts16": ("STS16",),
+    "stsb": ("STS-B",),
+    "sickr": ("SICK-R",),
+}
+STS_SETS["avg"] = tuple(name for names in STS_SETS.values() for name in names)
+WORD_SETS = {"simlex": "SimLex-999", "ws_sim": "WS-353-SIM", "ws_rel": "WS-353-REL", "men": "MEN", "scws": "SCWS"}
+# transfer column -> (the harness's task name, how its value is scored)
+TRANSFER = {
+    "mr": ("MR", "accuracy"),
+    "cr": ("CR", "accuracy"),
+    "subj": ("SUBJ", "accuracy"),
+    "mpqa": ("MPQA", "accuracy"),
+    "sst": ("SST2", "accuracy"),
+    "trec": ("TREC", "accuracy"),
+    "sicke": ("SICK-E", "accuracy"),
+    "sickr": ("SICK-R", "pearson"),
+    "sts14_pearson": ("STS14", "pearson"),
+    "sts14_spearman": ("STS14", "spearman"),
+}
 
 
+# ------------------------------------------------------------------------------------ per-item data
 def _metrics(path: str) -> dict | None:
     """The metrics JSON a table row came from; None where it is gone or is not a JSON object."""
     try:
@@ -46,11 +83,38 @@ def _metrics(path: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def _bits(text) -> np.ndarray | None:
+    """A string of 0 / 1, one per item, as floats."""
+    if not isinstance(text, str) or not text or set(text) - {"0", "1"}:
+        return None
+    return (np.frombuffer(text.encode("ascii"), dtype=np.uint8) - ord("0")).astype(np.float64)
+
+
+def _numbers(values, length: int | None = None) -> np.ndarray | None:
+    if not isinstance(values, list) or len(values) < 3 or (length is not None and len(values) != length):
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return None
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except OverflowError:  # an int past any float
+        return None
+    return array if np.isfinite(array).all() else None
+
+
+def _scored(node) -> Scored | None:
+    if not isinstance(node, dict):
+        return None
+    gold = _numbers(node.get("gold"))
+    predicted = None if gold is None else _numbers(node.get("predicted"), len(gold))
+    return None if predicted is None else Scored(gold, predicted)
+
+
 def _ranks(node) -> np.ndarray | None:
     ranks = node.get("ranks") if isinstance(node, dict) else None
     if not isinstance(ranks, list) or not ranks:
         return None
-    if not all(isinstance(r, int) and not isinstance(r, bool) and r >= 1 for r in ranks):
+    if not all(isinstance(r, int) and not isinstance(r, bool) and 1 <= r < LARGEST_ID for r in ranks):
         return None
     return np.asarray(ranks, dtype=np.int64)
 
@@ -67,9 +131,10 @@ def _rank_groups(table: str, row: dict, data: dict) -> list[np.ndarray] | None:
     return None if not groups or any(g is None for g in groups) else groups
 
 
-def _analogy_groups(column: str, data: dict) -> list[np.ndarray] | None:
+def _analogy_groups(column: str, data: dict) -> list[Hits] | None:
     """Per-question hits of the pooled (level, kind) groups a column averages (analogy.evaluate: a level's
-    sem / syn pool its table categories; its Avg. is their mean; the overall Avg. the mean of the levels')."""
+    sem / syn pool its table categories; its Avg. is their mean; the overall Avg. the mean of the levels').
+    A category's word-pair ids are offset so that two categories' pairs stay apart."""
     categories = data.get("categories")
     if not isinstance(categories, dict):
         return None
@@ -79,63 +144,172 @@ def _analogy_groups(column: str, data: dict) -> list[np.ndarray] | None:
     groups = []
     for name in levels:
         for kind in kinds:
-            hits = []
+            hits, pairs, offset = [], [], 0
             for key, result in categories.items():
                 if not (isinstance(result, dict) and str(key).startswith(f"{name}/")):
                     continue
                 if result.get("type") != kind or result.get("in_tables") is not True:
                     continue
-                correct = result.get("correct")
-                if not isinstance(correct, str) or not correct or set(correct) - {"0", "1"}:
+                correct = _bits(result.get("correct"))
+                if correct is None:
                     return None
-                hits.append(np.frombuffer(correct.encode("ascii"), dtype=np.uint8) - ord("0"))
+                hits.append(correct)
+                ids = _pair_ids(result.get("pairs"), len(correct))
+                pairs.append(None if ids is None else ids + offset)
+                offset += 0 if ids is None else int(ids.max()) + 1
             if not hits:
                 return None
-            groups.append(np.concatenate(hits).astype(np.float64))
+            known = None if any(p is None for p in pairs) else np.concatenate(pairs)
+            groups.append(Hits(np.concatenate(hits), known))
     return groups
 
 
-def item_scores(table: str, column: str, row: dict | None) -> list[np.ndarray] | None:
-    """The row's per-item scores, one array per group its value averages over (equal weights); None where
-    its metrics file holds no per-item outcomes (an older file, a file gone) or the column has none."""
-    path = ((row or {}).get("source") or {}).get("metrics_file")
-    data = _metrics(path) if isinstance(path, str) else None
+def _pair_ids(node, questions: int) -> np.ndarray | None:
+    """A category's ``pairs``: for each question, the ids of its two word pairs (A, B) and (C, D)."""
+    if not isinstance(node, list) or len(node) != questions:
+        return None
+    if not all(
+        isinstance(q, list) and len(q) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in q)
+        for q in node
+    ):
+        return None
+    if not all(0 <= i < 2 * questions for q in node for i in q):  # two new pairs a question at most
+        return None
+    return np.asarray(node, dtype=np.int64).reshape(questions, 2)
+
+
+def _metrics_file(row: dict | None, column: str) -> str | None:
+    """The metrics file that gave a row's column: a merged task's file where the row merged one for it."""
+    source = (row or {}).get("source") or {}
+    for merged in source.get("merged") or []:
+        if isinstance(merged, dict) and column in (merged.get("columns") or []):
+            path = merged.get("metrics_file")
+            return path if isinstance(path, str) else None
+    path = source.get("metrics_file")
+    return path if isinstance(path, str) else None
+
+
+def _sts_groups(column: str, data: dict) -> list[tuple[float, Scored]] | None:
+    items = data.get("items")
+    if not isinstance(items, dict) or column not in STS_SETS:
+        return None
+    sets = STS_SETS[column]
+    groups = []
+    for name in sets:
+        subsets = items.get(name)
+        if not isinstance(subsets, dict) or not subsets:
+            return None
+        for node in subsets.values():
+            scored = _scored(node)
+            if scored is None:
+                return None
+            groups.append((1.0 / (len(sets) * len(subsets)), scored))
+    return groups
+
+
+def _correlation_groups(table: str, column: str, data: dict) -> tuple[str, list[tuple[float, Scored]]] | None:
+    """(method, [(weight, scored set)]) of a correlation column; None where the file has no per-pair scores."""
+    items = data.get("items")
+    if table in ("sts", "sts_senteval") or (table == "ablation" and column in STS_SETS):
+        groups = _sts_groups(column, data)
+        return None if groups is None else ("spearman", groups)
+    if not isinstance(items, dict):
+        return None
+    if column == "ppdb":
+        scored = _scored(items.get(data.get("headline", "ppdb-sample")))
+    elif column in WORD_SETS:
+        scored = _scored(items.get(WORD_SETS[column]))
+    else:
+        return None
+    return None if scored is None else ("spearman", [(1.0, scored)])
+
+
+def item_outcomes(table: str, column: str, row: dict | None):
+    """(kind, per-item data) of a row's column; None where its metrics file holds no per-item outcomes (an
+    older file, a file gone) or the column has none. Kinds: "hits" (analogy), "scores" (a mean of per-item
+    scores), "correct" (accuracy), "correlation"."""
+    path = _metrics_file(row, column)
+    data = _metrics(path) if path is not None else None
     if data is None:
         return None
     if table == "analogy":
-        return _analogy_groups(column, data)
-    how = SCORES.get((table, column))
-    groups = None if how is None else _rank_groups(table, row, data)
-    return None if groups is None else [_score(g, how) for g in groups]
+        groups = _analogy_groups(column, data)
+        return None if groups is None else ("hits", groups)
+    if (table, column) in SCORES:
+        groups = _rank_groups(table, row, data)
+        return None if groups is None else ("scores", [_score(g, SCORES[table, column]) for g in groups])
+    if table == "bilstm_snli" and column == "test" or column == "semeval":
+        correct = _bits(data.get("test_correct" if table == "bilstm_snli" else "correct"))
+        return None if correct is None else ("correct", correct)
+    if table == "transfer" and column in TRANSFER:
+        task, how = TRANSFER[column]
+        node = (data.get("tasks") or {}).get(task)
+        if how == "accuracy":
+            correct = _bits(node.get("correct")) if isinstance(node, dict) else None
+            return None if correct is None else ("correct", correct)
+        subsets = node.get("items") if isinstance(node, dict) else None
+        if not isinstance(subsets, dict) or not subsets:
+            return None
+        groups = [(1.0 / len(subsets), _scored(one)) for one in subsets.values()]  # STS14: the subsets' mean
+        return None if any(g is None for _, g in groups) else ("correlation", (how, groups))
+    found = _correlation_groups(table, column, data)
+    return None if found is None else ("correlation", found)
+
+
+def item_scores(table: str, column: str, row: dict | None) -> list[np.ndarray] | None:
+    """The per-item scores of a mean column (analogy hits, retrieval scores), one array per group its value
+    averages with equal weights; None for other columns or where the metrics file holds none."""
+    found = item_outcomes(table, column, row)
+    if found is None or found[0] not in ("hits", "scores"):
+        return None
+    return [group.hits for group in found[1]] if found[0] == "hits" else found[1]
 
 
 def _score(ranks: np.ndarray, how) -> np.ndarray:
     return 1.0 / ranks if how == "mrr" else (ranks <= how).astype(np.float64)
 
 
-def paired_bootstrap(high: list[np.ndarray], low: list[np.ndarray]) -> dict | None:
-    """One-sided p-values of high > low and high < low over the same items; None where the two rows were
-    not scored on the same items (a different number of groups or of items in one)."""
-    if len(high) != len(low) or any(len(h) != len(lo) for h, lo in zip(high, low)):
-        return None
-    rng = np.random.default_rng(SEED)
-    differences = np.zeros(REPLICATES)
-    for h, lo in zip(high, low):
-        per_item = np.asarray(h, dtype=np.float64) - np.asarray(lo, dtype=np.float64)
-        draws = rng.integers(0, len(per_item), size=(REPLICATES, len(per_item)))
-        differences += per_item[draws].mean(axis=1) / len(high)
-    items = sum(len(h) for h in high)
-    return {
-        "test": f"paired bootstrap over {items} items, {REPLICATES} replicates, one-sided each way, α = 0.05",
-        "p": float((1 + np.sum(differences <= 0)) / (REPLICATES + 1)),
-        "p_reversed": float((1 + np.sum(differences >= 0)) / (REPLICATES + 1)),
-        "interval": [float(x) for x in np.quantile(differences, [0.025, 0.975])],
-    }
-
-
-def bootstrap(table: str, column: str, high_row: dict | None, low_row: dict | None) -> dict | None:
-    """The paired bootstrap of one claim column where both rows' metrics carry per-item outcomes."""
-    high, low = item_scores(table, column, high_row), item_scores(table, column, low_row)
+# ------------------------------------------------------------------------------------------- tests
+def bootstrap(table: str, column: str, high_row: dict | None, low_row: dict | None) -> dict:
+    """The test over items of one claim column: a result with ``p`` and ``p_reversed``, or ``{"untested":
+    why}`` where a row's metrics carry no per-item outcomes or the two rows were not scored on the same
+    items."""
+    high, low = item_outcomes(table, column, high_row), item_outcomes(table, column, low_row)
     if high is None or low is None:
-        return None
-    return paired_bootstrap(high, low)
+        missing = [row["label"] for row, found in ((high_row, high), (low_row, low)) if found is None and row]
+        return {"untested": f"no per-item outcomes for {column} in the metrics of {', '.join(missing) or 'a side'}"}
+    if high[0] != low[0]:
+        return {"untested": f"the two rows' {column} outcomes are of different kinds"}
+    kind = high[0]
+    if kind == "hits":
+        result = cluster_bootstrap(high[1], low[1])
+        if result is None:
+            return {
+                "untested": "analogy metrics without each question's word pairs (an older file), or too few "
+                "pairs: the cluster bootstrap over word pairs cannot run, and a bootstrap over questions "
+                "would be far too confident"
+            }
+    elif kind == "scores":
+        result = paired_bootstrap(high[1], low[1])
+    elif kind == "correct":
+        result = mcnemar(high[1], low[1])
+    else:
+        method = high[1][0]
+        result = correlation_bootstrap(method, high[1][1], low[1][1])
+    return result or {"untested": f"the two rows were not scored on the same items of {column}"}
+
+
+def bootstrap_mean(table: str, columns: list[str], high_row: dict | None, low_row: dict | None) -> dict:
+    """The test over items of the mean of several correlation columns (a fallback's word sets): one paired
+    bootstrap over every set's pairs, each set weighted 1 / the number of columns."""
+    found = [(item_outcomes(table, c, high_row), item_outcomes(table, c, low_row)) for c in columns]
+    if any(h is None or lo is None or h[0] != "correlation" or lo[0] != "correlation" for h, lo in found):
+        return {"untested": f"no per-pair scores for every one of {', '.join(columns)} on both sides"}
+    methods = {h[1][0] for h, _ in found} | {lo[1][0] for _, lo in found}
+    if len(methods) != 1:
+        return {"untested": "the columns are scored by different correlations"}
+    share = 1.0 / len(columns)
+    high = [(share * w, s) for h, _ in found for w, s in h[1][1]]
+    low = [(share * w, s) for _, lo in found for w, s in lo[1][1]]
+    result = correlation_bootstrap(methods.pop(), high, low)
+    return result or {"untested": f"the two rows were not scored on the same pairs of {', '.join(columns)}"}

@@ -25,7 +25,7 @@ def _ours(v: dict | None) -> str:
 
 def _verdict_text(claim: dict) -> str:
     text = claim["verdict"]
-    if claim["verdict"] in ("holds", "inconclusive", "reversed"):
+    if claim["verdict"] in ("holds", "inconclusive", "reversed", "untested"):
         if not claim["comparable"]:
             text += " (not comparable at this scale: the run's models are not the paper's)"
         if claim.get("judged_on"):
@@ -34,7 +34,19 @@ def _verdict_text(claim: dict) -> str:
             text += f"; {claim['seeds']}"
     if claim.get("why"):
         text += f"; {claim['why']}"
+    if claim.get("beyond"):
+        text += f"; not judged by this claim: {claim['beyond']}"
     return text
+
+
+def _count(number: int, verdict: str) -> str:
+    """ "1 holds", "2 hold"; the other verdicts read the same in both numbers."""
+    return f"{number} {'hold' if verdict == 'holds' and number != 1 else verdict}"
+
+
+def verdict_counts(counts: dict, total: int) -> str:
+    tested = ", ".join(_count(counts[v], v) for v in ("holds", "inconclusive", "reversed"))
+    return f"{tested}; {counts['untested']} untested, {counts['not run']} not run (of {total})"
 
 
 def _claim_text(claim: dict) -> str:
@@ -59,6 +71,8 @@ def _pair_cells(claim: dict, pair: dict) -> list[str]:
         sides = f"{pair['higher']['label']} {_ours(pair['higher'])} vs {pair['lower']['label']} {_ours(pair['lower'])}"
         difference, detectable = pair.get("difference"), pair.get("detectable")
         test = pair.get("test", "") + (f", p = {pair['p']:.3f}" if pair.get("p") is not None else "")
+        if pair.get("p_holm") is not None:
+            test += f" (Holm-adjusted {pair['p_holm']:.3f})"
     if claim.get("judged_on"):
         paper = _number(claim["judged_on"]["paper_difference"])
     elif claim.get("paper_columns_higher"):
@@ -78,7 +92,8 @@ def _pair_cells(claim: dict, pair: dict) -> list[str]:
 
 
 def blocks(board: dict) -> list[tuple]:
-    """("h", level, text), ("p", text) or ("table", headers, numeric columns, rows): plain text throughout."""
+    """("h", level, text), ("p", text) or ("table", headers, numeric columns, rows[, each row's verdict]):
+    plain text throughout."""
     counts = board["claim_counts"]
     out: list[tuple] = [("h", 1, "Reproduction scoreboard")]
     if board.get("rehearsal"):
@@ -92,15 +107,18 @@ def blocks(board: dict) -> list[tuple]:
             )
         )
     else:
+        tests = "; ".join(board.get("tests") or []) or "none could run"
         out.append(
             (
                 "p",
                 (
-                    f"Claims: {counts['holds']} hold, {counts['inconclusive']} inconclusive, {counts['reversed']} reversed, "
-                    f"{counts['not run']} not run (of {len(board['claims'])}); {board['comparable_claims']} judged on the "
-                    "papers' own models. A verdict tests the difference across seeds where both sides have several; "
-                    "where one has a single number, it is the sign at the table's printed decimals, which tells no "
-                    f"effect from noise (the test column says which). Seeds: {board['seeds']}."
+                    f"Claims: {verdict_counts(counts, len(board['claims']))}; {board['comparable_claims']} judged on "
+                    "the papers' own models. A verdict is a one-sided test at α = 0.05 each way: Welch's t-test "
+                    "across seeds where both sides have several with a spread; else a test over the items both "
+                    "models were scored on (McNemar's exact test for an accuracy, a paired bootstrap over items or "
+                    "pairs, a cluster bootstrap over word pairs for analogy); several columns or pairs deciding "
+                    "one claim are corrected by Holm's method. Where neither can run, the claim is untested: the "
+                    f"sign of a difference tells no effect from noise. Tests used in this run: {tests}."
                 ),
             )
         )
@@ -114,11 +132,12 @@ def blocks(board: dict) -> list[tuple]:
         "test",
         "smallest detectable Δ",
     ]
-    rows = []
+    rows, verdicts = [], []
     for claim in board["claims"]:
         pairs = [p for p in claim["pairs"] if p["verdict"] != "not run"] or [{}]
         rows += [_pair_cells(claim, pair) for pair in pairs]
-    out.append(("table", headers, [False, False, False, False, True, True, False, True], rows))
+        verdicts += [claim["verdict"]] * len(pairs)
+    out.append(("table", headers, [False, False, False, False, True, True, False, True], rows, verdicts))
     published_counts = board["published_counts"]
     out += [
         ("h", 2, "Published numbers"),
@@ -174,7 +193,7 @@ def markdown(board: dict) -> str:
         elif block[0] == "p":
             lines += [render.markdown_escape(block[1]), ""]
         else:
-            _, headers, numeric, rows = block
+            headers, numeric, rows = block[1:4]
             lines.append("| " + " | ".join(render.markdown_cell(h) for h in headers) + " |")
             lines.append("|" + "|".join("---:" if right else "---" for right in numeric) + "|")
             lines += ["| " + " | ".join(render.markdown_cell(c) for c in row) + " |" for row in rows]
@@ -182,20 +201,45 @@ def markdown(board: dict) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+# a verdict's colour in the browser: its cell's class (verdict-holds, verdict-not-run, ...)
+VERDICT_STYLE = """<style>
+td.verdict-holds { background: #d4edda; }
+td.verdict-reversed { background: #f8d7da; }
+td.verdict-inconclusive { background: #fff3cd; }
+td.verdict-untested, td.verdict-not-run, td.verdict-not-judged { background: #e9ecef; color: #495057; }
+</style>"""
+VERDICT_COLUMN = 2  # the claims table's verdict cell
+
+
+def verdict_class(verdict: str) -> str:
+    return "verdict-" + verdict.replace(" ", "-")
+
+
 def to_html(board: dict) -> str:
-    """The scoreboard as one HTML page (the report's first section), each text escaped once for HTML."""
-    out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'><title>Reproduction scoreboard</title></head><body>"]
+    """The scoreboard as one HTML page (the report's first section), each text escaped once for HTML, each
+    verdict's cell coloured by its class."""
+    out = [
+        "<!DOCTYPE html>",
+        "<html><head><meta charset='utf-8'><title>Reproduction scoreboard</title>",
+        VERDICT_STYLE,
+        "</head><body>",
+    ]
     for block in blocks(board):
         if block[0] == "h":
             out.append(f"<h{block[1]}>{html.escape(block[2])}</h{block[1]}>")
         elif block[0] == "p":
             out.append(f"<p>{html.escape(block[1])}</p>")
         else:
-            _, headers, _, rows = block
+            headers, rows = block[1], block[3]
+            verdicts = block[4] if len(block) > 4 else [None] * len(rows)
             out.append("<table border='1' cellspacing='0' cellpadding='3'>")
             out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr>")
-            for row in rows:
-                out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+            for row, verdict in zip(rows, verdicts):
+                cells = [
+                    f"<td class='{verdict_class(verdict)}'>" if verdict and i == VERDICT_COLUMN else "<td>"
+                    for i in range(len(row))
+                ]
+                out.append("<tr>" + "".join(f"{td}{html.escape(c)}</td>" for td, c in zip(cells, row)) + "</tr>")
             out.append("</table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -1,6 +1,7 @@
-"""The scoreboard's numbers and tests: one model's value in a table, Welch's test across seeds, the sign
-rule where there is no seed spread, and how several columns or pairs combine into one verdict
-(docs/stages/report.md "The scoreboard")."""
+"""The scoreboard's numbers and tests: one model's value in a table, Welch's test across seeds, "untested"
+where neither seeds nor items can test a difference (the sign of a difference tells no effect from noise),
+and how several columns or pairs combine into one verdict under Holm's correction (docs/stages/report.md
+"The scoreboard")."""
 
 from __future__ import annotations
 
@@ -39,9 +40,15 @@ def is_ours(row: dict) -> bool:
     return not row["label"].startswith("published: ")
 
 
-def _seed_count(row: dict) -> int:
+def seed_count(row: dict) -> int:
+    """The distinct seeds of a row: one seed listed five times is one run, not five."""
     seeds = (row.get("source") or {}).get("seed")
-    return len(seeds) if isinstance(seeds, list) and seeds else 1
+    return len(set(seeds)) if isinstance(seeds, list) and seeds else 1
+
+
+def repeated_seeds(row: dict) -> bool:
+    seeds = (row.get("source") or {}).get("seed")
+    return isinstance(seeds, list) and len(set(seeds)) < len(seeds)
 
 
 def _pick(rows: list[dict], pooling: str | None, facet: str | None) -> dict | None:
@@ -73,7 +80,7 @@ def value(table: dict, label: str, column: str, pooling: str | None = None, face
     if mean is None:
         return None
     std = row["cells"].get(f"{column}_std")
-    n = _seed_count(row)
+    n = seed_count(row)
     std = float(std) if std is not None and n >= 2 else None
     return Value(label, row.get("pooling"), row.get("facet"), float(mean), std, n)
 
@@ -95,22 +102,22 @@ def mean_value(values: list[Value]) -> Value:
 # -------------------------------------------------------------------------------------- statistics
 def welch(high: Value, low: Value) -> dict:
     """Welch's one-sided tests of high > low and of high < low, and the smallest difference detectable at
-    80% power."""
+    80% power. The variances are scaled by the larger std before they are squared, so that a finite std
+    whose square overflows (1e200) is tested like any other."""
     from scipy import stats
 
-    se = math.sqrt(high.std**2 / high.n + low.std**2 / low.n)
-    if se == 0:
+    scale = max(high.std, low.std)
+    if scale == 0:
         return {"test": "none: no spread between seeds", "p": None, "p_reversed": None, "detectable": None}
-    df = se**4 / ((high.std**2 / high.n) ** 2 / (high.n - 1) + (low.std**2 / low.n) ** 2 / (low.n - 1))
-    tests = {
-        side: stats.ttest_ind_from_stats(
-            high.mean, high.std, high.n, low.mean, low.std, low.n, equal_var=False, alternative=side
-        ).pvalue
-        for side in ("greater", "less")
-    }
-    detectable = (stats.t.ppf(1 - ALPHA, df) + stats.t.ppf(POWER, df)) * se
+    high_var, low_var = (high.std / scale) ** 2 / high.n, (low.std / scale) ** 2 / low.n
+    se_scaled = math.sqrt(high_var + low_var)
+    df = (high_var + low_var) ** 2 / (high_var**2 / (high.n - 1) + low_var**2 / (low.n - 1))
+    # t from the scaled difference: scipy's ttest_ind_from_stats squares the std and overflows at 1e200
+    t = ((high.mean / scale) - (low.mean / scale)) / se_scaled
+    tests = {"greater": stats.t.sf(t, df), "less": stats.t.cdf(t, df)}
+    detectable = (stats.t.ppf(1 - ALPHA, df) + stats.t.ppf(POWER, df)) * se_scaled * scale
     return {
-        "test": f"Welch's t-test, one-sided each way, α = {ALPHA} ({high.n} and {low.n} seeds)",
+        "test": f"Welch's t-test ({high.n} and {low.n} seeds)",
         "p": float(tests["greater"]),
         "p_reversed": float(tests["less"]),
         "detectable": float(detectable),
@@ -127,41 +134,76 @@ def inside_interval(ours: Value, paper: float) -> bool | None:
     return abs(ours.mean - paper) <= half
 
 
-def verdict(high: Value, low: Value, decimals: int) -> dict:
-    """One column: holds / reversed where Welch's test across seeds finds the difference in that direction,
-    inconclusive where it finds neither; without a seed spread, the sign at the table's printed decimals."""
+def verdict(high: Value, low: Value) -> dict:
+    """One column across seeds: holds / reversed where Welch's test finds the difference in that direction,
+    inconclusive where it finds neither; untested where a side has no seed spread (the sign of a difference
+    tells no effect from noise: two equal models would "hold" or be "reversed" nine times in ten)."""
     difference = high.mean - low.mean
     if high.std is not None and low.std is not None and high.n >= 2 and low.n >= 2:
         test = welch(high, low)
         if test["p"] is not None:
-            found = "holds" if test["p"] < ALPHA else "reversed" if test["p_reversed"] < ALPHA else "inconclusive"
-            return {"verdict": found, "difference": difference, **test}
-    resolution = 10.0**-decimals
-    rounded = round(difference, decimals)
+            return {"verdict": decide(test["p"], test["p_reversed"]), "difference": difference, **test}
+        why = "no spread between seeds on either side"
+    else:
+        why = f"n = {min(high.n, low.n)} without a seed spread"
     return {
-        "verdict": "holds" if rounded > 0 else "reversed" if rounded < 0 else "inconclusive",
+        "verdict": "untested",
         "difference": difference,
-        "test": (
-            f"none: n = {min(high.n, low.n)} without a seed spread; the sign at the table's {resolution:g}, "
-            "which tells no effect from noise"
-        ),
+        "test": f"none: {why}",
         "p": None,
         "p_reversed": None,
-        "detectable": resolution,
+        "detectable": None,
     }
 
 
-def with_bootstrap(result: dict, test: dict) -> dict:
-    """A column's verdict from the paired bootstrap over items, in place of the sign rule."""
-    found = "holds" if test["p"] < ALPHA else "reversed" if test["p_reversed"] < ALPHA else "inconclusive"
-    return {**result, **test, "verdict": found, "detectable": None}
+def decide(p: float, p_reversed: float, alpha: float = ALPHA) -> str:
+    return "holds" if p < alpha else "reversed" if p_reversed < alpha else "inconclusive"
+
+
+def with_items(result: dict, test: dict) -> dict:
+    """A column's verdict from a test over items (:mod:`.scoreboard_items`) in place of "untested"; the
+    result says why where no test over items could run either."""
+    if "untested" in test:
+        return {**result, "test": f"{result['test']}; {test['untested']}"}
+    return {**result, **test, "verdict": decide(test["p"], test["p_reversed"]), "detectable": None}
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (Holm 1979): the family-wise error stays at α over all of them."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted, running = [0.0] * len(p_values), 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def holm_family(results: list[dict]) -> list[dict]:
+    """The tested results of one family (a claim's columns, or its pairs), their verdicts decided on Holm's
+    adjusted p-values in each direction; untested and not-run results are left as they are."""
+    tested = [i for i, r in enumerate(results) if r.get("p") is not None and r["verdict"] != "not run"]
+    if len(tested) < 2:
+        return results
+    adjusted = holm([results[i]["p"] for i in tested])
+    adjusted_reversed = holm([results[i]["p_reversed"] for i in tested])
+    out = list(results)
+    for i, p, p_reversed in zip(tested, adjusted, adjusted_reversed):
+        out[i] = {**results[i], "p_holm": p, "p_reversed_holm": p_reversed, "verdict": decide(p, p_reversed)}
+    return out
 
 
 def combine(verdicts: list[str], at_least: int) -> str:
     """A claim over several columns (or pairs): holds where at least ``at_least`` hold; reversed where so many
-    are reversed that ``at_least`` can no longer hold; inconclusive otherwise."""
+    are reversed that ``at_least`` can no longer hold; untested where the untested ones could still decide
+    it either way; inconclusive otherwise."""
     if verdicts.count("holds") >= at_least:
         return "holds"
     if verdicts.count("reversed") > len(verdicts) - at_least:
         return "reversed"
+    untested = verdicts.count("untested")
+    if untested and (
+        verdicts.count("holds") + untested >= at_least
+        or verdicts.count("reversed") + untested > len(verdicts) - at_least
+    ):
+        return "untested"
     return "inconclusive"

@@ -154,6 +154,15 @@ def _mean(values) -> float | None:
     return None if not values or any(v is None for v in values) else float(np.mean(values))
 
 
+def question_pairs(rows: list[list[str]]) -> list[list[int]]:
+    """For each question ``A, B, C, D, ...``, the ids of its two word pairs (A, B) and (C, D), numbered in
+    order of first appearance in the file (case-insensitive). A category's questions are ordered pairs of a
+    few word pairs, so its questions are clusters of pairs (docs/stages/report.md "The scoreboard")."""
+    ids: dict[tuple[str, str], int] = {}
+    pair = lambda a, b: ids.setdefault((a.casefold(), b.casefold()), len(ids))
+    return [[pair(row[0], row[1]), pair(row[2], row[3])] for row in rows]
+
+
 def evaluate(encoder, categories: list[Category]) -> dict:
     strings = {text: i for i, text in enumerate(dict.fromkeys(t for c in categories for row in c.rows for t in row))}
     log.info(
@@ -183,6 +192,8 @@ def evaluate(encoder, categories: list[Category]) -> dict:
             "rank_histogram": np.bincount(ranks, minlength=width + 1)[1:].tolist(),
             # each question right (1) or not (0), in file order: the scoreboard's paired bootstrap
             "correct": "".join("1" if hit else "0" for hit in category.correct),
+            # each question's word pairs (A, B) and (C, D): the scoreboard resamples pairs, not questions
+            "pairs": question_pairs(category.rows),
             "ppr": None,
             "pnr": None,
         }

@@ -23,7 +23,7 @@ import numpy as np
 from pipeline.errors import InputError
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.numbered_lines import number_in, tab_rows
-from pipeline.tasks.sts import spearman
+from pipeline.tasks.sts import scored_pairs, spearman
 from pipeline.tasks.vectors import paired_cosine
 
 FOLDER = "ppdb/ppdb2.0_human_labels"
@@ -68,17 +68,20 @@ def load(data: DataRoot) -> dict[str, tuple[Pairs, int]]:
 def evaluate(encoder, sets: dict[str, tuple[Pairs, int]]) -> dict:
     texts = [t for (left, right, _), _ in sets.values() for t in (*left, *right)]
     vectors = encoder.encode(texts)
-    scores, counts, dropped, offset = {}, {}, {}, 0
+    scores, counts, dropped, items, offset = {}, {}, {}, {}, 0
     for name, ((left, right, gold), single) in sets.items():
         n = len(left)
         block = vectors[offset : offset + 2 * n]
         offset += 2 * n
-        scores[name] = spearman(paired_cosine(block[:n], block[n:]), np.asarray(gold))
+        cosine = paired_cosine(block[:n], block[n:])
+        scores[name] = spearman(cosine, np.asarray(gold))
+        items[name] = scored_pairs(gold, cosine)
         counts[name], dropped[name] = n, single
     return {
         "scores": scores,
         "n": counts,
         "single_word_pairs": dropped,
+        "items": items,
         "headline": HEADLINE,
         "data": "PPDB 2.0 human paraphrase-quality judgements, pairs with a multi-word side",
     }

@@ -107,12 +107,19 @@ def fit_and_score(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, 
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
     search = GridSearchCV(model, {"logisticregression__C": list(C_GRID)}, cv=folds, scoring="accuracy", refit=True)
     search.fit(train_x, train_y)
-    accuracy = float((search.predict(test_x) == test_y).mean())
+    hits = search.predict(test_x) == test_y
     return {
-        "accuracy": 100.0 * accuracy,
+        "accuracy": 100.0 * float(hits.mean()),
+        "correct": hit_string(hits),
         "C": float(search.best_params_["logisticregression__C"]),
         "cv_accuracy": 100.0 * float(search.best_score_),
     }
+
+
+def hit_string(hits) -> str:
+    """Each test item right (1) or not (0), in file order: the scoreboard's McNemar test
+    (docs/stages/report.md "The scoreboard")."""
+    return "".join("1" if hit else "0" for hit in hits)
 
 
 def counts(splits: dict[str, Instances]) -> dict:

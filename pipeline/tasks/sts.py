@@ -39,6 +39,12 @@ def spearman(predicted, gold) -> float:
     return 100.0 * float(spearmanr(predicted, gold).statistic)
 
 
+def scored_pairs(gold, predicted) -> dict:
+    """Each pair's gold and predicted score, in file order: the scoreboard's paired bootstrap over pairs
+    (docs/stages/report.md "The scoreboard")."""
+    return {"gold": [float(g) for g in gold], "predicted": [float(p) for p in predicted]}
+
+
 def read_semeval(input_path, gold_path) -> Pairs:
     """One SemEval STS subset: TAB-separated s1, s2 (more columns ignored) aligned with gold lines."""
     inputs = [text for _, text in file_lines(input_path)]
@@ -123,14 +129,16 @@ def evaluate(encoder, sets: dict[str, dict[str, Pairs]]) -> dict:
     texts = [t for subsets in sets.values() for left, right, _ in subsets.values() for t in (*left, *right)]
     vectors = encoder.encode(texts)
     offset = 0
-    scores, subsets_out, counts = {}, {}, {}
+    scores, subsets_out, counts, items = {}, {}, {}, {}
     for name, subsets in sets.items():
         per_subset = {}
         for subset, (left, right, gold) in subsets.items():
             n = len(left)
             block = vectors[offset : offset + 2 * n]
             offset += 2 * n
-            per_subset[subset] = spearman(paired_cosine(block[:n], block[n:]), gold)
+            cosine = paired_cosine(block[:n], block[n:])
+            per_subset[subset] = spearman(cosine, gold)
+            items.setdefault(name, {})[subset] = scored_pairs(gold, cosine)
         counts[name] = sum(len(pairs[0]) for pairs in subsets.values())
         scores[name] = float(np.mean(list(per_subset.values())))
         if name in YEARS:
@@ -141,4 +149,5 @@ def evaluate(encoder, sets: dict[str, dict[str, Pairs]]) -> dict:
         "subsets": subsets_out,
         "n": counts,
         "avg": None if any(math.isnan(v) for v in values) else float(np.mean(values)),
+        "items": items,
     }

@@ -42,6 +42,7 @@ from threadpoolctl import threadpool_limits
 from pipeline.tasks import transfer_classifier as logreg
 from pipeline.tasks import transfer_regression as regression
 from pipeline.tasks.data_root import DataRoot
+from pipeline.tasks.sts import scored_pairs
 from pipeline.tasks.transfer_data import Split, load_task
 from pipeline.tasks.vectors import paired_cosine
 
@@ -98,6 +99,15 @@ def _texts(data) -> list[str]:
     return [text for left, right, _ in data.values() for text in (*left, *right)]  # STS14 subsets
 
 
+def test_hits(result, test) -> dict:
+    """Each test item classified right (1) or not (0), in order: the scoreboard's McNemar test
+    (docs/stages/report.md "The scoreboard"). The k-fold tasks have no held-out test set to give."""
+    if result.predictions is None:
+        return {}
+    hits = np.asarray(result.predictions) == np.asarray(test.y)
+    return {"correct": "".join("1" if hit else "0" for hit in hits)}
+
+
 def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitter: str = "adam") -> dict:
     """One task's details; ``fitter`` is the logistic regression (:data:`.transfer_classifier.CLASSIFIERS`)."""
     if task in KFOLD_TASKS:
@@ -115,7 +125,7 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitte
             seed,
             fitter,
         )
-        return {**result.as_dict(), "ndev": len(dev), "ntest": len(test)}
+        return {**result.as_dict(), "ndev": len(dev), "ntest": len(test), **test_hits(result, test)}
     if task in ("TREC", "MRPC"):
         train, test = data["train"], data["test"]
         result = logreg.kfold_then_test(
@@ -127,7 +137,7 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitte
             seed,
             fitter,
         )
-        out = {**result.as_dict(), "ndev": len(train), "ntest": len(test)}
+        out = {**result.as_dict(), "ndev": len(train), "ntest": len(test), **test_hits(result, test)}
         if task == "MRPC":
             out["f1"] = logreg.f1(np.asarray(test.y), result.predictions)
         return out
@@ -142,11 +152,13 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitte
             "devpearson": devpearson,
             "ndev": len(dev),
             "ntest": len(test),
+            "items": {"test": scored_pairs(scale(test.y), predicted)},
         }
     if task == "STS14":
-        subsets = {}
+        subsets, items = {}, {}
         for name, (left, right, gold) in data.items():
             cosine = paired_cosine(embed(left), embed(right))
+            items[name] = scored_pairs(gold, cosine)
             subsets[name] = {
                 "pearson": 100.0 * float(pearsonr(cosine, gold).statistic),
                 "spearman": 100.0 * float(spearmanr(cosine, gold).statistic),
@@ -156,6 +168,7 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitte
             "pearson": float(np.mean([s["pearson"] for s in subsets.values()])),
             "spearman": float(np.mean([s["spearman"] for s in subsets.values()])),
             "subsets": subsets,
+            "items": items,
         }
     raise ValueError(f"unknown transfer task {task!r}")
 

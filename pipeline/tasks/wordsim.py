@@ -14,7 +14,7 @@ from pipeline.errors import InputError
 from pipeline.tasks.bounded_lines import file_lines
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.numbered_lines import finite_number
-from pipeline.tasks.sts import spearman
+from pipeline.tasks.sts import scored_pairs, spearman
 from pipeline.tasks.vectors import paired_cosine
 
 FOLDER = "word_similarity/eval-word-vectors"
@@ -72,7 +72,7 @@ def evaluate(encoder, sets: dict[str, Pairs]) -> dict:
     vectors = encoder.encode(words)
     index = {w: i for i, w in enumerate(words)}
     known = np.linalg.norm(vectors, axis=1) > 0
-    scores, counts, oov = {}, {}, {}
+    scores, counts, oov, items = {}, {}, {}, {}
     for name, (left, right, gold) in sets.items():
         a = np.array([index[w] for w in left])
         b = np.array([index[w] for w in right])
@@ -80,4 +80,5 @@ def evaluate(encoder, sets: dict[str, Pairs]) -> dict:
         counts[name], oov[name] = int(used.sum()), int((~used).sum())
         cosine = paired_cosine(vectors[a[used]], vectors[b[used]])
         scores[name] = spearman(cosine, np.asarray(gold)[used]) if used.sum() > 1 else None
-    return {"scores": scores, "n": counts, "oov": oov}
+        items[name] = scored_pairs(np.asarray(gold)[used], cosine)  # the pairs scored: both words known
+    return {"scores": scores, "n": counts, "oov": oov, "items": items}

@@ -294,3 +294,83 @@ def test_the_workflow_passes_the_config_as_a_file_whatever_its_size(tmp_path):
     commands = [line for line in result.stdout.splitlines() if "python -m pipeline scoreboard" in line]
     assert commands and all(len(line) < 2000 for line in commands), [len(line) for line in commands]
     assert "--config results/hostile-config-size/config.json" in commands[0]
+
+
+# --------------------------------------------------------------------- per-item outcomes, malformed
+def category(**change) -> dict:
+    return {
+        "type": "semantic",
+        "in_tables": True,
+        "correct": "0110",
+        "pairs": [[0, 1], [1, 0], [2, 3], [3, 2]],
+    } | change
+
+
+def analogy_metrics(**change) -> dict:
+    syntactic = category(type="syntactic")
+    return {"categories": {"word/capital-common": category(**change), "word/do-doing": syntactic}}
+
+
+def sts_metrics(node) -> dict:
+    return {
+        "items": {name: {"test": node} for name in ("STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R")}
+    }
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "data"),
+    [
+        ("analogy", "word_avg", analogy_metrics(pairs="0 1")),
+        ("analogy", "word_avg", analogy_metrics(pairs=[[0, 1]])),
+        ("analogy", "word_avg", analogy_metrics(pairs=[[0, True], [1, 0], [2, 3], [3, 2]])),
+        ("analogy", "word_avg", analogy_metrics(pairs=[[0, -1], [1, 0], [2, 3], [3, 2]])),
+        ("analogy", "word_avg", analogy_metrics(pairs=[[0, 10**30], [1, 0], [2, 3], [3, 2]])),
+        ("analogy", "word_avg", analogy_metrics(correct="01a0")),
+        ("sts", "avg", sts_metrics({"gold": [1, 2, 3], "predicted": [1, 2]})),
+        ("sts", "avg", sts_metrics({"gold": [1, True, 3], "predicted": [1, 2, 3]})),
+        ("sts", "avg", sts_metrics({"gold": [1, 2, float("nan")], "predicted": [1, 2, 3]})),
+        ("sts", "avg", sts_metrics([1, 2, 3])),
+        ("sts", "avg", {"items": "none"}),
+        ("bilstm_snli", "test", {"test_correct": 5}),
+        ("bilstm_snli", "test", [deep_json(100_000)]),
+    ],
+    ids=[
+        "pairs text",
+        "pairs short",
+        "pair id a boolean",
+        "pair id negative",
+        "pair id huge",
+        "correct not bits",
+        "predicted short",
+        "gold boolean",
+        "gold NaN",
+        "items a list",
+        "items text",
+        "test_correct a number",
+        "metrics nested too deep",
+    ],
+)
+def test_malformed_per_item_outcomes_leave_the_column_untested(cli, tmp_path, demo_config, table, column, data):
+    """A metrics file is not trusted: per-item outcomes that are not what the evaluations write leave the
+    column untested (and say why), never a traceback and never a verdict."""
+    labels = {
+        "analogy": ("tiny+burt", "tiny"),
+        "sts": ("tiny+twin", "tiny"),
+        "bilstm_snli": ("bilstm-bf-combined-8", "bilstm-max-8"),
+    }[table]
+    rows = []
+    for label in labels:
+        path = tmp_path / f"{label}.json"
+        path.write_text(data[0] if isinstance(data, list) else json.dumps(data), encoding="utf-8")
+        source = {"seed": 0, "metrics_file": str(path)}
+        rows.append({"label": label, "pooling": "mean", "facet": None, "cells": {column: 50.0}, "source": source})
+    status = run_board(
+        cli, tmp_path, tables_file(tmp_path, {table: {"rows": rows}}), config_file(tmp_path, demo_config)
+    )
+    assert status == 0
+    board = json.loads((tmp_path / "board/scoreboard.json").read_text(encoding="utf-8"))
+    judged = [c for c in board["claims"] if c["verdict"] != "not run"]
+    assert judged and {c["verdict"] for c in judged} == {"untested"}
+    assert all(
+        p["test"].startswith("none: n = 1") and ";" in p["test"] for c in judged for p in c["pairs"] if "test" in p
+    )

@@ -99,8 +99,10 @@ def test_every_claim_is_listed_with_a_verdict_and_at_least_twenty(board, tmp_pat
     assert sum(result["claim_counts"].values()) == len(claims)
 
 
-def test_a_role_pair_of_this_run_is_judged_and_marked_not_comparable(board, tmp_path):
-    """tiny+burt scores above tiny on word analogies: the claim holds here, on models that are not the paper's."""
+def test_a_role_pair_without_a_test_is_untested_not_judged_by_its_sign(board, tmp_path):
+    """tiny+burt scores 20% above tiny on word analogies, one number each and no word pairs in the metrics to
+    resample: untested, counted apart from holds / reversed (the sign tells no effect from noise), and marked
+    not comparable (models that are not the paper's)."""
     metrics = [
         renamed_metrics(tmp_path, "analogy_minilm", "tiny", 1.0),
         renamed_metrics(tmp_path, "analogy_minilm", "tiny+burt", 1.2),
@@ -108,12 +110,15 @@ def test_a_role_pair_of_this_run_is_judged_and_marked_not_comparable(board, tmp_
     ]
     result = board(metrics, demo_config())
     over_bert = claim(result, "burt-analogy-word-over-bert")
-    assert over_bert["verdict"] == "holds" and over_bert["comparable"] is False
+    assert over_bert["verdict"] == "untested" and over_bert["comparable"] is False
     (pair,) = over_bert["pairs"]
     assert (pair["higher"]["label"], pair["lower"]["label"]) == ("tiny+burt", "tiny")
     assert pair["higher"]["n"] == 1 and pair["test"].startswith("none: n = 1")
+    assert "no per-item outcomes" in pair["test"] and pair["p"] is None
     assert pair["difference"] == pytest.approx(0.2 * pair["lower"]["mean"])
-    assert claim(result, "burt-analogy-over-mlm")["verdict"] == "reversed"  # mlm scaled higher
+    assert claim(result, "burt-analogy-over-mlm")["verdict"] == "untested"  # mlm scaled higher: still no test
+    assert result["claim_counts"]["holds"] == result["claim_counts"]["reversed"] == 0
+    assert result["claim_counts"]["untested"] == 2
     assert claim(result, "ulr-analogy-average")["verdict"] == "not run"  # no tiny+misad
     # the paper's own difference comes from published.yaml: BURT-base 72.8 vs BERT-base 55.8 word accuracy
     assert over_bert["paper_difference"] == pytest.approx(72.8 - 55.8)
@@ -159,7 +164,7 @@ def test_plan_mapped_rows_are_compared_with_the_published_numbers(tmp_path):
     tables = {"analogy": {"rows": [row("bert-base-uncased+burt.packed", 70.0), row("bert-base-uncased", 56.0)]}}
     result = scoreboard.build(tables, {"run": "x"}, scoreboard.load_claims(), plan_records)
     over_bert = claim(result, "burt-analogy-word-over-bert")
-    assert over_bert["comparable"] is True and over_bert["verdict"] == "holds"
+    assert over_bert["comparable"] is True and over_bert["verdict"] == "untested"  # one number each
     numbers = {(n["row"], n["column"]): n for n in result["published_numbers"]}
     assert numbers[("BURT-base", "word_avg")]["paper"] == 72.8
     assert numbers[("BURT-base", "word_avg")]["delta"] == pytest.approx(70.0 - 72.8)
@@ -181,6 +186,11 @@ def test_paper_config_plan_maps_claims_to_its_runs():
 # --------------------------------------------------------------- verdicts, scopes and what a run has
 def row(label: str, cells: dict, seeds: int = 1, pooling: str | None = None, facet: str | None = None) -> dict:
     return {"label": label, "pooling": pooling, "facet": facet, "cells": cells, "source": {"seed": list(range(seeds))}}
+
+
+def spread(cells: dict, std: float = 1.0) -> dict:
+    """Cells with a seed spread: each number's std beside it."""
+    return cells | {f"{key}_std": std for key, value in cells.items() if value is not None}
 
 
 def judged(tables: dict, config: dict | None = None) -> dict:
@@ -249,7 +259,7 @@ def test_four_out_of_six_tasks_counts_the_tasks():
     burt = dict(zip(tasks, [60.0, 60.0, 60.0, 60.0, 40.0, 40.0])) | {"avg": 53.3}
     span = dict(zip(tasks, [50.0, 50.0, 50.0, 50.0, 70.0, 70.0])) | {"avg": 56.7}
     mlm = dict(zip(tasks, [50.0, 50.0, 70.0, 70.0, 70.0, 70.0])) | {"avg": 63.3}
-    rows = [row("tiny+burt", burt), row("tiny+spanbert", span), row("tiny+mlm", mlm)]
+    rows = [row("tiny+burt", spread(burt), 5), row("tiny+spanbert", spread(span), 5), row("tiny+mlm", spread(mlm), 5)]
     result = judged({"clue": {"rows": rows}})
     over_span, over_mlm = claim(result, "burt-clue-over-span"), claim(result, "burt-clue-over-mlm")
     assert over_span["verdict"] == "holds" and over_span["pairs"][0]["columns_holding"] == "4 of 6"
@@ -259,10 +269,12 @@ def test_four_out_of_six_tasks_counts_the_tasks():
 
 def test_all_transfer_tasks_means_all_of_them():
     columns = ["mr", "cr", "subj", "mpqa", "sst", "trec", "sickr", "sicke", "sts14_pearson", "sts14_spearman"]
-    bf = {c: 80.0 for c in columns}
-    rows = [row("bilstm-bf-combined-600", bf), row("bilstm-max-600", {c: 79.0 for c in columns} | {"trec": 80.0})]
+    bf = spread({c: 80.0 for c in columns}, 0.5)
+    bilstm_max = spread({c: 78.0 for c in columns} | {"trec": 80.0}, 0.5)
+    rows = [row("bilstm-bf-combined-600", bf, 5), row("bilstm-max-600", bilstm_max, 5)]
     over_max = claim(judged({"transfer": {"rows": rows}}), "bf-transfer-over-max")
     assert over_max["at_least"] == 10 and over_max["verdict"] == "inconclusive"  # a tie on TREC
+    assert over_max["pairs"][0]["columns_holding"] == "9 of 10"
     assert over_max["paper_columns_higher"] == "9 of 10"  # the paper's own TREC cells tie
 
 
@@ -273,7 +285,7 @@ def test_twin_ablation_claims_are_judged_on_the_word_sets_a_run_has():
         row("tiny+twin.cls", words(50.0), pooling="cls", facet="Pooling: CLS"),
     ]
     mean_pooling = claim(judged({"ablation": {"rows": rows}}), "twin-mean-pooling")
-    assert mean_pooling["verdict"] == "holds"
+    assert mean_pooling["verdict"] == "untested"  # one number each, no per-pair scores to resample
     assert mean_pooling["judged_on"]["columns"] == ["simlex", "ws_sim", "ws_rel", "men"]
     assert "SCWS" in mean_pooling["judged_on"]["why"]
     # the paper's difference on the same four sets: BURT MEAN against BURT CLS in Table 4
@@ -292,7 +304,7 @@ def test_misprinted_paper_cells_are_corrected_and_table_derived_claims_say_so():
 
 
 def test_a_rehearsal_judges_nothing(tmp_path):
-    rows = [row("tiny", {"word_avg": 50.0, "avg": 50.0}), row("tiny+burt", {"word_avg": 60.0, "avg": 60.0})]
+    rows = [row("tiny", spread({"word_avg": 50.0, "avg": 50.0}), 5), row("tiny+burt", spread({"word_avg": 60.0}), 5)]
     result = judged({"analogy": {"rows": rows}}, {"run": "paper-zh-rehearsal"})
     assert result["rehearsal"] is True and {c["verdict"] for c in result["claims"]} == {"not judged"}
     assert result["claim_counts"]["not judged"] == len(result["claims"]) and result["published_numbers"] == []
@@ -328,7 +340,7 @@ def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_p
     metrics = sorted(tmp_path.glob("geogranno-*.json"))
     result = board(metrics, demo_config())
     (over_bert,) = claim(result, "ulr-geogranno-over-bert")["pairs"]
-    assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over 541 items")
+    assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over items (541 items")
     assert over_bert["p"] < 0.05 and over_bert["interval"][0] > 0
     (over_mlm,) = claim(result, "ulr-geogranno-over-mlm")["pairs"]
     one_query = abs(over_mlm["difference"])
@@ -349,7 +361,7 @@ def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
     assert scoreboard_items.paired_bootstrap(high, high + low) is None
 
 
-def test_a_metrics_path_that_is_no_file_falls_back_to_the_sign_without_reading_it(tmp_path):
+def test_a_metrics_path_that_is_no_file_is_untested_without_reading_it(tmp_path):
     """tables.json names each row's metrics file; a device or a FIFO there is not read (it would never end)."""
     import os
 
@@ -360,4 +372,4 @@ def test_a_metrics_path_that_is_no_file_falls_back_to_the_sign_without_reading_i
         row("tiny+misad", {"top1": 50.0}, facet="all") | {"source": {"seed": 0, "metrics_file": str(fifo)}},
     ]
     (pair,) = claim(judged({"geogranno": {"rows": rows}}), "ulr-geogranno-over-bert")["pairs"]
-    assert pair["verdict"] == "holds" and pair["test"].startswith("none: n = 1")
+    assert pair["verdict"] == "untested" and pair["test"].startswith("none: n = 1")

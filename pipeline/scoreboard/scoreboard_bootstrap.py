@@ -1,0 +1,212 @@
+"""The scoreboard's tests over items (docs/stages/report.md "The scoreboard"), on the per-item outcomes
+:mod:`.scoreboard_items` reads:
+
+* :func:`mcnemar`: McNemar's exact test of two accuracies on one test set, the binomial test of the
+  discordant items (one model right, the other wrong) against 1/2 (McNemar 1947; Edwards 1948), one-sided
+  each way (``scipy.stats.binomtest``).
+* :func:`paired_bootstrap`: a paired bootstrap over items of a mean of per-item scores (Efron & Tibshirani
+  1993, ch. 16; Koehn 2004): each replicate draws every group's items with replacement, the same draw for
+  both models.
+* :func:`cluster_bootstrap`: the analogy's cluster bootstrap over word pairs (Davison & Hinkley 1997, §3.8;
+  Field & Welsh 2007). A category's questions are ordered pairs of a few word pairs (capital-common: 506
+  questions from 23 pairs), so questions that share a pair are not independent and a question-level
+  bootstrap is far too confident. A replicate draws the category's word pairs with replacement and takes
+  every question built from two drawn pairs, as often as both were drawn (weight m_a * m_b).
+* :func:`correlation_bootstrap`: a paired bootstrap over pairs that recomputes both models' correlation
+  with the gold scores (Spearman or Pearson) in each replicate.
+
+The bootstraps' one-sided p-values are the shares of replicates at or below zero (holds) and at or above
+zero (reversed), each with one added above and below so that no p-value is zero. A fixed seed makes the
+same input give the same verdict. Replicates are drawn in chunks of at most :data:`CHUNK_ELEMENTS` draws,
+so memory stays bounded whatever the number of items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+REPLICATES = 2000
+SEED = 0
+CHUNK_ELEMENTS = 1 << 21  # draws held at once (replicates x items): ~16 MiB of int64, whatever the item count
+MCNEMAR = "McNemar's exact test"
+ITEM_BOOTSTRAP = "paired bootstrap over items"
+CLUSTER_BOOTSTRAP = "cluster bootstrap over word pairs"
+CORRELATION_BOOTSTRAP = "paired bootstrap over pairs"
+
+
+@dataclass(frozen=True)
+class Hits:
+    """Per-question outcomes of one analogy pool and the two word pairs each question is built from."""
+
+    hits: np.ndarray
+    pairs: np.ndarray | None  # (questions, 2) word-pair ids; None: an older file that does not give them
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Gold and predicted scores of one correlation set."""
+
+    gold: np.ndarray
+    predicted: np.ndarray
+
+
+def _p_values(differences: np.ndarray) -> dict:
+    replicates = len(differences)
+    return {
+        "p": float((1 + np.sum(differences <= 0)) / (replicates + 1)),
+        "p_reversed": float((1 + np.sum(differences >= 0)) / (replicates + 1)),
+        "interval": [float(x) for x in np.quantile(differences, [0.025, 0.975])],
+    }
+
+
+def draw_counts(rng: np.random.Generator, replicates: int, items: int) -> np.ndarray:
+    """How often each of ``items`` is drawn in each of ``replicates`` draws of ``items`` with replacement
+    (replicates x items): the bootstrap's resample as counts (a multinomial), by one bincount."""
+    drawn = rng.integers(0, items, size=(replicates, items)) + items * np.arange(replicates)[:, None]
+    return np.bincount(drawn.ravel(), minlength=replicates * items).reshape(replicates, items).astype(np.float64)
+
+
+def _chunks(items: int):
+    """Replicate counts whose draws (count x items) stay within CHUNK_ELEMENTS."""
+    replicates, size = REPLICATES, max(1, CHUNK_ELEMENTS // max(items, 1))
+    for start in range(0, replicates, size):
+        yield min(size, replicates - start)
+
+
+def paired_bootstrap(high: list[np.ndarray], low: list[np.ndarray]) -> dict | None:
+    """One-sided p-values of high > low and high < low over the same items (equal-weight groups); None
+    where the two rows were not scored on the same items (a different number of groups or of items)."""
+    if len(high) != len(low) or any(len(h) != len(lo) for h, lo in zip(high, low)):
+        return None
+    rng = np.random.default_rng(SEED)
+    differences = np.zeros(REPLICATES)
+    for h, lo in zip(high, low):
+        per_item = np.asarray(h, dtype=np.float64) - np.asarray(lo, dtype=np.float64)
+        start = 0
+        for count in _chunks(len(per_item)):
+            draws = rng.integers(0, len(per_item), size=(count, len(per_item)))
+            differences[start : start + count] += per_item[draws].mean(axis=1) / len(high)
+            start += count
+    items = sum(len(h) for h in high)
+    return {"test": f"{ITEM_BOOTSTRAP} ({items} items, {REPLICATES} replicates)", **_p_values(differences)}
+
+
+def cluster_bootstrap(high: list[Hits], low: list[Hits]) -> dict | None:
+    """The analogy columns' cluster bootstrap over word pairs (module docstring); None where the rows were
+    not scored on the same questions or a file does not give each question's word pairs."""
+    if len(high) != len(low) or any(len(h.hits) != len(lo.hits) for h, lo in zip(high, low)):
+        return None
+    if any(g.pairs is None for g in (*high, *low)) or any(
+        not np.array_equal(h.pairs, lo.pairs) for h, lo in zip(high, low)
+    ):
+        return None
+    rng = np.random.default_rng(SEED)
+    differences = np.zeros(REPLICATES)
+    valid = np.ones(REPLICATES, dtype=bool)
+    clusters = 0
+    for h, lo in zip(high, low):
+        per_item = h.hits - lo.hits
+        ids, inverse = np.unique(h.pairs, return_inverse=True)
+        inverse = inverse.reshape(h.pairs.shape)
+        k = len(ids)
+        clusters += k
+        start = 0
+        for count in _chunks(max(k, len(per_item))):
+            drawn = draw_counts(rng, count, k)  # m_i: how often each pair was drawn
+            weights = drawn[:, inverse[:, 0]] * drawn[:, inverse[:, 1]]
+            total = weights.sum(axis=1)
+            part = slice(start, start + count)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                differences[part] += (weights @ per_item) / total / len(high)
+            valid[part] &= total > 0  # a replicate with no question left (one pair drawn k times)
+            start += count
+    differences = differences[valid]
+    if len(differences) < REPLICATES // 2:
+        return None  # too few word pairs for the clusters to be resampled
+    questions = sum(len(h.hits) for h in high)
+    return {
+        "test": f"{CLUSTER_BOOTSTRAP} ({questions} questions from {clusters} pairs, {len(differences)} replicates)",
+        **_p_values(differences),
+    }
+
+
+def _replicate_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each item's rank within every replicate (ties: the mean rank), where ``counts`` (replicates x items)
+    says how often each item was drawn: the ranks of the resampled values, without sorting each replicate."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new_value = np.r_[True, ordered[1:] != ordered[:-1]]
+    groups = np.add.reduceat(counts[:, order], np.flatnonzero(new_value), axis=1)  # drawn items per value
+    group_rank = np.cumsum(groups, axis=1) - groups + (groups + 1) / 2
+    of_item = np.empty(len(values), dtype=np.int64)
+    of_item[order] = np.cumsum(new_value) - 1
+    return group_rank[:, of_item]
+
+
+def _weighted_correlation(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of every replicate, each item counted as often as it was drawn."""
+    total = counts.sum(axis=1, keepdims=True)
+    x = x - (counts * x).sum(axis=1, keepdims=True) / total
+    y = y - (counts * y).sum(axis=1, keepdims=True) / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (counts * x * y).sum(axis=1) / np.sqrt((counts * x * x).sum(axis=1) * (counts * y * y).sum(axis=1))
+    return np.nan_to_num(r)  # a replicate whose scores are all equal: no correlation
+
+
+def replicate_correlations(method: str, counts: np.ndarray, predicted: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """The correlation of ``predicted`` with ``gold`` in each replicate (``counts``: draws of each item);
+    ``gold`` may be given already ranked per replicate (replicates x items)."""
+    if gold.ndim == 1:
+        gold = _replicate_ranks(gold, counts) if method == "spearman" else gold[None, :]
+    if method == "spearman":
+        return _weighted_correlation(counts, _replicate_ranks(predicted, counts), gold)
+    return _weighted_correlation(counts, predicted[None, :], gold)
+
+
+def correlation_bootstrap(method: str, high: list[tuple[float, Scored]], low: list[tuple[float, Scored]]):
+    """Paired bootstrap of the difference of two models' weighted mean correlation with the same gold
+    scores; None where the two rows were not scored on the same pairs. A replicate is the number of times
+    each pair is drawn (multinomial), the same for both models."""
+    if len(high) != len(low) or any(
+        len(h.gold) != len(lo.gold) or not np.array_equal(h.gold, lo.gold) for (_, h), (_, lo) in zip(high, low)
+    ):
+        return None
+    rng = np.random.default_rng(SEED)
+    differences = np.zeros(REPLICATES)
+    for (weight, h), (_, lo) in zip(high, low):
+        n, start = len(h.gold), 0
+        for count in _chunks(4 * n):  # counts, and the ranks of gold, high and low
+            counts = draw_counts(rng, count, n)
+            gold = _replicate_ranks(h.gold, counts) if method == "spearman" else h.gold[None, :]  # shared by both sides
+            difference = replicate_correlations(method, counts, h.predicted, gold) - replicate_correlations(
+                method, counts, lo.predicted, gold
+            )
+            differences[start : start + count] += weight * difference
+            start += count
+    pairs = sum(len(h.gold) for _, h in high)
+    return {
+        "test": f"{CORRELATION_BOOTSTRAP} ({method}, {pairs} pairs, {REPLICATES} replicates)",
+        **_p_values(differences),
+    }
+
+
+def mcnemar(high: np.ndarray, low: np.ndarray) -> dict | None:
+    """McNemar's exact test of two accuracies on the same items: the discordant items, binomial at 1/2."""
+    from scipy.stats import binomtest
+
+    if len(high) != len(low):
+        return None
+    wins, losses = int(np.sum((high == 1) & (low == 0))), int(np.sum((high == 0) & (low == 1)))
+    discordant = wins + losses
+    p, p_reversed = (
+        (binomtest(wins, discordant, 0.5, alternative=side).pvalue for side in ("greater", "less"))
+        if discordant
+        else (1.0, 1.0)
+    )
+    return {
+        "test": f"{MCNEMAR} ({len(high)} items, {wins} won and {losses} lost)",
+        "p": float(p),
+        "p_reversed": float(p_reversed),
+    }
