@@ -1,14 +1,12 @@
 """Atomic outputs: write to a hidden temporary file beside the target, then rename.
 
 A stage that fails or is killed therefore never leaves a file under an output name, and
-a rerun simply finishes the job. A temporary's name is ``.NAME.tmp-pipeline-HOST-PID-TOKEN`` (a kept
-previous version's ``.NAME.old-pipeline-...``): the fixed mark, the host and process id of its writer
-and a random token. A stale temporary of a killed run is removed when the same target is written again
-only where its whole name has that form and its writer no longer runs on this host
-(:func:`stale_leftover`); a user's ``.NAME.old-backup`` or ``.NAME.tmp-1`` is no temporary of ours and
-stays, and those of another live writer of the same target are left alone (both writers finish; the last
-rename wins). An error names the output, never its temporary (docs/behaviour.md, "Atomic outputs"). File-system failures on the outputs (a read-only folder, a
-path under a file, a full disk) become an :class:`~pipeline.errors.InputError` naming the
+a rerun simply finishes the job. A temporary's name (:mod:`pipeline.leftovers`) holds a fixed mark,
+the host and process id of its writer and a random token: a stale temporary of a killed run is removed
+when the same target is written again only where its whole name has that form and its writer is gone,
+so a user's ``.NAME.old-backup`` stays, and so do those of another live writer of the same target (both
+writers finish; the last rename wins). An error names the output, never its temporary.
+File-system failures on the outputs (a read-only folder, a path under a file, a full disk) become an :class:`~pipeline.errors.InputError` naming the
 output, also where a library reports a full disk only in its message (safetensors, tokenizers,
 torch); :func:`writing` does the same for writes outside these writers. A target that is an
 existing folder is refused before anything is written (:func:`check_file_target`), and a failed
@@ -33,12 +31,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import json
 import os
-import re
-import secrets
 import shutil
-import socket
 import stat
 import tempfile
 from pathlib import Path
@@ -46,15 +42,8 @@ from typing import Self
 
 from pipeline.errors import InputError, os_message
 from pipeline.folder_contents import listing
+from pipeline.leftovers import leftover_name, own_leftover, remove_stale_temporaries, stale_leftover
 
-_HOST = socket.gethostname().replace("-", "_")
-# The fixed mark in the name of every temporary and kept previous version this module makes: with the writer's
-# host and pid and a random token, a name of this exact form is ours; anything else beside an output is a user's.
-_MARK = "pipeline"
-_TOKEN_DIGITS = 12
-_LEFTOVER = re.compile(
-    rf"\.(?P<name>.+)\.(?P<kind>tmp|old)-{_MARK}-(?P<host>[^-/]+)-(?P<pid>[0-9]+)-(?P<token>[0-9a-f]{{{_TOKEN_DIGITS}}})"
-)
 # Failures of the storage itself: whatever the enclosed code was writing, it was an output.
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 # torch's zip writer reports a failed write without its errno
@@ -109,12 +98,6 @@ def check_file_target(target) -> Path:
                 raise InputError(target.parent, f"cannot create the output folder: {os_message(not_a_folder)}")
             break
     return target
-
-
-def leftover_name(name: str, kind: str = "tmp") -> str:
-    """A new hidden name for a temporary (``kind`` tmp) or a kept previous version (``old``) of the file
-    ``name``, written by this process: ``.NAME.tmp-pipeline-HOST-PID-TOKEN`` (module docstring)."""
-    return f".{name}.{kind}-{_MARK}-{_HOST}-{os.getpid()}-{secrets.token_hex(_TOKEN_DIGITS // 2)}"
 
 
 def temp_path(target: Path) -> Path:
@@ -181,57 +164,6 @@ def is_special(target: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def leftover_of(name: str, names) -> re.Match | None:
-    """The parts of ``name`` where it is, in full, a temporary or kept previous version this module names
-    (:func:`leftover_name`) of one of ``names``; None for anything else (a user's ``.w.json.old-backup``)."""
-    match = _LEFTOVER.fullmatch(name)
-    return match if match is not None and match["name"] in set(names) else None
-
-
-def writer_is_gone(match: re.Match) -> bool:
-    """True when the process named in a leftover's name (:func:`leftover_of`) no longer runs on this host."""
-    if match["host"] != _HOST:
-        return False  # another machine's writer (a shared file system): not ours to judge
-    pid = int(match["pid"])
-    if pid == os.getpid():
-        return True  # an earlier process of this pid is gone (a container's pids repeat)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False  # alive, another user's (or no pid at all: not ours to judge)
-    return False
-
-
-def stale_leftover(path: Path, names) -> bool:
-    """True when ``path`` is a temporary or kept previous version of one of ``names`` (:func:`leftover_of`)
-    whose writer is gone: the only files beside an output this module ever deletes as stale."""
-    match = leftover_of(path.name, names)
-    return match is not None and writer_is_gone(match)
-
-
-def _remove_stale_temporaries(target: Path) -> None:
-    """Temporaries and kept previous versions (:meth:`AtomicFiles.commit`) of ``target`` whose writer is gone."""
-    for stale in target.parent.glob(f".{glob_escape(target.name)}.*"):
-        if stale_leftover(stale, [target.name]) and not stale.is_dir():
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
-
-
-def glob_escape(name: str) -> str:
-    """``name`` with glob's special characters taken literally (``[``, ``*``, ``?``)."""
-    import glob
-
-    return glob.escape(name)
-
-
-def own_leftover(name: str, names) -> bool:
-    """True when ``name`` is a temporary or kept previous version of one of ``names`` (:func:`leftover_of`):
-    what :class:`AtomicFiles` leaves beside a file only while it writes it."""
-    return leftover_of(name, names) is not None
-
-
 class AtomicFiles:
     """Several outputs that appear together, or not at all.
 
@@ -254,7 +186,7 @@ class AtomicFiles:
             raise InputError(target.parent, f"cannot create the output folder: {os_message(exc)}") from exc
         if target not in self._pending:
             if not is_special(target):
-                _remove_stale_temporaries(real)
+                remove_stale_temporaries(real)
             self._pending[target] = temp_path(target)
         return self._pending[target]
 
@@ -376,7 +308,7 @@ def open_temp_folder(target: Path, real: Path, tidy=None) -> Path:
     temp = None
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
-        for stale in real.parent.glob(f".{glob_escape(real.name)}.*"):
+        for stale in real.parent.glob(f".{glob.escape(real.name)}.*"):
             # only a folder named, in full, as ours whose writer is gone: a live writer's, or a user's, stays
             if stale_leftover(stale, [real.name]) and stale.is_dir() and not stale.is_symlink():
                 shutil.rmtree(stale, ignore_errors=True)
@@ -451,7 +383,7 @@ class AtomicFolder:
         def tidy() -> None:
             if real.is_dir():
                 for name in self.names:  # per-file temporaries a killed run of the earlier writer left
-                    _remove_stale_temporaries(real / name)
+                    remove_stale_temporaries(real / name)
 
         self.temp = open_temp_folder(self.target, real, tidy)
         return self.temp

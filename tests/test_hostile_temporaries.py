@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.atomic import _HOST, AtomicFiles, AtomicFolder
+from pipeline.atomic import AtomicFiles, AtomicFolder
+from pipeline.leftovers import _HOST
 
 # names a user may give a backup or a draft beside an output: none is a temporary of this pipeline
 USERS_FILES = [

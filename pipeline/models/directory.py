@@ -41,9 +41,10 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.atomic import abandon_temp_folder, json_text, leftover_name, open_temp_folder, resolve_target
+from pipeline.atomic import abandon_temp_folder, json_text, open_temp_folder, resolve_target
 from pipeline.errors import InputError, os_message
 from pipeline.folder_contents import listing, unproven, written_record
+from pipeline.leftovers import leftover_name
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
 

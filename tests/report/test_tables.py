@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.atomic import _HOST
 from pipeline.errors import InputError
+from pipeline.leftovers import _HOST
 from pipeline.report import assemble, published, tables
 from pipeline.report.table_specs import TABLE_NAMES, TABLES
 from pipeline.tasks.geogranno import (
