@@ -53,10 +53,16 @@ def model_location(spec) -> Path | None:
     return Path(os.path.realpath(path)) if path is not None and os.path.exists(path) else None
 
 
-def refuse_inputs(out, data=None, models=()) -> None:
+def refuse_inputs(out, data=None, models=(), files=()) -> None:
     """Before any work: refuse ``out`` where it is, or lies inside, the data root ``data`` or one of the
-    ``models`` (specs as ``--model`` takes them: a folder, a vector file, ``word2vec:FILE``)."""
+    ``models`` (specs as ``--model`` takes them: a folder, a vector file, ``word2vec:FILE``), or where it is,
+    lies inside or holds one of the input ``files`` (files or folders of them: ``--input``, ``--data``)."""
     identity = FileIdentity(out)
+    for path in files:
+        given = FileIdentity(path)
+        if identity.same(given) or identity.within(given.real) or given.within(identity.real):
+            where = "is" if identity.same(given) else "lies inside" if identity.within(given.real) else "holds"
+            raise InputError(out, f"{where} {path}, an input of this stage: an output never overwrites its input")
     if data is not None and identity.within(Path(os.path.realpath(data))):
         raise InputError(out, f"lies inside the data root {data}: an output never overwrites the data")
     for spec in models:
