@@ -1,11 +1,12 @@
 """Atomic outputs: write to a hidden temporary file beside the target, then rename.
 
 A stage that fails or is killed therefore never leaves a file under an output name, and
-a rerun simply finishes the job. A temporary's name holds the host and process id of its
-writer, so stale temporaries of a killed run are removed when the same target is written
-again, while those of another live writer of the same target are left alone (both writers
-finish; the last rename wins). File-system failures on the outputs (a read-only folder, a
-path under a file, a full disk) become an :class:`~pipeline.errors.InputError` naming the
+a rerun simply finishes the job. A temporary's name (:mod:`pipeline.leftovers`) holds a fixed mark,
+the host and process id of its writer and a random token: a stale temporary of a killed run is removed
+when the same target is written again only where its whole name has that form and its writer is gone,
+so a user's ``.NAME.old-backup`` stays, and so do those of another live writer of the same target (both
+writers finish; the last rename wins). An error names the output, never its temporary.
+File-system failures on the outputs (a read-only folder, a path under a file, a full disk) become an :class:`~pipeline.errors.InputError` naming the
 output, also where a library reports a full disk only in its message (safetensors, tokenizers,
 torch); :func:`writing` does the same for writes outside these writers. A target that is an
 existing folder is refused before anything is written (:func:`check_file_target`), and a failed
@@ -30,11 +31,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import json
 import os
-import re
 import shutil
-import socket
 import stat
 import tempfile
 from pathlib import Path
@@ -42,9 +42,8 @@ from typing import Self
 
 from pipeline.errors import InputError, os_message
 from pipeline.folder_contents import listing
+from pipeline.leftovers import leftover_name, own_leftover, remove_stale_temporaries, stale_leftover
 
-_HOST = socket.gethostname().replace("-", "_")
-_WRITER = re.compile(r"\.(?:tmp|old)-")  # what precedes HOST-PID in a temporary's or a kept version's name
 # Failures of the storage itself: whatever the enclosed code was writing, it was an output.
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 # torch's zip writer reports a failed write without its errno
@@ -102,11 +101,11 @@ def check_file_target(target) -> Path:
 
 
 def temp_path(target: Path) -> Path:
-    """The hidden temporary name of ``target`` for this process (host and PID in the name), beside the file
+    """A new hidden temporary name of ``target`` for this process (:func:`leftover_name`), beside the file
     a link points to (:func:`resolve_target`); for a special file (:func:`is_special`), in the system's
     temporary folder."""
     real = resolve_target(target)
-    name = f".{real.name}.tmp-{_HOST}-{os.getpid()}"
+    name = leftover_name(real.name)
     return Path(tempfile.gettempdir()) / name if is_special(target) else real.with_name(name)
 
 
@@ -165,40 +164,6 @@ def is_special(target: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def writer_is_gone(temp: Path) -> bool:
-    """True when the process that named ``temp`` no longer runs on this host."""
-    suffix = _WRITER.split(temp.name)[-1]
-    host, _, pid = suffix.rpartition("-")
-    if host and host != _HOST:
-        return False  # another machine's writer (a shared file system): not ours to judge
-    if not pid.isdigit():
-        return True
-    if int(pid) == os.getpid():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False  # alive, another user's
-    return False
-
-
-def _remove_stale_temporaries(target: Path) -> None:
-    """Temporaries and kept previous versions (:meth:`AtomicFiles.commit`) of ``target`` whose writer is gone."""
-    for pattern in (f".{target.name}.tmp-*", f".{target.name}.old-*"):
-        for stale in target.parent.glob(pattern):
-            if writer_is_gone(stale):
-                with contextlib.suppress(FileNotFoundError):
-                    stale.unlink()
-
-
-def own_leftover(name: str, names) -> bool:
-    """True when ``name`` is a temporary or kept previous version of one of ``names`` (``.NAME.tmp-HOST-PID``,
-    ``.NAME.old-HOST-PID``): what :class:`AtomicFiles` leaves beside a file only while it writes it."""
-    return any(name.startswith((f".{known}.tmp-", f".{known}.old-")) for known in names)
-
-
 class AtomicFiles:
     """Several outputs that appear together, or not at all.
 
@@ -221,7 +186,7 @@ class AtomicFiles:
             raise InputError(target.parent, f"cannot create the output folder: {os_message(exc)}") from exc
         if target not in self._pending:
             if not is_special(target):
-                _remove_stale_temporaries(real)
+                remove_stale_temporaries(real)
             self._pending[target] = temp_path(target)
         return self._pending[target]
 
@@ -232,8 +197,8 @@ class AtomicFiles:
         error names one output and the earlier outputs stand unchanged. Special files (streams, written into)
         come last: what was appended to them cannot be taken back."""
         for target, temp in self._pending.items():
-            if not temp.exists():
-                raise RuntimeError(f"{target}: temporary output {temp} was never written")
+            if not temp.exists():  # a writer's bug: named by the output it did not write, not its temporary
+                raise RuntimeError(f"{target}: the output was never written")
         ordered = sorted(self._pending.items(), key=lambda item: is_special(item[0]))
         several = len(ordered) > 1
         renamed: list[tuple[Path, Path | None]] = []  # (file replaced, its previous version kept beside it)
@@ -258,7 +223,7 @@ class AtomicFiles:
         except OSError as exc:
             _put_back(renamed)
             self.abort()  # the temporaries not yet renamed: none is left behind
-            raise InputError(target, f"cannot write the output: {os_message(exc)}") from exc
+            raise InputError(target, f"cannot write the output: {self._without_temporaries(os_message(exc))}") from exc
         for _, previous in renamed:
             if previous is not None:
                 with contextlib.suppress(OSError):
@@ -274,7 +239,7 @@ class AtomicFiles:
         storage = storage_failure(exc)
         if not isinstance(exc, OSError) and storage is None:
             return None
-        message = f"cannot write the output: {storage or os_message(exc)}"
+        message = f"cannot write the output: {self._without_temporaries(storage or os_message(exc))}"
         filename = getattr(exc, "filename", None) if isinstance(exc, OSError) else None
         for target, temp in self._pending.items():
             if filename is not None and _within(Path(filename), temp):
@@ -287,6 +252,12 @@ class AtomicFiles:
                 named = sorted({str(target.parent) for target in self._pending})
             return InputError(", ".join(named) or "output", message)
         return None
+
+    def _without_temporaries(self, text: str) -> str:
+        """``text`` with each temporary's path (as a library's message names it) replaced by its output's."""
+        for target, temp in self._pending.items():
+            text = text.replace(str(temp), str(target))
+        return text
 
     def abort(self) -> None:
         for temp in self._pending.values():
@@ -312,8 +283,7 @@ def _keep_previous(real: Path) -> Path | None:
     so that :meth:`AtomicFiles.commit` can put it back; None where there is no regular file yet."""
     if not real.is_file():
         return None
-    kept = real.with_name(f".{real.name}.old-{_HOST}-{os.getpid()}")
-    kept.unlink(missing_ok=True)
+    kept = real.with_name(leftover_name(real.name, "old"))
     try:
         os.link(real, kept)
     except OSError:
@@ -338,8 +308,9 @@ def open_temp_folder(target: Path, real: Path, tidy=None) -> Path:
     temp = None
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
-        for stale in real.parent.glob(f".{real.name}.tmp-*"):
-            if writer_is_gone(stale):  # another live writer's temporary is left alone
+        for stale in real.parent.glob(f".{glob.escape(real.name)}.*"):
+            # only a folder named, in full, as ours whose writer is gone: a live writer's, or a user's, stays
+            if stale_leftover(stale, [real.name]) and stale.is_dir() and not stale.is_symlink():
                 shutil.rmtree(stale, ignore_errors=True)
         if tidy is not None:
             tidy()
@@ -412,7 +383,7 @@ class AtomicFolder:
         def tidy() -> None:
             if real.is_dir():
                 for name in self.names:  # per-file temporaries a killed run of the earlier writer left
-                    _remove_stale_temporaries(real / name)
+                    remove_stale_temporaries(real / name)
 
         self.temp = open_temp_folder(self.target, real, tidy)
         return self.temp
@@ -435,7 +406,7 @@ class AtomicFolder:
         elif exchange(self.temp, real):
             shutil.rmtree(self.temp, ignore_errors=True)  # now the previous output
         else:
-            old = real.with_name(f".{real.name}.old-{_HOST}-{os.getpid()}")
+            old = real.with_name(leftover_name(real.name, "old"))
             os.rename(real, old)
             try:
                 os.rename(self.temp, real)

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from pipeline.atomic import resolve_target
 from pipeline.errors import InputError, os_message
-from pipeline.folder_contents import folder_entries, listing, unwritten
+from pipeline.folder_contents import folder_entries, listing, unproven
 from pipeline.models import hub_lock
 from pipeline.models.spec import REVISION, hub_reference, parse_hub
 from pipeline.provenance import file_fingerprint
@@ -198,7 +198,7 @@ def check_out(out: Path) -> None:
     try:
         if not folder_entries(real):
             return
-        found = unwritten(real, [*files, RECORD, *WORKFLOW_MARKS]) if isinstance(files, dict) else None
+        found = unproven(real, files, [RECORD, *WORKFLOW_MARKS]) if isinstance(files, dict) else None  # hashes prove
     except OSError as exc:
         raise InputError(out, f"cannot read the existing output folder: {os_message(exc)}") from exc
     if found is None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from pipeline.errors import InputError
 from pipeline.models.card import CARD_METRICS, SETTINGS_FILES
 from pipeline.models.directory import AtomicDir, check_output_dir
+from pipeline.output_guard import refuse_inputs
 
 log = logging.getLogger("pipeline.export")
 SKIPPED = ("checkpoint", ".git")
@@ -141,6 +142,7 @@ def export(model: Path, repo_id: str, out: Path, metrics: list[dict], base_model
 
 def run(args: argparse.Namespace) -> None:
     out = args.out or Path("export") / check_repo_id(args.repo_id).split("/")[-1]
+    refuse_inputs(out, None, [str(args.model)], args.metrics)  # never the model it exports, nor its metrics
     export(args.model, args.repo_id, out, read_metrics(args.metrics), args.base_model)
     log.info("%s: ready for huggingface_hub.upload_folder(repo_id=%r, folder_path=%r)", out, args.repo_id, str(out))
     if args.upload:

@@ -4,10 +4,18 @@ A stage that replaces a folder output whole (``tables``, a model directory, ``do
 delete only what it wrote there: :func:`folder_entries` lists everything under a folder, hidden names
 and links included, and :func:`unwritten` names what is not in the stage's list, so that the stage
 refuses the folder instead (docs/behaviour.md, "Outputs are never someone else's files").
+
+A list the folder itself carries (a model directory's ``.pipeline-files.json``, a snapshot's
+``SNAPSHOT.json``, a rehearsal's ``.rehearsal-work``) could have been written or edited by anyone, so it
+proves nothing by naming a file: it holds each file with the SHA-256 and size it had as written
+(:func:`proof_of`, :func:`written_record`), and :func:`unproven` counts a listed file as the stage's own only
+where its bytes still match. A file the list names with other bytes, or an entry of an older list that
+carries no hash, is unproven: kept and named like any other file the stage did not write.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path, PurePosixPath
 
@@ -57,3 +65,62 @@ def listing(names: list[str], shown: int = 3) -> str:
     """``a, b, c and 4 more``: the first names of a list, for an error line."""
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return ", ".join(names[:shown]) + more
+
+
+def proof_of(path) -> dict:
+    """What :func:`unproven` checks an entry against: a file's ``sha256`` and ``size``, a symbolic link's
+    target (``link``; never followed), ``{}`` for an empty folder."""
+    path = Path(path)
+    if path.is_symlink():
+        return {"link": os.readlink(path)}
+    if path.is_dir():
+        return {}
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+            size += len(block)
+    return {"sha256": digest.hexdigest(), "size": size}
+
+
+def written_record(folder, leave_out=()) -> dict[str, dict]:
+    """Every entry under ``folder`` (:func:`folder_entries`) but ``leave_out``, with its proof (:func:`proof_of`):
+    the list a stage keeps of what it wrote, so that a later run can tell its files from anyone else's."""
+    folder = Path(folder)
+    return {entry: proof_of(folder / entry) for entry in folder_entries(folder) if entry not in set(leave_out)}
+
+
+def _proven(path: Path, proof) -> bool:
+    """True when ``path`` is still what ``proof`` (a :func:`proof_of` record, or a bare SHA-256 as
+    ``SNAPSHOT.json`` lists it) says was written."""
+    if isinstance(proof, str):
+        proof = {"sha256": proof}
+    if not isinstance(proof, dict):
+        return False  # an older list's bare name: nothing to check it against
+    try:
+        if "link" in proof:
+            return path.is_symlink() and os.readlink(path) == proof["link"]
+        if path.is_symlink():
+            return False
+        if not proof:
+            return path.is_dir()
+        if not isinstance(proof.get("sha256"), str) or not path.is_file():
+            return False
+        if "size" in proof and path.stat().st_size != proof["size"]:
+            return False  # a cheap refusal before the hash
+        return proof_of(path).get("sha256") == proof["sha256"]
+    except OSError:
+        return False
+
+
+def unproven(folder, record, accepted=()) -> list[str]:
+    """What ``folder`` holds that ``record`` (entry -> :func:`proof_of`, as :func:`written_record` made it)
+    does not prove the stage wrote, named as :func:`unwritten` names them: an entry not listed, one listed
+    with other bytes or another link target, and every entry of a list without proofs (an older one, a
+    list of bare names). ``accepted``: names the caller owns without a proof (the list itself, Snakemake's
+    marks). A record that is not a mapping proves nothing."""
+    folder = Path(folder)
+    record = record if isinstance(record, dict) else {}
+    proven = [entry for entry in folder_entries(folder) if entry in record and _proven(folder / entry, record[entry])]
+    return unwritten(folder, [*proven, *accepted])

@@ -44,8 +44,7 @@ def test_two_writers_of_one_target_both_finish(tmp_path):
         while not ready.exists():
             assert other.poll() is None and time.monotonic() < deadline, other.stderr.read() if other.stderr else ""
             time.sleep(0.02)
-        others_temp = temp_path(target).with_name(temp_path(target).name.rsplit("-", 1)[0] + f"-{other.pid}")
-        assert others_temp.exists()
+        (others_temp,) = [p for p in tmp_path.iterdir() if f"-{other.pid}-" in p.name]
         with AtomicFiles() as files:  # this writer starts while the other is mid-write
             files.temp(target).write_text("from this writer\n")
         assert others_temp.exists(), "the live writer's temporary was deleted"
@@ -63,18 +62,42 @@ def test_a_dead_writers_temporary_is_removed_a_live_ones_kept(tmp_path):
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
     )
-    own = temp_path(target)
-    stale = own.with_name(own.name.rsplit("-", 1)[0] + f"-{dead.stdout.strip()}")
-    live = own.with_name(own.name.rsplit("-", 1)[0] + f"-{os.getppid()}")
-    elsewhere = target.with_name(f".{target.name}.tmp-otherhost-1")
-    legacy = target.with_name(f".{target.name}.tmp-{dead.stdout.strip()}")  # the name before the host was added
-    for path in (stale, live, elsewhere, legacy):
+    writer, token = _writer_and_token(temp_path(target))  # .NAME.tmp-pipeline-HOST-  PID-TOKEN
+    stale = target.with_name(f"{writer}{dead.stdout.strip()}-{token}")
+    stale_kept_version = target.with_name(f"{writer.replace('.tmp-', '.old-')}{dead.stdout.strip()}-{token}")
+    live = target.with_name(f"{writer}{os.getppid()}-{token}")
+    elsewhere = target.with_name(f".{target.name}.tmp-pipeline-otherhost-1-{token}")
+    for path in (stale, stale_kept_version, live, elsewhere):
         path.write_text("partial")
     with AtomicFiles() as files:
         files.temp(target).write_text("done")
-    assert not stale.exists() and not legacy.exists()
+    assert not stale.exists() and not stale_kept_version.exists()
     assert live.exists() and elsewhere.exists()
     assert target.read_text() == "done"
+
+
+def _writer_and_token(temp: Path) -> tuple[str, str]:
+    """A temporary's name cut before its PID, and its token."""
+    head, pid, token = temp.name.rsplit("-", 2)
+    assert pid == str(os.getpid()) and len(token) == 12
+    return f"{head}-", token
+
+
+def test_an_error_that_names_a_temporary_names_the_output(tmp_path):
+    """Issue 47 §6: a library's error text that names the temporary (Arrow's, with an errno the module
+    has no words for) is told with the output's name."""
+    target = tmp_path / "out.parquet"
+    with pytest.raises(InputError) as caught, AtomicFiles() as files:
+        temp = files.temp(target)
+        raise OSError(f"Failed to open local file '{temp}'. Detail: [errno 5] Input/output error")
+    assert str(target) in str(caught.value) and ".tmp-" not in str(caught.value), caught.value
+
+
+def test_an_output_never_written_is_named_not_its_temporary(tmp_path):
+    target = tmp_path / "out.json"
+    with pytest.raises(RuntimeError) as caught, AtomicFiles() as files:
+        files.temp(target)
+    assert str(target) in str(caught.value) and ".tmp-" not in str(caught.value), caught.value
 
 
 def test_a_failure_inside_leaves_no_output_and_no_temporary(tmp_path):

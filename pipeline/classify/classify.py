@@ -59,6 +59,7 @@ from pipeline.atomic import AtomicFiles, json_text
 from pipeline.classify import encoding, fused_stacks, fused_training, hyperparameters, submission, tasks, training
 from pipeline.classify.fused_resume import data_fingerprint
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_inputs, refuse_read_files
 
 log = logging.getLogger("pipeline.classify")
 
@@ -309,6 +310,8 @@ def run(args: argparse.Namespace) -> None:
             f"{args.resume_every} saves the state of fused runs, and without --fuse K (K above 1) there are none: "
             "add --fuse, or drop --resume-every",
         )
+    for job in jobs:  # no --out is, or lies inside, the data root or a model of the job
+        refuse_inputs(job.out, args.data, [other.model for other in jobs])
     if args.seeds < 1:
         raise InputError(jobs[0].out, f"--seeds must be at least 1, got {args.seeds}")
     last_seed = args.first_seed + args.seeds - 1
@@ -323,6 +326,8 @@ def run(args: argparse.Namespace) -> None:
         for name in task.test_sets:
             splits.pop(name, None)
             files[name] = None
+    read = [path for paths in files.values() if paths is not None for path in paths]
+    refuse_read_files([job.out for job in jobs], read, "this classification")  # data the root links to
     paths = [transformers_folder(resolve_path(job.model)) for job in jobs]
     tokenizers = [load_tokenizer(path) for path in paths]  # each refuses one that would map words to [UNK]
     check_one_tokenizer(tokenizers, [job.model for job in jobs])

@@ -36,17 +36,17 @@ import argparse
 import importlib
 import logging
 import math
-import os
 import time
 from pathlib import Path
 
 from pipeline import arguments, provenance
-from pipeline.atomic import AtomicFiles, check_file_target, is_special, json_text, resolve_target, writing
+from pipeline.atomic import AtomicFiles, check_file_target, is_special, json_text, writing
 from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.runtime import seed_everything
 from pipeline.models.spec import LEXICAL, load_model, model_path
 from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
+from pipeline.output_guard import FileIdentity, refuse_inputs, refuse_read_files
 from pipeline.tasks.data_root import DataRoot
 
 log = logging.getLogger("pipeline.evaluate")
@@ -166,25 +166,6 @@ def as_list(value) -> list:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
-class FileIdentity:
-    """What an output path writes to: the file its links lead to (:func:`pipeline.atomic.resolve_target`,
-    ``..`` taken after the links, as the kernel does) and, where it exists, its device and inode (a hard link)."""
-
-    def __init__(self, path) -> None:
-        self.real = resolve_target(Path(path))
-        try:
-            status = os.stat(self.real)
-        except OSError:
-            status = None
-        self.inode = (status.st_dev, status.st_ino) if status is not None else None
-
-    def same(self, other: FileIdentity) -> bool:
-        return self.real == other.real or (self.inode is not None and self.inode == other.inode)
-
-    def within(self, folder: Path) -> bool:
-        return self.real == folder or folder in self.real.parents
-
-
 def check_outputs(tasks: list[str], outs: list[Path], args: argparse.Namespace) -> None:
     """Before anything is loaded: each output a file of its own (an alias of an earlier output, by
     ``..``, a link or a hard link, would be overwritten by the next task's metrics), and none of them
@@ -200,36 +181,13 @@ def check_outputs(tasks: list[str], outs: list[Path], args: argparse.Namespace) 
                     f"is the same file as {earlier} (the output of {earlier_task}): give each task an output of its own",
                 )
         seen.append((out, task, identity))
-        data = getattr(args, "data", None)
-        if data is not None and identity.within(Path(os.path.realpath(data))):
-            raise InputError(out, f"lies inside the data root {data}: an output never overwrites the data")
-        model = _model_location(getattr(args, "model", None))
-        if model is not None and identity.within(model):
-            where = "is" if identity.real == model else "lies inside"
-            raise InputError(out, f"{where} the model {args.model}: an output never overwrites the model")
-
-
-def _model_location(spec: str | None) -> Path | None:
-    """The model's folder or file on this machine (links resolved); None for a hub id, a lexical baseline,
-    or a spec that does not load (the loader says why)."""
-    if not spec:
-        return None
-    try:
-        path = model_path(spec)
-    except InputError:
-        return None
-    return Path(os.path.realpath(path)) if path is not None and os.path.exists(path) else None
+        refuse_inputs(out, getattr(args, "data", None), [getattr(args, "model", None)])
 
 
 def check_not_read(outs: list[Path], read: list[Path]) -> None:
     """After the tasks ran, before anything is written: no output is a data file a task read (one the data
     root links to from elsewhere escapes :func:`check_outputs`)."""
-    inputs = [(path, FileIdentity(path)) for path in read]
-    for out in outs:
-        identity = FileIdentity(out)
-        for path, input_identity in inputs:
-            if identity.same(input_identity):
-                raise InputError(out, f"is {path}, an input of this evaluation: an output never overwrites its input")
+    refuse_read_files(outs, read, "this evaluation")
 
 
 def run(args: argparse.Namespace) -> None:

@@ -34,6 +34,7 @@ from pipeline.errors import InputError
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.runtime import seed_everything
 from pipeline.models.spec import LEXICAL, load_model, model_path
+from pipeline.output_guard import refuse_inputs
 from pipeline.tasks import analogy
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.vectors import unit_rows
@@ -158,6 +159,7 @@ def run(args: argparse.Namespace) -> None:
     pairs = [tuple(item.split(":", 1)) for item in args.pairs.split(",") if ":" in item]
     if not pairs:
         raise InputError("--pairs", f"expected male:female[,male:female...], got {args.pairs!r}")
+    refuse_inputs(args.out, args.data, [args.model])  # never the model's folder, nor the data root
     data = DataRoot(args.data)
     categories = data.load(analogy.load)
     encoder = load_model(args.model, args.pooling, args.batch_size, args.max_length)

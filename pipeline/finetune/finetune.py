@@ -56,6 +56,7 @@ from pipeline.finetune import ppdb, recipes
 from pipeline.finetune.resume_check import SETTINGS_BYTES, is_regular_file, resumed_log, verify_checkpoint
 from pipeline.models.directory import AtomicDir, check_output_dir
 from pipeline.models.pooling import POOLINGS
+from pipeline.output_guard import refuse_inputs
 from pipeline.tasks import nli
 
 log = logging.getLogger("pipeline.finetune")
@@ -153,6 +154,8 @@ def check_args(args) -> None:
         raise InputError("--select-best", "checkpoint selection needs --eval-steps N")
     if args.select_best and "stsb-dev" not in tasks:
         raise InputError("--eval-tasks", "checkpoint selection needs stsb-dev")
+    inputs = [path for path in (*(args.nli or []), args.ppdb) if path is not None and Path(str(path)).exists()]
+    refuse_inputs(args.out, args.eval_data, [args.model], inputs)  # never the model it starts from, nor its data
 
 
 def load_data(args) -> tuple[dict, dict]:

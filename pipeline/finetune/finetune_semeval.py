@@ -42,6 +42,7 @@ from pipeline.errors import InputError
 from pipeline.finetune import encoder
 from pipeline.finetune.recipes import CONCATENATIONS, trainer_arguments
 from pipeline.models.pooling import POOLINGS
+from pipeline.output_guard import refuse_inputs, refuse_read_files
 from pipeline.tasks import semeval5a
 from pipeline.tasks.data_root import DataRoot
 from pipeline.training_settings import RECIPE_OPTIMISERS
@@ -142,6 +143,7 @@ def check_args(args: argparse.Namespace) -> None:
             "--batch-size/--warmup/--epochs/--lr", "need batch size >= 1, 0 <= warmup < 1, epochs > 0, lr > 0"
         )
     check_file_target(args.out)
+    refuse_inputs(args.out, args.data, [args.model])  # never the model, its config.json, or the data
 
 
 def run(args: argparse.Namespace) -> None:
@@ -152,6 +154,7 @@ def run(args: argparse.Namespace) -> None:
     started = time.monotonic()
     data = DataRoot(args.data)
     splits = data.load(semeval5a.load)
+    refuse_read_files([args.out], data.used, "this fine-tuning")  # a data file the root links to from elsewhere
     with tempfile.TemporaryDirectory(prefix="finetune-semeval-") as work:
         model, loss, trained = fine_tune(args, splits["train"], Path(work))
     bigrams, words, gold = splits["test"]

@@ -43,7 +43,8 @@ from pathlib import Path
 
 from pipeline.atomic import abandon_temp_folder, json_text, open_temp_folder, resolve_target
 from pipeline.errors import InputError, os_message
-from pipeline.folder_contents import folder_entries, listing, unwritten
+from pipeline.folder_contents import listing, unproven, written_record
+from pipeline.leftovers import leftover_name
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
 from pipeline.small_files import MIB, read_small_text
@@ -122,23 +123,27 @@ def is_own_output(directory: Path) -> bool:
 
 # ------------------------------------------------------------------ what an earlier output holds beyond its own files
 def record_files(directory: Path) -> None:
-    """Write :data:`FILES_RECORD`: every file the stage put in ``directory`` (:func:`pipeline.folder_contents.folder_entries`)."""
+    """Write :data:`FILES_RECORD`: every file the stage put in ``directory``, each with the SHA-256 and size
+    it was written with (:func:`pipeline.folder_contents.written_record`): a list that names a file proves
+    nothing about it, its bytes do."""
     directory = Path(directory)
-    files = [entry for entry in folder_entries(directory) if entry != FILES_RECORD]
+    files = written_record(directory, [FILES_RECORD])
     (directory / FILES_RECORD).write_text(json_text({"files": files}), encoding="utf-8")
 
 
 def model_dir_strangers(directory: Path) -> list[str]:
-    """What an earlier model directory holds that the stage did not write into it: anything, hidden or not,
-    outside its :data:`FILES_RECORD` (and Snakemake's :data:`WORKFLOW_MARKS`). A directory without a readable
-    record (written before the pipeline kept one) cannot tell its files from a user's: refused."""
+    """What an earlier model directory holds that the stage cannot prove it wrote into it: anything, hidden
+    or not, that its :data:`FILES_RECORD` does not list with the bytes it still has
+    (:func:`pipeline.folder_contents.unproven`; Snakemake's :data:`WORKFLOW_MARKS` aside). A record of an
+    earlier version (bare names, no hashes) proves none of its files: all are named. A directory without a
+    readable record (written before the pipeline kept one) cannot tell its files from a user's: refused."""
     directory = Path(directory)
     try:
         record = json.loads(
             read_small_text(directory / FILES_RECORD, 64 * MIB, f"the {FILES_RECORD} record", missing="")
         )
         files = record["files"]
-        if not (isinstance(files, list) and all(isinstance(entry, str) for entry in files)):
+        if not isinstance(files, list | dict):
             raise TypeError(files)
     except (OSError, ValueError, TypeError, KeyError) as exc:
         raise InputError(
@@ -147,7 +152,7 @@ def model_dir_strangers(directory: Path) -> list[str]:
             "version?), so its own files cannot be told from anyone else's: refused, nothing touched; "
             "remove it or choose another output folder",
         ) from exc
-    return unwritten(directory, [*files, FILES_RECORD, *WORKFLOW_MARKS])
+    return unproven(directory, files if isinstance(files, dict) else {}, [FILES_RECORD, *WORKFLOW_MARKS])
 
 
 def output_strangers(directory: Path) -> list[str]:
@@ -194,8 +199,8 @@ def check_output_dir(target, owned: Callable[[Path], bool] | None = None, strang
     if found:
         raise InputError(
             target,
-            f"is an earlier output that also holds files the pipeline did not write ({listing(found)}): "
-            "refused, nothing touched; move them out or choose another output folder",
+            f"is an earlier output that also holds files the pipeline did not write ({listing(found)}), or not "
+            "with these bytes: refused, nothing touched; move them out or choose another output folder",
         )
     return target
 
@@ -213,7 +218,7 @@ def replace_dir(
         owned, strangers = is_own_output, strangers or output_strangers
     check_output_dir(target, owned, strangers)
     target = resolve_target(target)
-    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    old = target.with_name(leftover_name(target.name, "old"))
     moved = False
     if target.exists():
         os.replace(target, old)

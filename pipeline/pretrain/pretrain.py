@@ -89,6 +89,7 @@ from pipeline.models.loading import (
 )
 from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
 from pipeline.objective_registry import lookup
+from pipeline.output_guard import refuse_inputs
 from pipeline.pretrain import checkpoint, heldout
 from pipeline.pretrain.batching import BATCHINGS, PaddingMeter, epoch_batches, example_lengths, padding_counts
 from pipeline.pretrain.checkpoint import RESUME_KEYS
@@ -241,6 +242,7 @@ def run(args: argparse.Namespace) -> None:
 
 def train(args: argparse.Namespace, halt_after: int | None = None) -> Path:
     out = Path(args.out)
+    refuse_inputs(out, None, [args.model], args.data)  # never the backbone it starts from, nor its data
     check_output_dir(out)  # before any work: --out may replace only an earlier model of ours
     world = runtime.init_world()
     try:

@@ -38,6 +38,7 @@ from pipeline.errors import InputError
 from pipeline.models.directory import vocab_sha256
 from pipeline.models.loading import load_tokenizer
 from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
+from pipeline.output_guard import refuse_inputs
 from pipeline.progress import Progress
 from pipeline.shards import input_files
 from pipeline.words import char_spans
@@ -166,6 +167,7 @@ def run(args: argparse.Namespace) -> None:
             "--max-length", f"must be at least {MIN_MAX_LENGTH} ([CLS], one token, [SEP]), not {args.max_length}"
         )
     check_file_target(args.out)
+    refuse_inputs(args.out, None, [args.model], args.marked)  # never the tokenizer's model, nor a marked file
     check_file_target(args.out.with_suffix(".stats.json"))
     sources = {s.strip() for s in args.ngram_sources.split(",") if s.strip()}
     if not sources <= set(NGRAM_SOURCES):

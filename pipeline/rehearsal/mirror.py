@@ -54,10 +54,11 @@ import yaml
 from pipeline.download import ALGORITHMS, JOINS
 from pipeline.errors import InputError
 from pipeline.rehearsal.stand_ins import DUMP_EXCERPTS, DataRoot, StandIns, digests_of, multistream
+from pipeline.rehearsal.work_folder import MarkedFolder
 from pipeline.tasks.semeval5a import INSTANCE_LINES
 
 SOURCE_FILES = ("evaluation-sources.yaml", "finetune-sources.yaml", "classification-sources.yaml")
-MARKER = ".rehearsal-mirror"  # marks a folder this module built (and may empty on a rebuild)
+MIRROR = MarkedFolder(".rehearsal-mirror", "pipeline.rehearsal.mirror", "a mirror built here")  # its record
 
 
 @dataclass
@@ -243,20 +244,18 @@ class _Builder:
             self._serve(relative_path(url), "".join(lines).encode(), None, what)
 
 
-def _prepare(mirror: Path) -> None:
-    if mirror.exists():
-        if any(mirror.iterdir()) and not (mirror / MARKER).is_file():
-            raise InputError(mirror, "exists, is not empty and is not a mirror built here: choose an empty folder")
-        for child in mirror.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
-    mirror.mkdir(parents=True, exist_ok=True)
-    (mirror / MARKER).write_text("built by pipeline.rehearsal.mirror; emptied by a rebuild\n")
+def build(mirror_config: dict, repo: Path, data_root: Path, mirror: Path, base_url: str, **options) -> Mirror:
+    """:func:`fill` ``mirror``, which must be absent, empty or a mirror built before whose record proves
+    every file in it (emptied first: :class:`pipeline.rehearsal.work_folder.MarkedFolder`); the record of
+    what it holds is written however the build ends."""
+    MIRROR.claim(Path(mirror))
+    try:
+        return fill(mirror_config, repo, data_root, mirror, base_url, **options)
+    finally:
+        MIRROR.seal(Path(mirror))
 
 
-def build(
+def fill(
     config: dict,
     repo: Path,
     data_root: Path,
@@ -290,7 +289,6 @@ def build(
     for spec in classify["files"].values():
         if "archive" in spec:
             members.setdefault(spec["archive"], set()).add(spec["member"])
-    _prepare(mirror)
     data = DataRoot(data_root)
     builder = _Builder(data, mirror, base_url, link, StandIns(data, members))
     downloads: dict[str, dict] = {}

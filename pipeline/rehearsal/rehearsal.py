@@ -25,7 +25,6 @@ import fcntl
 import json
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -40,14 +39,12 @@ from pipeline.arguments import THREADS
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
 from pipeline.progress import duration
-from pipeline.rehearsal import coverage
-from pipeline.rehearsal.mirror import MARKER as MIRROR_MARKER
+from pipeline.rehearsal import coverage, work_folder
 
 log = logging.getLogger("pipeline.rehearsal")
 RUN_NAME_LIMIT = 64  # the config schema's maxLength of run
 REPO = Path(__file__).resolve().parents[2]
 EVALUATION_LINES = 200
-MARKER = ".rehearsal-work"  # marks a work folder this stage made (and may delete on the next rehearsal)
 STOP_GRACE_SECONDS = 60  # Snakemake's time to stop its jobs and release its lock before it is killed
 PROGRESS_SECONDS = 30  # at most one progress line this often while Snakemake runs (a paper-en run: 30 min)
 WATCH_SECONDS = 1.0  # how often a watched Snakemake's wait asks its watcher (which reads the log when due)
@@ -290,17 +287,13 @@ def rehearse(paper_path: Path, data_root: Path, cores: int, out: Path = REPO / "
     work = (Path(out) / name).resolve()
     work.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(work.parent / f".{work.name}.lock", work):
-        if work.exists():
-            if work.is_symlink() or not work.is_dir():
-                raise InputError(work, "exists and is not a folder this stage made: move it away")
-            # a rehearsal's folder from before the marker holds the mirror, which had its own
-            made_here = (work / MARKER).is_file() or (work / "mirror" / MIRROR_MARKER).is_file()
-            if any(work.iterdir()) and not made_here:
-                raise InputError(work, "exists, is not empty and is not a rehearsal's folder: move it or give --out")
-            shutil.rmtree(work)
-        work.mkdir(parents=True)
-        (work / MARKER).write_text("made by python -m pipeline rehearsal; deleted by the next rehearsal\n")
-        return _rehearse(paper_path, paper, name, work, data_root, cores)
+        work_folder.REHEARSAL.claim(
+            work
+        )  # an earlier rehearsal's folder is deleted only where its record proves every file
+        try:
+            return _rehearse(paper_path, paper, name, work, data_root, cores)
+        finally:
+            work_folder.REHEARSAL.seal(work)  # however it ended: the next rehearsal may delete what this one wrote
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ nothing written (for finetune: before any training)."""
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -122,3 +123,40 @@ def test_classify_summary_of_bad_run_metrics_is_one_line(cli, capsys, tmp_path, 
     out = tmp_path / "summary.json"
     status = cli("classify-summary", "--runs", run, "--benchmark", "glue", "--name", "tiny", "--out", out)
     assert_clean_failure(status, capsys.readouterr().err, metrics, out, fragment)
+
+
+# ------------------------------------------------------------------ --out is an input (issue 47 §1)
+def _model_folder(root, model):
+    return model, "is the model"
+
+
+def _inside_the_model(root, model):
+    return model / "results", "lies inside the model"
+
+
+def _inside_the_data_root(root, model):
+    return root / "glue" / "SST-2", "lies inside the data root"
+
+
+def _data_linked_from_elsewhere(root, model):
+    outside = root.parent / "outside" / "SST-2"
+    shutil.move(root / "glue" / "SST-2", outside)
+    (root / "glue" / "SST-2").symlink_to(outside, target_is_directory=True)
+    return outside, "an input of this classification"
+
+
+@pytest.mark.parametrize("make", [_model_folder, _inside_the_model, _inside_the_data_root, _data_linked_from_elsewhere])
+def test_an_out_that_is_an_input_is_refused_before_anything_is_written(cli, capsys, tiny_en, demo_root, tmp_path, make):
+    """``classify --out`` into the model's folder or the data root wrote its metrics and predictions there."""
+    root, model = tmp_path / "data", tmp_path / "model"
+    shutil.copytree(demo_root / "glue", root / "glue")
+    shutil.copytree(tiny_en, model)
+    (root.parent / "outside").mkdir()
+    out, fragment = make(root, model)
+    before = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file() and not p.is_symlink()}
+    args = ("--model", model, "--task", "sst2", "--data", root, "--seeds", 1, "--max-steps", 1, "--out", out)
+    status = cli("classify", *args)
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and len(errors) == 1 and errors[0].startswith(f"error: {out}: "), errors
+    assert fragment in errors[0], errors[0]
+    assert {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file() and not p.is_symlink()} == before

@@ -453,3 +453,49 @@ def test_word_vectors_holding_nan_or_inf_are_refused(cli, good, tmp_path, capsys
     out = tmp_path / "out"
     status = cli("evaluate", "wordsim", "--model", f"word2vec:{binary}", "--data", good.data, "--out", out / "m.json")
     assert_clean_failure(status, capsys.readouterr().err, binary, out, "NaN or infinite")
+
+
+def _record_listing(out: Path, files) -> None:
+    from pipeline.models.directory import FILES_RECORD
+
+    (out / FILES_RECORD).write_text(json.dumps({"files": files}), encoding="utf-8")
+
+
+PLANTED_RECORDS = {
+    # issue 47 §1: a record the folder carries named a user's thesis.txt, and the rerun deleted it
+    "a record naming the user's file with no hash": lambda record: {**record, "thesis.txt": {}},
+    "a record naming the user's file with another hash": lambda record: {
+        **record,
+        "thesis.txt": {"sha256": "0" * 64, "size": 15},
+    },
+    "a record of an earlier version (bare names)": lambda record: [*record, "thesis.txt"],
+}
+
+
+@pytest.mark.parametrize("case", list(PLANTED_RECORDS))
+def test_a_record_that_names_a_user_s_file_proves_nothing(cli, good, tmp_path, capsys, case):
+    """A list of names in the folder is no proof: only a file whose bytes match the hash the record holds
+    is the stage's own; the rest is kept, and named."""
+    from pipeline.models.directory import FILES_RECORD
+
+    out = tmp_path / "m"
+    assert _tiny_model(cli, good, out) == 0
+    (out / "thesis.txt").write_text("a year of work\n")
+    record = json.loads((out / FILES_RECORD).read_text(encoding="utf-8"))["files"]
+    _record_listing(out, PLANTED_RECORDS[case](record))
+    before = _folder_bytes(out)
+    status = _tiny_model(cli, good, out)
+    shown = "" if "bare names" in case else "thesis.txt"  # bare names prove none of the files: all are named
+    _refused(status, capsys.readouterr().err, out, f"did not write ({shown}")
+    assert _folder_bytes(out) == before and hidden_leftovers(tmp_path) == []
+
+
+def test_a_file_of_ours_changed_since_is_kept(cli, good, tmp_path, capsys):
+    """The user edited the model's config.json: it is no longer what the stage wrote, so it is not replaced."""
+    out = tmp_path / "m"
+    assert _tiny_model(cli, good, out) == 0
+    (out / "config.json").write_text((out / "config.json").read_text().replace("{", '{"my_note": "tuned",', 1))
+    before = _folder_bytes(out)
+    status = _tiny_model(cli, good, out)
+    _refused(status, capsys.readouterr().err, out, "did not write (config.json), or not with these bytes")
+    assert _folder_bytes(out) == before and hidden_leftovers(tmp_path) == []

@@ -139,6 +139,95 @@ def test_a_work_folder_the_stage_did_not_make_is_kept(tmp_path, cli, capsys):
     assert (work / "notes.txt").read_text() == "a week of notes\n"
 
 
+def _refused_untouched(cli, capsys, tmp_path, work: Path, fragment: str) -> None:
+    before = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+    status = cli("rehearsal", "--paper", PAPER, "--data", tmp_path / "data", "--out", work.parent)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith(f"error: {work}: ") and fragment in errors[0], errors[0]
+    after = {p.relative_to(work).as_posix(): p.read_bytes() for p in sorted(work.rglob("*")) if p.is_file()}
+    assert after == before
+
+
+@pytest.mark.parametrize(
+    "marker",
+    ["", "made by python -m pipeline rehearsal; deleted by the next rehearsal\n", '{"files": {}}'],
+    ids=["empty", "the text of an earlier version", "a record of no stage"],
+)
+def test_a_planted_marker_proves_nothing(tmp_path, cli, capsys, marker):
+    """Issue 47 §1: an empty ``.rehearsal-work`` planted in a folder of user files made the rehearsal delete it."""
+    work = tmp_path / "out" / "paper-zh-rehearsal"
+    (work / "chapters").mkdir(parents=True)
+    (work / "chapters" / "thesis.txt").write_text("a year of work\n")
+    (work / ".rehearsal-work").write_text(marker)
+    _refused_untouched(
+        cli, capsys, tmp_path, work, "is not a rehearsal's folder (its .rehearsal-work records no files)"
+    )
+
+
+@pytest.mark.parametrize(
+    "added, shown",
+    [("notes.txt", "notes.txt"), ("data/mine/thesis.txt", "data/mine"), ("mirror/.notes", "mirror/.notes")],
+)
+def test_a_file_added_to_an_earlier_rehearsal_s_folder_is_kept(tmp_path, cli, capsys, added, shown):
+    """Issue 47 §1: a user's file added to an earlier rehearsal's work folder was deleted by the next one."""
+    from pipeline.rehearsal.work_folder import REHEARSAL
+
+    work = tmp_path / "out" / "paper-zh-rehearsal"
+    REHEARSAL.claim(work)
+    (work / "mirror").mkdir()
+    (work / "mirror" / "dump.xml.bz2").write_bytes(b"BZh9")
+    (work / "data").mkdir()
+    (work / "data" / "linked.txt").symlink_to(tmp_path)
+    REHEARSAL.seal(work)
+    (work / added).parent.mkdir(parents=True, exist_ok=True)
+    (work / added).write_text("a year of work\n")
+    _refused_untouched(cli, capsys, tmp_path, work, f"did not write ({shown})")
+
+
+def test_a_file_of_an_earlier_rehearsal_changed_since_is_kept(tmp_path, cli, capsys):
+    from pipeline.rehearsal.work_folder import REHEARSAL
+
+    work = tmp_path / "out" / "paper-zh-rehearsal"
+    REHEARSAL.claim(work)
+    (work / "rehearsal.yaml").write_text("run: x\n")
+    REHEARSAL.seal(work)
+    (work / "rehearsal.yaml").write_text("run: x\n# my notes on this run\n")
+    _refused_untouched(cli, capsys, tmp_path, work, "did not write (rehearsal.yaml), or not with these bytes")
+
+
+def test_an_earlier_rehearsal_s_own_folder_is_emptied(tmp_path):
+    from pipeline.rehearsal.work_folder import REHEARSAL
+
+    work = tmp_path / "out" / "paper-zh-rehearsal"
+    REHEARSAL.claim(work)
+    (work / "data" / "empty").mkdir(parents=True)
+    (work / "data" / "linked").symlink_to(tmp_path / "elsewhere")  # a link is proved by its target, not followed
+    (work / "snakemake.log").write_text("done\n")
+    REHEARSAL.seal(work)
+    REHEARSAL.claim(work)
+    assert [p.name for p in work.iterdir()] == [".rehearsal-work"]
+
+
+def test_a_planted_mirror_marker_proves_nothing(tmp_path):
+    """The mirror's own marker is a record too: a folder of user files with a planted one is refused."""
+    from pipeline.errors import InputError
+    from pipeline.rehearsal import mirror
+
+    data_root = tmp_path / "data"
+    data_root.mkdir()
+    (data_root / "SOURCES.md").write_text("empty\n")
+    folder = tmp_path / "mirror"
+    folder.mkdir()
+    (folder / ".rehearsal-mirror").write_text("built by pipeline.rehearsal.mirror; emptied by a rebuild\n")
+    (folder / "thesis.txt").write_text("a year of work\n")
+    config = {"run": "x", "pretrain": {"language": "zh"}}
+    with pytest.raises(InputError, match="is not a mirror built here"):
+        mirror.build(config, REPO, data_root, folder, "http://127.0.0.1:1/files")
+    assert (folder / "thesis.txt").read_text() == "a year of work\n"
+
+
 SNAKEFILE = """
 rule all:
     input: "done.txt"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import InputError
+from pipeline.leftovers import _HOST
 from pipeline.report import assemble, published, tables
 from pipeline.report.table_specs import TABLE_NAMES, TABLES
 from pipeline.tasks.geogranno import (
@@ -439,7 +440,7 @@ def test_unreadable_and_duplicate_inputs(cli, tmp_path, capsys):
 def test_output_is_all_or_nothing(make_tables, monkeypatch, tmp_path):
     out = make_tables("sts_minilm")
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    stale = out / ".analogy.md.tmp-99999"
+    stale = out / f".analogy.md.tmp-pipeline-{_HOST}-4000000-0123456789ab"  # a killed writer's (no such pid)
     stale.write_text("left by a killed run")
 
     def failing(grid, label):

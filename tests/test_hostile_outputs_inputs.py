@@ -1,0 +1,91 @@
+"""An ``--out`` that is an input of its own stage (issue 47 §1: the output guards of ``evaluate`` apply to
+every stage that takes ``--out``): the model a stage starts from, the data root, the folder its input
+files lie in. Each is refused before anything is written, one line naming the output, exit 2, every
+input as it was (docs/behaviour.md, "Outputs never overwrite inputs"). ``finetune-semeval``, ``classify``
+and ``evaluate`` have their own cases beside them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+def _bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _pretrain_over_its_backbone(good, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(good.model, model)
+    args = ["pretrain", "--data", good.tokens, "--model", model, "--objective", "mlm", "--max-steps", 1]
+    return [*args, "--batch-size", 2, "--out", model], model, "is the model"
+
+
+def _finetune_over_its_starting_model(good, tmp_path):
+    from testdata import DEMO_DATA
+
+    model = tmp_path / "model"
+    shutil.copytree(good.model, model)
+    nli = DEMO_DATA / "nli" / "snli_1.0_demo_train.jsonl"
+    args = ["finetune", "--model", model, "--recipe", "sbert-nli", "--nli", nli, "--max-steps", 1, "--batch-size", 2]
+    return [*args, "--out", model], model, "is the model"
+
+
+def _tokenize_into_the_model(good, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(good.model, model)
+    args = ["tokenize", "--marked", good.marked, "--model", model, "--lang", "en", "--max-length", 32]
+    return [*args, "--out", model / "tokenizer.json"], model / "tokenizer.json", "lies inside the model"
+
+
+def _clean_into_its_input_folder(good, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(good.docs, docs)
+    return ["clean", "--input", docs, "--lang", "en", "--out", docs], docs, f"is {docs}"
+
+
+def _convert_into_its_input_folder(good, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(good.docs, docs / good.docs.name)
+    return ["convert", "--input", docs / good.docs.name, "--out", docs], docs, "holds"
+
+
+def _figures_into_the_data_root(good, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(good.data, data)
+    out = data / "ulr_analogy"
+    return ["figures", "--model", f"word2vec:{good.vectors}", "--data", data, "--out", out], out, "data root"
+
+
+def _export_into_the_model(good, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(good.model, model)
+    return ["export", "--model", model, "--repo-id", "user/tiny", "--out", model], model, "is the model"
+
+
+CASES = [
+    _pretrain_over_its_backbone,
+    _finetune_over_its_starting_model,
+    _tokenize_into_the_model,
+    _clean_into_its_input_folder,
+    _convert_into_its_input_folder,
+    _figures_into_the_data_root,
+    _export_into_the_model,
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.__name__.strip("_") for case in CASES])
+def test_an_out_that_is_an_input_of_the_stage_is_refused(cli, good, tmp_path, capsys, case):
+    args, out, fragment = case(good, tmp_path)
+    before = _bytes(tmp_path)
+    status = cli(*args)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
+    assert "an output never overwrites" in errors[0], errors[0]
+    assert _bytes(tmp_path) == before
