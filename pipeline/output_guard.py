@@ -86,3 +86,17 @@ def refuse_read_files(outs, read, stage: str = "this stage") -> None:
                 raise InputError(out, f"is {path}, an input of {stage}: an output never overwrites its input")
             if input_identity.within(identity.real):
                 raise InputError(out, f"holds {path}, an input of {stage}: an output never overwrites its input")
+
+
+def refuse_mapped_outputs(out_dir, inputs, stage: str = "this stage") -> None:
+    """A stage that writes each input ``X.parquet`` as ``out_dir/X.parquet`` (:func:`pipeline.shards.map_files`):
+    refuse the ``out_dir`` where one of those outputs would be its own input (the folder the inputs are
+    read from, or a link to it); a folder that merely holds the inputs deeper down is fine."""
+    from pipeline.shards import input_files
+
+    files = input_files(list(inputs))
+    for path in files:
+        if FileIdentity(Path(out_dir) / path.name).same(FileIdentity(path)):
+            raise InputError(
+                out_dir, f"would write over {path}, an input of {stage}: an output never overwrites its input"
+            )

@@ -44,14 +44,14 @@ def _clean_into_its_input_folder(good, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     shutil.copy(good.docs, docs)
-    return ["clean", "--input", docs, "--lang", "en", "--out", docs], docs, f"is {docs}"
+    return ["clean", "--input", docs, "--lang", "en", "--out", docs], docs, "would write over"
 
 
 def _convert_into_its_input_folder(good, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     shutil.copy(good.docs, docs / good.docs.name)
-    return ["convert", "--input", docs / good.docs.name, "--out", docs], docs, "holds"
+    return ["convert", "--input", docs / good.docs.name, "--out", docs], docs, "would write over"
 
 
 def _figures_into_the_data_root(good, tmp_path):

@@ -18,7 +18,7 @@ from pathlib import Path
 from pipeline import contracts, languages
 from pipeline.arguments import MIN_TOKENS, SENTENCE_TOKENS
 from pipeline.corpus import cleaning, docs_input, sentences
-from pipeline.output_guard import refuse_inputs
+from pipeline.output_guard import refuse_mapped_outputs
 from pipeline.shards import input_files, map_files
 
 log = logging.getLogger("pipeline.clean")
@@ -82,7 +82,7 @@ class SentenceCleaner:
 
 
 def run(args: argparse.Namespace) -> None:
-    refuse_inputs(args.out, files=args.input)  # the same file names written into the folder they are read from
+    refuse_mapped_outputs(args.out, args.input, "clean")  # the same file names, written where they are read
     lang = languages.check(args.lang)
     rules_name = args.rules or cleaning.DEFAULT_RULES[lang]
     rules = cleaning.load_rules(rules_name)

@@ -17,7 +17,7 @@ from pathlib import Path
 from pipeline import contracts
 from pipeline.corpus import docs_input, variants
 from pipeline.errors import InputError
-from pipeline.output_guard import refuse_inputs
+from pipeline.output_guard import refuse_mapped_outputs
 from pipeline.shards import input_files, map_files
 
 log = logging.getLogger("pipeline.convert")
@@ -89,7 +89,7 @@ class Converter:
 
 
 def run(args: argparse.Namespace) -> None:
-    refuse_inputs(args.out, files=args.input)  # the same file names written into the folder they are read from
+    refuse_mapped_outputs(args.out, args.input, "convert")  # the same file names, written where they are read
     preference = tuple(code.strip() for code in args.variants.split(",") if code.strip())
     converter = Converter(args.opencc_config, preference)
     params = {"opencc_config": args.opencc_config, "variants": list(preference)}

@@ -122,7 +122,8 @@ def test_export_writes_the_run_results_into_the_card(trained_cls, tmp_path):
 
 
 def test_export_of_a_folder_that_is_no_model_fails_cleanly(tmp_path, capsys):
-    assert main(["export", "--model", str(tmp_path), "--repo-id", "a/b", "--out", str(tmp_path / "x")]) == 2
+    (tmp_path / "m").mkdir()  # beside the output: an output inside the model is refused first (output_guard)
+    assert main(["export", "--model", str(tmp_path / "m"), "--repo-id", "a/b", "--out", str(tmp_path / "x")]) == 2
     assert "not a model directory" in capsys.readouterr().err and not (tmp_path / "x").exists()
 
 
