@@ -67,6 +67,32 @@ def _export_into_the_model(good, tmp_path):
     return ["export", "--model", model, "--repo-id", "user/tiny", "--out", model], model, "is the model"
 
 
+def _copy(source: Path, target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(source, target)
+    return target
+
+
+def _extract_stats_over_the_dump(good, tmp_path):
+    dump = _copy(good.dump, tmp_path / "dump.xml")
+    return ["extract", "--dump", dump, "--lang", "en", "--out", tmp_path / "docs", "--stats", dump], dump, "is"
+
+
+def _merge_slices_into_a_slice(good, tmp_path):
+    from multistream_writer import write_multistream
+
+    from pipeline.cli import main
+
+    dump, index = tmp_path / "dump.xml.bz2", tmp_path / "index.txt.bz2"
+    write_multistream(good.dump, dump, index, pages_per_stream=10)
+    slices = [tmp_path / f"slice{k}" for k in range(2)]
+    for k, folder in enumerate(slices):
+        args = ["extract", "--dump", dump, "--index", index, "--slice", f"{k}/2", "--lang", "en", "--out", folder]
+        assert main([str(a) for a in args]) == 0
+    args = ["merge-slices", "--slices", *slices, "--out", slices[0]]
+    return args, slices[0] / "shard-000.parquet", "is"
+
+
 CASES = [
     _pretrain_over_its_backbone,
     _finetune_over_its_starting_model,
@@ -75,6 +101,8 @@ CASES = [
     _convert_into_its_input_folder,
     _figures_into_the_data_root,
     _export_into_the_model,
+    _extract_stats_over_the_dump,
+    _merge_slices_into_a_slice,
 ]
 
 

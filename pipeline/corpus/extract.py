@@ -33,6 +33,7 @@ from pipeline.corpus.multistream import parse_slice, stream_slice
 from pipeline.corpus.sharding import shard_name, shard_of
 from pipeline.corpus.wikitext import MarkupRules, PageTimeout, to_plain_text
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_read_files
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.extract")
@@ -145,6 +146,9 @@ def extract(
     if (index is None) != (part is None):
         raise InputError(dump, "--index and --slice go together")
     stats_path = stats_path or out / "extract-stats.json"
+    # a shard or --stats that is the dump or its index (--out beside the dump is fine: other names)
+    outputs = [out / f"{shard_name(k)}.parquet" for k in range(shards)] + [stats_path]
+    refuse_read_files(outputs, [dump, *([index] if index is not None else [])], "extract")
     params = {
         "lang": lang,
         "shards": shards,

@@ -29,6 +29,7 @@ from pipeline.atomic import AtomicFiles, json_text
 from pipeline.corpus.extract import MAX_FAILURES_LISTED
 from pipeline.corpus.sharding import shard_name
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_read_files
 
 log = logging.getLogger("pipeline.merge_slices")
 
@@ -161,6 +162,11 @@ def merge(
     if only is not None and not 0 <= only < shards:
         raise ValueError(f"--shard must lie in 0..{shards - 1}, got {only}")
     wanted = [] if stats_only else [only] if only is not None else list(range(shards))
+    # an --out that is one of the slices' folders would write its shards and stats over their own
+    names = [f"{shard_name(k)}.parquet" for k in wanted]
+    read = [Path(d) / name for d in slices for name in ["extract-stats.json", *names]]
+    outputs = [out / name for name in names] + ([stats_path] if only is None else [])
+    refuse_read_files(outputs, read, "merge-slices")
     with AtomicFiles() as files:
         for k in wanted:
             name = f"{shard_name(k)}.parquet"
