@@ -93,6 +93,32 @@ def _merge_slices_into_a_slice(good, tmp_path):
     return args, slices[0] / "shard-000.parquet", "is"
 
 
+def _classify_summary_over_a_run(good, tmp_path):
+    import json
+
+    run = tmp_path / "run"
+    run.mkdir()
+    record = {
+        "task": "tnews",
+        "metric": "acc",
+        "model": {"path": "m"},
+        "settings": {"batch_size": 16, "lr": 2e-5, "epochs": 3, "max_length": 128, "warmup_ratio": 0.1},
+        "per_seed": {"0": {"dev": {"acc": 50.0}}},
+    }
+    (run / "metrics.json").write_text(json.dumps(record))
+    out = run / "metrics.json"
+    return ["classify-summary", "--runs", run, "--benchmark", "clue", "--name", "m", "--out", out], out, "is"
+
+
+def _classify_unpack_over_its_archive(good, tmp_path):
+    import zipfile
+
+    archive = tmp_path / "glue.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("CoLA/train.tsv", "a\tb\n")
+    return ["classify-unpack", "--archive", archive, "--member", "CoLA/train.tsv", "--out", archive], archive, "is"
+
+
 CASES = [
     _pretrain_over_its_backbone,
     _finetune_over_its_starting_model,
@@ -103,6 +129,8 @@ CASES = [
     _export_into_the_model,
     _extract_stats_over_the_dump,
     _merge_slices_into_a_slice,
+    _classify_summary_over_a_run,
+    _classify_unpack_over_its_archive,
 ]
 
 

@@ -32,6 +32,7 @@ from pipeline.classify import tasks
 from pipeline.classify.hyperparameters import GRID_KEYS, setting_label
 from pipeline.classify.metrics import spread
 from pipeline.errors import InputError, reading
+from pipeline.output_guard import refuse_read_files
 
 SETS = ("dev", "dev_mm", "test")
 
@@ -227,4 +228,6 @@ def run(args: argparse.Namespace) -> None:
             f"{title} {split} from {file}, a substitute for the benchmark's own release"
             for title, split, file in sorted(substitutes)
         ]
+    # never over a run's metrics.json or the GEOGRANNO metrics it summarises
+    refuse_read_files([args.out], [r["_path"] for r in runs] + list(args.geogranno), "classify-summary")
     write_json(args.out, record)

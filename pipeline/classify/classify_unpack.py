@@ -15,6 +15,7 @@ from pathlib import Path
 from pipeline.archives import MEMBER_ERRORS, ZIP_ERRORS, member_name, open_archive
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_inputs
 
 CHUNK = 1 << 20
 
@@ -26,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    refuse_inputs(args.out, files=[args.archive])  # never the archive itself (or a hard link to it)
     archive = open_archive(args.archive)
     member = member_name(args.archive, args.member)
     with archive, AtomicFiles() as files:
