@@ -119,6 +119,47 @@ def _classify_unpack_over_its_archive(good, tmp_path):
     return ["classify-unpack", "--archive", archive, "--member", "CoLA/train.tsv", "--out", archive], archive, "is"
 
 
+def _training_curves_over_the_log(good, tmp_path):
+    log = tmp_path / "model" / "train_log.jsonl"
+    log.parent.mkdir()
+    log.write_text('{"step": 1, "loss": 2.0}\n{"step": 2, "loss": 1.5}\n')
+    return ["training-curves", "--log", log, "--out", log], log, "is"
+
+
+def _tables_over_a_folder_of_its_metrics(good, tmp_path):
+    metrics = _copy(good.metrics, tmp_path / "tables" / "tables.json")  # the one name of its own it may hold
+    return ["tables", "--metrics", metrics, "--out", metrics.parent], metrics.parent, "holds"
+
+
+def _corpus_stats_over_a_stats_file(good, tmp_path):
+    stats = _copy(good.docs.parent / "extract-stats.json", tmp_path / "report" / "corpus_stats.json")
+    return ["corpus-stats", "--stats", stats, "--out", stats.parent], stats, "is"
+
+
+def _scoreboard_over_its_config(good, tmp_path):
+    import json
+
+    from testdata import REPO
+
+    from pipeline.cli import main
+    from pipeline.workflow_config import resolve_config
+
+    assert main(["tables", "--metrics", str(good.metrics), "--out", str(tmp_path / "tables")]) == 0
+    config = resolve_config(REPO / "workflow" / "config" / "demo.yaml")
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "scoreboard.json").write_text(json.dumps(config, default=str))  # a config under an output's name
+    args = ["scoreboard", "--tables", tmp_path / "tables" / "tables.json", "--config", out / "scoreboard.json"]
+    return [*args, "--out", out], out / "scoreboard.json", "is"
+
+
+def _plan_over_its_config(good, tmp_path):
+    from testdata import REPO
+
+    config = _copy(REPO / "workflow" / "config" / "demo.yaml", tmp_path / "demo.yaml")
+    return ["plan", "--configfile", config, "--out", config], config, "is"
+
+
 CASES = [
     _pretrain_over_its_backbone,
     _finetune_over_its_starting_model,
@@ -131,6 +172,11 @@ CASES = [
     _merge_slices_into_a_slice,
     _classify_summary_over_a_run,
     _classify_unpack_over_its_archive,
+    _training_curves_over_the_log,
+    _tables_over_a_folder_of_its_metrics,
+    _corpus_stats_over_a_stats_file,
+    _scoreboard_over_its_config,
+    _plan_over_its_config,
 ]
 
 

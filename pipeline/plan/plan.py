@@ -58,6 +58,7 @@ from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.models.spec import hub_repo
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
+from pipeline.output_guard import refuse_inputs
 from pipeline.plan.plan_choices import PlanChoices
 from pipeline.plan.plan_costs import PlanCosts, architecture
 from pipeline.plan.plan_departures import PlanDepartures
@@ -460,6 +461,8 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.out:  # never over the config it plans, nor the files the plan reads
+        refuse_inputs(args.out, files=[args.configfile, *FILES.values()])
     config = resolve_config(args.configfile)
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()

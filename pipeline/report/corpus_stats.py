@@ -28,6 +28,7 @@ from pipeline.atomic import AtomicFiles, json_text
 from pipeline.contracts import read_provenance
 from pipeline.errors import InputError
 from pipeline.languages import SUPPORTED
+from pipeline.output_guard import refuse_read_files
 
 log = logging.getLogger("pipeline.corpus_stats")
 STAGE_ORDER = ("extract", "convert", "clean", "ngrams", "kenlm", "sample", "tokenize")
@@ -168,7 +169,12 @@ def plot_lengths(lengths: dict[str, dict[int, int]], path: Path) -> None:
     plt.close(figure)
 
 
+OUTPUT_NAMES = ("corpus_stats.html", "corpus_stats.json", "ngram_lengths.png")
+
+
 def run(args: argparse.Namespace) -> None:
+    # --out may hold the inputs (other names), but none of its three files may be one of them
+    refuse_read_files([args.out / name for name in OUTPUT_NAMES], [*args.stats, *args.ngrams], "corpus-stats")
     stats = read_stats(args.stats)
     lengths = ngram_lengths(args.ngrams)
     with AtomicFiles() as files:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from pipeline import provenance
 from pipeline.atomic import AtomicFolder, json_text
+from pipeline.output_guard import refuse_inputs
 from pipeline.report import assemble, metrics_files, published, render
 from pipeline.report.table_specs import TABLE_NAMES, TABLES
 
@@ -126,6 +127,9 @@ def index(tables: list[assemble.Table], metrics: list[metrics_files.MetricsFile]
 
 
 def run(args: argparse.Namespace) -> None:
+    # the folder is replaced whole: never one that holds a metrics JSON it reads (a tables.json given as
+    # --metrics, the one name of its own the folder may hold) or the published rows
+    refuse_inputs(args.out, files=[*args.metrics, args.published_file])
     metrics = [metrics_files.load(path) for path in args.metrics]
     tables = build_tables(metrics, not args.no_published, args.gain_over, args.published_file)
     params = {

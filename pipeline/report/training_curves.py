@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_inputs
 
 log = logging.getLogger("pipeline.training_curves")
 NOT_SERIES = ("step", "epoch", "tokens", "heldout_ngrams")
@@ -104,6 +105,7 @@ def plot(entries: list[dict], title: str, path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    refuse_inputs(args.out, files=[args.log])  # the PNG never over the training log it plots
     entries = read_log(args.log)
     with AtomicFiles() as files:
         plot(entries, args.title or Path(args.log).parent.name, files.temp(args.out))

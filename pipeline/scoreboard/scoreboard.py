@@ -35,6 +35,7 @@ from pathlib import Path
 
 from pipeline import provenance
 from pipeline.atomic import AtomicFiles, json_text
+from pipeline.output_guard import refuse_read_files
 from pipeline.report import published
 from pipeline.report.table_specs import TABLES
 from pipeline.scoreboard import scoreboard_items, scoreboard_render
@@ -358,7 +359,13 @@ def build(
     }
 
 
+OUTPUT_NAMES = ("scoreboard.json", "scoreboard.md", "scoreboard.html")
+
+
 def run(args: argparse.Namespace) -> None:
+    # the workflow's --out holds its inputs (results/RUN/config.json): only its own three names are refused
+    inputs = [args.tables, args.config, args.claims_file]
+    refuse_read_files([args.out / name for name in OUTPUT_NAMES], inputs, "the scoreboard")
     claims = load_claims(args.claims_file)
     tables = read_tables(args.tables)
     config = read_config(args.config)
