@@ -160,6 +160,39 @@ def _plan_over_its_config(good, tmp_path):
     return ["plan", "--configfile", config, "--out", config], config, "is"
 
 
+def _word2vec_over_its_sentences(good, tmp_path):
+    sentences = _copy(good.sentences, tmp_path / "shard-000.parquet")
+    args = ["word2vec", "--sentences", sentences, "--lang", "en", "--dim", 8, "--min-count", 1, "--epochs", 1]
+    return [*args, "--out", sentences], sentences, "is"
+
+
+def _sample_over_a_marked_file(good, tmp_path):
+    marked = _copy(good.marked, tmp_path / "marked.parquet")
+    return ["sample", "--marked", marked, "--size", 5, "--out", marked], marked, "is"
+
+
+def _ngrams_into_the_sentences_folder(good, tmp_path):
+    sentences = _copy(good.sentences, tmp_path / "shard" / "marked.parquet")  # a sentences file under its name
+    return ["ngrams", "--sentences", sentences, "--lang", "en", "--out", sentences.parent], sentences, "is"
+
+
+def _kenlm_over_its_sentences(good, tmp_path):
+    sentences = _copy(good.sentences, tmp_path / "shard-000.parquet")
+    args = ["kenlm", "--sentences", sentences, "--lang", "en", "--order", 2, "--memory", "64M"]
+    return [*args, "--out", sentences], sentences, "is"
+
+
+def _bilstm_metrics_over_its_training_pairs(good, tmp_path):
+    from testdata import DEMO_DATA
+
+    for name in ("s1.dev", "s2.dev", "labels.dev"):  # the 3-file layout
+        _copy(DEMO_DATA / "nli" / "snli_dev_test" / name, tmp_path / "nli" / name)
+    pairs = tmp_path / "nli" / "s1.dev"
+    vectors = _copy(DEMO_DATA / "vectors" / "glove-demo-16d.vec", tmp_path / "vectors.vec")
+    args = ["bilstm", "--train", pairs, "--vectors", vectors, "--pooling", "max", "--hidden", 4, "--epochs", 1]
+    return [*args, "--out", tmp_path / "encoder", "--metrics", pairs], pairs, "is"
+
+
 CASES = [
     _pretrain_over_its_backbone,
     _finetune_over_its_starting_model,
@@ -177,6 +210,11 @@ CASES = [
     _corpus_stats_over_a_stats_file,
     _scoreboard_over_its_config,
     _plan_over_its_config,
+    _word2vec_over_its_sentences,
+    _sample_over_a_marked_file,
+    _ngrams_into_the_sentences_folder,
+    _kenlm_over_its_sentences,
+    _bilstm_metrics_over_its_training_pairs,
 ]
 
 

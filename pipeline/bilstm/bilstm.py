@@ -37,6 +37,7 @@ from pipeline.errors import InputError
 from pipeline.models import word_vectors
 from pipeline.models.bilstm import saved
 from pipeline.models.bilstm.encoder import BILSTM_POOLINGS
+from pipeline.output_guard import refuse_read_files
 
 log = logging.getLogger("pipeline.bilstm")
 
@@ -125,6 +126,9 @@ def run(args: argparse.Namespace) -> None:
     if not 0 < args.dev_fraction < 1:
         raise InputError("--dev-fraction", f"must be between 0 and 1, not {args.dev_fraction}")
     saved.check_output(args.out)  # before any work: --out may replace only an earlier encoder of ours
+    # an earlier encoder's folder keeps other files, and --metrics may name any file: neither over an input
+    outputs = [args.out / name for name in (*saved.FILES, "train_log.jsonl")] + [args.metrics]
+    refuse_read_files(outputs, [*args.train, *args.dev, *args.test, args.vectors], "bilstm")
     random.seed(args.seed)
     np.random.seed(args.seed)
     pairs = nli_data.read_all(args.train)

@@ -54,6 +54,7 @@ import pyarrow.parquet as pq
 from pipeline import contracts, languages, provenance
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_read_files
 from pipeline.progress import Progress
 from pipeline.words import runs
 
@@ -276,6 +277,9 @@ def run(args: argparse.Namespace) -> None:
     check_memory(args.memory, args.out)
     for path in args.sentences:
         contracts.check_schema(path, contracts.SENTENCES, ["text"])
+    # the LM, its OUT.json and the --arpa text never over a sentences file
+    outputs = [args.out, args.out.with_name(args.out.name + ".json"), *([args.arpa] if args.arpa else [])]
+    refuse_read_files(outputs, args.sentences, "kenlm")
     lmplz, build_binary = find_binaries(args.lmplz)
     out = args.out
     temp_dir = args.temp_dir or out.parent

@@ -46,6 +46,7 @@ from pipeline.arguments import CHARACTERS, FREQUENCY, NGRAM_LENGTH, TOP_K, numbe
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.ngrams import document_batches, entities, marking, meaningfulness, pmi, token_batch
+from pipeline.output_guard import refuse_read_files
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.ngrams")
@@ -338,8 +339,14 @@ class NgramScorer:
         )
 
 
+OUTPUT_NAMES = ("ngrams.parquet", "marked.parquet", "stats.json")
+
+
 def run(args: argparse.Namespace) -> None:
     check_arguments(args)
+    # --out may hold the sentences (other names), but none of its three files may be an input
+    inputs = [*args.sentences, *([args.lm] if args.lm else [])]
+    refuse_read_files([args.out / name for name in OUTPUT_NAMES], inputs, "ngrams")
     lm = None
     if args.mode == "corpus":
         from pipeline.ngrams.kenlm import CorpusLM

@@ -38,6 +38,7 @@ from pipeline import contracts, provenance
 from pipeline.arguments import SAMPLE, SEED
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_read_files
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.sample")
@@ -147,6 +148,8 @@ def run(args: argparse.Namespace) -> None:
     paths = sorted(set(args.marked), key=str)
     if args.only is not None and args.only not in paths:
         raise InputError(args.only, "--only must be one of the --marked files")
+    # the sample and its stats never over a marked file: --marked names every shard, not only --only's
+    refuse_read_files([args.out, args.out.with_suffix(".stats.json")], paths, "sample")
     sizes = _check(paths)
     chosen = paths if args.only is None else [args.only]
     params = {

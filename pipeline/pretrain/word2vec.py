@@ -37,6 +37,7 @@ from pipeline.arguments import FREQUENCY, HIDDEN, SEED, THREADS, WHOLE_EPOCHS, W
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.errors import InputError
 from pipeline.models.word_vectors import words as nli_words
+from pipeline.output_guard import refuse_read_files
 from pipeline.progress import Progress
 from pipeline.shards import input_files
 from pipeline.tasks.nli import read_source
@@ -134,6 +135,8 @@ def run(args: argparse.Namespace) -> None:
     if args.nli and lang != "en":
         raise InputError(args.nli[0], f"--nli is for English sentences, not --lang {lang}")
     extra, extra_files = nli_sentences(args.nli, args.lowercase)
+    # the vectors and their OUT.json never over a sentences file or an NLI file (nor a folder of them)
+    refuse_read_files([args.out, Path(f"{args.out}.json")], [*files, *extra_files], "word2vec")
     corpus = SentenceStream(files, lang, args.lowercase, extra)
     params = {
         "lang": lang,
