@@ -27,9 +27,12 @@ import tempfile
 import urllib.request
 import zipfile
 from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from pipeline.atomic import AtomicFiles
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_read_files
 from pipeline.progress import Progress
 
 log = logging.getLogger("pipeline.download")
@@ -193,6 +196,10 @@ def download(
         raise InputError(out, "several --url need --join (how the parts join), and --join needs several --url")
     if join and (member or checksums_url or unverified):
         raise InputError(out, "a file joined from parts is checked by its own checksum (--sha256 / --sha1 / --md5)")
+    # a file: URL is a local input: never the file written over it (an archive replaced by its member)
+    sources = [*urls, *([checksums_url] if checksums_url else [])]
+    local = [Path(url2pathname(urlparse(u).path)) for u in sources if urlparse(u).scheme == "file"]
+    refuse_read_files([out], local, "download")
     url = urls[0]
     if checksums_url:
         algorithm, digest = _expected_from_list(checksums_url, url.rsplit("/", 1)[-1])

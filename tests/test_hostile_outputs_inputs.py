@@ -160,6 +160,18 @@ def _plan_over_its_config(good, tmp_path):
     return ["plan", "--configfile", config, "--out", config], config, "is"
 
 
+def _download_over_its_file_url(good, tmp_path):
+    import hashlib
+    import zipfile
+
+    archive = tmp_path / "wheel.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("dump.xml", "<mediawiki/>")
+    digest = hashlib.sha256(b"<mediawiki/>").hexdigest()
+    args = ["download", "--url", archive.as_uri(), "--member", "dump.xml", "--sha256", digest]
+    return [*args, "--out", archive], archive, "is"
+
+
 def _word2vec_over_its_sentences(good, tmp_path):
     sentences = _copy(good.sentences, tmp_path / "shard-000.parquet")
     args = ["word2vec", "--sentences", sentences, "--lang", "en", "--dim", 8, "--min-count", 1, "--epochs", 1]
@@ -210,6 +222,7 @@ CASES = [
     _corpus_stats_over_a_stats_file,
     _scoreboard_over_its_config,
     _plan_over_its_config,
+    _download_over_its_file_url,
     _word2vec_over_its_sentences,
     _sample_over_a_marked_file,
     _ngrams_into_the_sentences_folder,
