@@ -160,6 +160,20 @@ def _plan_over_its_config(good, tmp_path):
     return ["plan", "--configfile", config, "--out", config], config, "is"
 
 
+def _rehearsal_emptying_its_data_root(good, tmp_path):
+    from testdata import REPO
+
+    from pipeline.rehearsal.work_folder import REHEARSAL
+
+    work = tmp_path / "out" / "paper-zh-rehearsal"  # an earlier rehearsal's folder, which the next one empties
+    REHEARSAL.claim(work)
+    shutil.copytree(good.data / "nli", work / "data" / "nli")
+    (work / "data" / "SOURCES.md").write_text("# where each file came from\n")  # as the real data root has
+    REHEARSAL.seal(work)
+    paper = REPO / "workflow" / "config" / "paper-zh.yaml"
+    return ["rehearsal", "--paper", paper, "--data", work / "data", "--out", work.parent], work, "holds"
+
+
 def _download_over_its_file_url(good, tmp_path):
     import hashlib
     import zipfile
@@ -222,6 +236,7 @@ CASES = [
     _corpus_stats_over_a_stats_file,
     _scoreboard_over_its_config,
     _plan_over_its_config,
+    _rehearsal_emptying_its_data_root,
     _download_over_its_file_url,
     _word2vec_over_its_sentences,
     _sample_over_a_marked_file,

@@ -38,6 +38,7 @@ from pipeline import provenance
 from pipeline.arguments import THREADS
 from pipeline.atomic import json_text
 from pipeline.errors import InputError
+from pipeline.output_guard import refuse_inputs
 from pipeline.progress import duration
 from pipeline.rehearsal import coverage, work_folder
 
@@ -285,6 +286,9 @@ def rehearse(paper_path: Path, data_root: Path, cores: int, out: Path = REPO / "
             "config a shorter run",
         )
     work = (Path(out) / name).resolve()
+    # an earlier rehearsal's folder is emptied below: never one that is, holds or lies inside the data root
+    # it reads, nor one that holds the paper config (the record proves the files, not that they are inputs)
+    refuse_inputs(work, files=[paper_path, data_root])
     work.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(work.parent / f".{work.name}.lock", work):
         work_folder.REHEARSAL.claim(
