@@ -9,6 +9,7 @@ Every test in a file named ``test_hostile*.py`` is one case of the hostile-input
 from __future__ import annotations
 
 import contextlib
+import os
 import resource
 import shutil
 from dataclasses import dataclass
@@ -48,6 +49,16 @@ def file_size_limit(limit: int):
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot write to (root ignores permissions, but not /sys)."""
+    if os.geteuid() == 0:
+        return Path("/sys/kernel")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    return folder
 
 
 def hidden_leftovers(folder: Path) -> list[Path]:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hostile import GOOD_PAGES, Good, assert_clean_failure, file_size_limit
+from hostile import GOOD_PAGES, Good, assert_clean_failure, file_size_limit, unwritable_folder
 from testdata import dump_xml
 
 from pipeline.cli import main
@@ -233,19 +233,9 @@ def test_bad_parquet_input(good, tmp_path, capsys, stage, kind):
 # ------------------------------------------------------------------------- bad outputs
 
 
-def _unwritable_folder(tmp_path: Path) -> Path:
-    """A folder this process cannot write to (root ignores permissions, but not /sys)."""
-    if os.geteuid() == 0:
-        return Path("/sys/kernel")
-    folder = tmp_path / "read-only"
-    folder.mkdir()
-    folder.chmod(0o500)
-    return folder
-
-
 OUTPUT_KINDS = {
     "output path under a file": lambda tmp: ((tmp / "a-file").write_text("x"), tmp / "a-file" / "out")[1],
-    "output folder not writable": _unwritable_folder,
+    "output folder not writable": unwritable_folder,
     "disk full (file size limit)": lambda tmp: tmp / "out",
 }
 OUTPUT_STAGES = PARQUET_STAGES + [  # and the stages that read no Parquet

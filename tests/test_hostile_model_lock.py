@@ -4,11 +4,10 @@ the lock left as it was. No hub is reached: the lock is read before any request.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from hostile import assert_clean_failure
+from hostile import assert_clean_failure, unwritable_folder
 
 from pipeline import download_model
 from pipeline.cli import main
@@ -63,20 +62,10 @@ class CountingHub:
         return str(target)
 
 
-def _unwritable_folder(tmp_path: Path) -> Path:
-    """A folder this process cannot write to (root ignores permissions, but not /sys)."""
-    if os.geteuid() == 0:
-        return Path("/sys/kernel")
-    folder = tmp_path / "read-only"
-    folder.mkdir()
-    folder.chmod(0o500)
-    return folder
-
-
 def test_a_lock_that_cannot_be_written_is_refused_before_anything_is_downloaded(tmp_path, capsys):
     """A first download whose commit cannot be recorded would leave a snapshot the workflow then refuses
     (its lock does not name the commit): the lock's folder is tried first, nothing is fetched."""
-    lock = _unwritable_folder(tmp_path) / "paper.models.lock"
+    lock = unwritable_folder(tmp_path) / "paper.models.lock"
     out = tmp_path / "data" / "models" / "google" / "electra-base-discriminator@locked"
     hub = CountingHub()
     with pytest.raises(InputError, match="cannot be written") as raised:

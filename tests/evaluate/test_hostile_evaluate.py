@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile import assert_clean_failure, file_size_limit, hidden_leftovers
+from hostile import assert_clean_failure, file_size_limit, hidden_leftovers, unwritable_folder
 
 
 def _evaluate(cli, good, task: str, out: Path, *extra, data: Path | None = None, model: str | None = None) -> int:
@@ -153,23 +153,13 @@ def _error_line(status: int, err: str, out: Path, fragment: str) -> str:
     return errors[0]
 
 
-def _unwritable_folder(tmp_path: Path) -> Path:
-    """A folder this process cannot write to (root ignores permissions, but not /sys)."""
-    if os.geteuid() == 0:
-        return Path("/sys/kernel")
-    folder = tmp_path / "read-only"
-    folder.mkdir()
-    folder.chmod(0o500)
-    return folder
-
-
 @pytest.mark.parametrize("failure", ["read-only folder", "full disk"])
 def test_a_failure_at_the_second_output_leaves_the_first_as_it_was(cli, good, tmp_path, capsys, failure):
     first = tmp_path / "kept" / "faq.json"
     first.parent.mkdir()
     first.write_text("earlier\n")
     if failure == "read-only folder":
-        second = _unwritable_folder(tmp_path) / "geogranno.json"
+        second = unwritable_folder(tmp_path) / "geogranno.json"
         status = _pair(cli, good, [first, second])
         fragment = "not writable"
     else:
