@@ -114,6 +114,19 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _token_record(record) -> bool:
+    """Whether ``record`` is a run's processed tokens (pipeline/classify/processed_tokens.py): whole numbers
+    ``padded`` and ``real``, and ``per_epoch`` a list of such pairs."""
+
+    def whole(pair) -> bool:
+        return isinstance(pair, dict) and all(
+            isinstance(pair.get(key), int) and not isinstance(pair.get(key), bool) and pair[key] >= 0
+            for key in ("padded", "real")
+        )
+
+    return whole(record) and isinstance(record.get("per_epoch"), list) and all(map(whole, record["per_epoch"]))
+
+
 def _outcomes_problem(outcomes, identity: dict) -> str | None:
     """Why kept ``outcomes`` are not one complete outcome per member of ``identity``, with every evaluation
     set's predictions (one per example) and metrics (where the set is labelled); None when they are."""
@@ -131,6 +144,8 @@ def _outcomes_problem(outcomes, identity: dict) -> str | None:
             return f"the outcome of {who} is missing ({found} is in its place)"
         if not all(_number(outcome.get(key)) for key in NUMBERS):
             return f"the outcome of {who} lacks a number of {', '.join(NUMBERS)}"
+        if not _token_record(outcome.get("processed_tokens")):
+            return f"the outcome of {who} lacks its processed tokens"
         if not isinstance(outcome.get("sets"), dict) or sorted(outcome["sets"]) != sorted(sets):
             return f"the outcome of {who} does not hold the sets {', '.join(sorted(sets))}"
         for name, data in sets.items():

@@ -52,6 +52,7 @@ from pipeline.classify.fused_dropout import MemberDropout, call_keys, member_key
 from pipeline.classify.fused_resume import Resume, data_fingerprint
 from pipeline.classify.fused_stacks import CHOICE_ARCHITECTURES, FUSED_ARCHITECTURES, UNKEYED_CONFIG
 from pipeline.classify.hyperparameters import setting_label
+from pipeline.classify.processed_tokens import TokenCount, batch_tokens
 from pipeline.errors import InputError
 from pipeline.progress import Progress
 
@@ -136,6 +137,14 @@ def stack_batches(batches: list[dict], pad_id: int) -> dict:
             tensors = [torch.nn.functional.pad(t, (0, length - t.shape[-1]), value=fill) for t in tensors]
         stacked[key] = torch.stack(tensors)
     return stacked
+
+
+def count_stack(counts: list[TokenCount], batches: list[dict], epoch: int) -> None:
+    """Each member's tokens of one fused step (pipeline/classify/processed_tokens.py): its rows at the stack's
+    padded length (:func:`stack_batches` pads every member's batch to the longest), and its own real tokens."""
+    length = max(b["input_ids"].shape[-1] for b in batches)
+    for count, batch in zip(counts, batches):
+        count.add(epoch, *batch_tokens(batch, length))
 
 
 def additive_mask(attention_mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -370,7 +379,8 @@ def train_members(
     tracker_args=None,
     resume: Resume | None = None,
 ):
-    """Fine-tune every member at once; returns their Trainers (holding the trained models), steps, mean
+    """Fine-tune every member at once; returns their Trainers (holding the trained models, and as
+    ``processed_tokens`` the tokens of the member's training batches, :func:`count_stack`), steps, mean
     training losses and training seconds. Live curves (loss, learning rate, gradient norm) go to each
     member's tracker every ``logging_steps``, as the Trainer logs them."""
     trainers = [member_trainer(task, m, tokenizer, train, settings, scratch) for m in members]
@@ -383,6 +393,8 @@ def train_members(
     device = next(iter(stacked.params.values())).device
     base_lrs = torch.tensor([m.lr for m in members], dtype=torch.float64, device=device)
     streams = [member_batches(t, steps) for t in trainers]
+    per_epoch = max(len(trainers[0].get_train_dataloader()), 1)  # every member's batches per epoch
+    counts = [TokenCount() for _ in members]
     pad_id = tokenizer.pad_token_id or 0
     # each member's dropout masks come from its own key (its model, seed and setting: fused_dropout), not from
     # the stack; the global generator only seeds the data loaders' iterators, which draw nothing that matters
@@ -411,15 +423,16 @@ def train_members(
         loss_sums.copy_(state["loss_sums"])
         logged.copy_(state["logged"])
         first = state["step"]
-        for stream in streams:  # each member's sampler replayed to where the run stopped
-            for _ in range(first):
-                next(stream)
+        for step in range(first):  # each member's sampler replayed to where the run stopped, its tokens counted
+            count_stack(counts, [next(stream) for stream in streams], step // per_epoch)
         torch.set_rng_state(state["rng"])  # after the replay: a data loader draws its base seed from it
         restore_cuda_rng(state["cuda_rng"])
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
     for step in range(first, steps):
-        batch = stack_batches([next(s) for s in streams], pad_id)
+        batches = [next(s) for s in streams]
+        count_stack(counts, batches, step // per_epoch)
+        batch = stack_batches(batches, pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
         losses, _ = stacked.losses(batch, call_keys(keys, step), autocast=settings.bf16)
         stacked.backward(losses)
@@ -456,8 +469,9 @@ def train_members(
     if resume:
         resume.finish()
     seconds = time.perf_counter() - started
-    for trainer in trainers:
+    for trainer, count in zip(trainers, counts):
         trainer.model.eval()
+        trainer.processed_tokens = count.record()
     return trainers, steps, (loss_sums / max(steps, 1)).tolist(), seconds
 
 
@@ -486,6 +500,7 @@ def run_members(
                 "steps": steps,
                 "train_examples_per_second": steps * settings.batch_size * len(members) / max(seconds, 1e-9),
                 "train_loss": loss,
+                "processed_tokens": trainer.processed_tokens,
                 "sets": {},
             }
             for name, (examples, features) in evaluations.items():
