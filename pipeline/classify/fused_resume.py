@@ -106,6 +106,19 @@ def _state_problem(state: dict, expected: dict, steps: int) -> str | None:
     return None
 
 
+def cuda_rng_state() -> list:
+    """Every GPU's generator state (``torch.cuda.get_rng_state_all``; none without CUDA), which a save keeps
+    beside the CPU's, as pre-training's checkpoints do (pipeline/pretrain/checkpoint.py), so that anything
+    drawn on the GPU after a resume is what an unbroken run draws."""
+    return torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+
+
+def restore_cuda_rng(saved: list | None) -> None:
+    """Put back the GPU generators a save kept (a save made without CUDA, or on CPU now, has none to restore)."""
+    if saved and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(saved)
+
+
 # what the job logs and writes of a member's training (run_members' outcome)
 NUMBERS = ("steps", "train_loss", "train_seconds", "train_examples_per_second")
 

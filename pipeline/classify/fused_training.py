@@ -47,12 +47,11 @@ from torch.func import functional_call, stack_module_state, vmap
 from transformers import Trainer, set_seed
 
 from pipeline import tracking
-from pipeline.classify import training
+from pipeline.classify import processed_tokens, training
 from pipeline.classify.fused_dropout import MemberDropout, call_keys, member_key
-from pipeline.classify.fused_resume import Resume, data_fingerprint
+from pipeline.classify.fused_resume import Resume, cuda_rng_state, data_fingerprint, restore_cuda_rng
 from pipeline.classify.fused_stacks import CHOICE_ARCHITECTURES, FUSED_ARCHITECTURES, UNKEYED_CONFIG
 from pipeline.classify.hyperparameters import setting_label
-from pipeline.classify.processed_tokens import TokenCount, batch_tokens
 from pipeline.errors import InputError
 from pipeline.progress import Progress
 
@@ -137,14 +136,6 @@ def stack_batches(batches: list[dict], pad_id: int) -> dict:
             tensors = [torch.nn.functional.pad(t, (0, length - t.shape[-1]), value=fill) for t in tensors]
         stacked[key] = torch.stack(tensors)
     return stacked
-
-
-def count_stack(counts: list[TokenCount], batches: list[dict], epoch: int) -> None:
-    """Each member's tokens of one fused step (pipeline/classify/processed_tokens.py): its rows at the stack's
-    padded length (:func:`stack_batches` pads every member's batch to the longest), and its own real tokens."""
-    length = max(b["input_ids"].shape[-1] for b in batches)
-    for count, batch in zip(counts, batches):
-        count.add(epoch, *batch_tokens(batch, length))
 
 
 def additive_mask(attention_mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -341,19 +332,6 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
-def cuda_rng_state() -> list:
-    """Every GPU's generator state (``torch.cuda.get_rng_state_all``; none without CUDA), which a save keeps
-    beside the CPU's, as pre-training's checkpoints do (pipeline/pretrain/checkpoint.py), so that anything
-    drawn on the GPU after a resume is what an unbroken run draws."""
-    return torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
-
-
-def restore_cuda_rng(saved: list | None) -> None:
-    """Put back the GPU generators a save kept (a save made without CUDA, or on CPU now, has none to restore)."""
-    if saved and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(saved)
-
-
 def member_trackers(members: list[Member], tracker_args) -> list:
     """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir).
     ``tracker_args``: the job's arguments, or a list of them, one per member (the members of several
@@ -379,10 +357,9 @@ def train_members(
     tracker_args=None,
     resume: Resume | None = None,
 ):
-    """Fine-tune every member at once; returns their Trainers (holding the trained models, and as
-    ``processed_tokens`` the tokens of the member's training batches, :func:`count_stack`), steps, mean
-    training losses and training seconds. Live curves (loss, learning rate, gradient norm) go to each
-    member's tracker every ``logging_steps``, as the Trainer logs them."""
+    """Fine-tune every member at once; returns their Trainers (the trained models and, as ``processed_tokens``,
+    the tokens of their batches), steps, mean training losses and training seconds. Live curves (loss,
+    learning rate, gradient norm) go to each member's tracker every ``logging_steps``, as the Trainer logs them."""
     trainers = [member_trainer(task, m, tokenizer, train, settings, scratch) for m in members]
     steps = training_steps(trainers[0], settings)
     args = trainers[0].args
@@ -393,8 +370,7 @@ def train_members(
     device = next(iter(stacked.params.values())).device
     base_lrs = torch.tensor([m.lr for m in members], dtype=torch.float64, device=device)
     streams = [member_batches(t, steps) for t in trainers]
-    per_epoch = max(len(trainers[0].get_train_dataloader()), 1)  # every member's batches per epoch
-    counts = [TokenCount() for _ in members]
+    counts = processed_tokens.StackCount(len(members), len(trainers[0].get_train_dataloader()))
     pad_id = tokenizer.pad_token_id or 0
     # each member's dropout masks come from its own key (its model, seed and setting: fused_dropout), not from
     # the stack; the global generator only seeds the data loaders' iterators, which draw nothing that matters
@@ -424,15 +400,13 @@ def train_members(
         logged.copy_(state["logged"])
         first = state["step"]
         for step in range(first):  # each member's sampler replayed to where the run stopped, its tokens counted
-            count_stack(counts, [next(stream) for stream in streams], step // per_epoch)
+            counts.add([next(stream) for stream in streams], step)
         torch.set_rng_state(state["rng"])  # after the replay: a data loader draws its base seed from it
         restore_cuda_rng(state["cuda_rng"])
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
     for step in range(first, steps):
-        batches = [next(s) for s in streams]
-        count_stack(counts, batches, step // per_epoch)
-        batch = stack_batches(batches, pad_id)
+        batch = stack_batches(counts.add([next(s) for s in streams], step), pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
         losses, _ = stacked.losses(batch, call_keys(keys, step), autocast=settings.bf16)
         stacked.backward(losses)
@@ -469,9 +443,9 @@ def train_members(
     if resume:
         resume.finish()
     seconds = time.perf_counter() - started
-    for trainer, count in zip(trainers, counts):
+    for trainer, record in zip(trainers, counts.records()):
         trainer.model.eval()
-        trainer.processed_tokens = count.record()
+        trainer.processed_tokens = record
     return trainers, steps, (loss_sums / max(steps, 1)).tolist(), seconds
 
 

@@ -58,6 +58,26 @@ class TokenCount:
         }
 
 
+class StackCount:
+    """The tokens of each member of a fused run (pipeline/classify/fused_training.py), step by step: a member's
+    rows at the stack's padded length (``fused_training.stack_batches`` pads every member's batch to the
+    longest of the step), and its own real tokens; epochs of ``per_epoch`` steps, as ``member_batches`` runs."""
+
+    def __init__(self, members: int, per_epoch: int):
+        self.counts = [TokenCount() for _ in range(members)]
+        self.per_epoch = max(per_epoch, 1)
+
+    def add(self, batches: list[dict], step: int) -> list[dict]:
+        """Count one step's member batches; returns them, to be stacked."""
+        length = max(b["input_ids"].shape[-1] for b in batches)
+        for count, batch in zip(self.counts, batches):
+            count.add(step // self.per_epoch, *batch_tokens(batch, length))
+        return batches
+
+    def records(self) -> list[dict]:
+        return [count.record() for count in self.counts]
+
+
 class CountTokens(TrainerCallback):
     """Counts a ``Trainer``'s training batches as its model receives them: a forward pre-hook on the model
     sees every training forward (``model.training``, gradients on; the predictions after training run in
