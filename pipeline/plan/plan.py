@@ -53,6 +53,7 @@ import yaml
 from pipeline import experiments
 from pipeline.arguments import MFU
 from pipeline.budget import cost
+from pipeline.budget.classify_tokens import TOKENS, read_tokens
 from pipeline.budget.workloads_file import read_workloads
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
@@ -77,6 +78,7 @@ HERE = Path(__file__).parent
 FILES = {
     "paper_settings.yaml": HERE / "paper_settings.yaml",
     "workloads.yaml": cost.WORKLOADS,
+    "classify_tokens.yaml": TOKENS,
     "published.yaml": HERE.parent / "report" / "published.yaml",
 }
 NOT_RECORDED = "not compared: the run records no such setting"
@@ -94,6 +96,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _yaml(name: str) -> dict:
     if name == "workloads.yaml":  # its measured floors checked, read as a small file (issue 47 §4, §5)
         return read_workloads(FILES[name])
+    if (
+        name == "classify_tokens.yaml"
+    ):  # measured by bench/classify_tokens.py, checked (pipeline/budget/classify_tokens.py)
+        return read_tokens(FILES[name])
     return yaml.safe_load(FILES[name].read_text(encoding="utf-8"))
 
 
@@ -108,6 +114,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
         self.runs = experiments.runs(config["pretrain"])
         self.paper = _yaml("paper_settings.yaml")
         self.work = _yaml("workloads.yaml")
+        self.tokens = _yaml("classify_tokens.yaml")
 
     # ------------------------------------------------------------------ pre-training
     def pretrain_settings(self, run: experiments.PretrainRun) -> dict:
@@ -467,6 +474,7 @@ def run(args: argparse.Namespace) -> None:
     commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()
+    total["classify_tokens"] = planner.token_sources()
     document = {
         "config": str(args.configfile),
         "assumption": assumption,
