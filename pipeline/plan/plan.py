@@ -33,7 +33,8 @@ a training example costs in ``workloads.yaml``. A record holds:
   ``--mfu`` of ``--gpu``'s dense bf16 peak and its steps × a per-step floor
   (:mod:`pipeline.budget.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
   the FLOPs time of the same work, beside it; the ``budget`` sums both over every configured job
-  (``flops_total``), also those no published row reads.
+  (``flops_total``), also those no published row reads. A GLUE / CLUE sequence is as long as classify pads it
+  (measured: ``classify_tokens.yaml``), or max_length where not: ``budget.classify_tokens`` says which, and why.
 
 Beside the records, ``not_reproduced``: the tables of the papers no run can make (per-example scores,
 human judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
