@@ -90,5 +90,8 @@ def test_the_plans_figure_is_within_ten_percent_of_a_real_run(cli, real_root, re
     figure, examples = measured(path, task, real_root, 8, length)
     recorded = result["per_seed"]["0"]["processed_tokens"]
     plan = figure["padded"][8][0] / examples * examples * epochs
+    print(
+        f"{task}: the plan's {plan:,.0f} padded tokens against the run's {recorded['padded']:,} ({plan / recorded['padded'] - 1:+.2%})"
+    )
     assert abs(plan - recorded["padded"]) <= 0.10 * recorded["padded"]
     assert figure["real"] * epochs == recorded["real"]
