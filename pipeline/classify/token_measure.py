@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from pipeline.classify import encoding, training
+from pipeline.classify import encoding, hyperparameters, training
 from pipeline.classify.fused_training import member_batches
 
 
@@ -110,17 +110,19 @@ def measure(
 ) -> dict:
     """``{length: {"features", "rows", "real", "padded": {batch: [padded with 1 .. seeds orders]}}}`` for
     ``epoch`` over ``examples`` (each a total over the epoch: divide by ``len(examples)`` for a figure per
-    example). ``settings`` supplies the rest of the run's arguments (the doc stride of span extraction)."""
+    example). ``settings`` supplies the rest of the run's arguments (the doc stride of span extraction); by
+    default the task's own (pipeline/classify/hyperparameters.py)."""
+    defaults = hyperparameters.defaults(task)  # classify's own, as settings_from fills them
     base = settings or training.Settings(
         batch_size=batch_sizes[0],
-        lr=2e-5,
-        epochs=1,
+        lr=defaults["lr"],
+        epochs=defaults["epochs"],
         max_steps=0,
         max_length=lengths[0],
-        warmup_ratio=0.1,
-        weight_decay=0.01,
-        doc_stride=128,
-        max_answer_tokens=30,
+        warmup_ratio=defaults["warmup_ratio"],
+        weight_decay=defaults["weight_decay"],
+        doc_stride=defaults["doc_stride"],
+        max_answer_tokens=defaults["max_answer_tokens"],
     )
     found, orders_of = {}, {}  # a data order depends on the number of features, the batch and the seed
     for length in lengths:
