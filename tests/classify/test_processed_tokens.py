@@ -74,14 +74,24 @@ def test_a_fused_member_counts_its_rows_at_the_stacks_length(cli, tiny_en, demo_
 
 @pytest.mark.parametrize(
     "task, model, length",
-    [("rte", "tiny_en_real", 128), ("chid", "tiny_zh", 256), ("tnews", "tiny_zh", 128)],
-    ids=["rte", "fewclue-chid", "fewclue-tnews"],
+    [
+        ("rte", "tiny_en_real", 128),
+        ("stsb", "tiny_en_real", 128),
+        ("chid", "tiny_zh", 256),
+        ("tnews", "tiny_zh", 128),
+        ("cluewsc", "tiny_zh", 128),
+        ("c3", "tiny_zh", 256),
+        ("cmrc2018", "tiny_zh", 256),
+    ],
+    ids=["rte", "stsb", "fewclue-chid", "fewclue-tnews", "fewclue-cluewsc", "c3", "cmrc2018"],
 )
 def test_the_plans_figure_is_within_ten_percent_of_a_real_run(cli, real_root, request, tmp_path, task, model, length):
-    """A tiny model fine-tunes 3 epochs at batch 8 on the first rows of a real data-root file (RTE's train.tsv;
-    FewCLUE's ChID, a multiple-choice task of 7 candidates, and TNEWS); the plan's figure for that file, batch
-    and length (tokens per example of epoch 0's order, times examples and epochs: pipeline/plan/plan_costs.py)
-    is within 10% of the tokens the run records."""
+    """A tiny model fine-tunes 3 epochs at batch 8 on the first rows of a real data-root file, one task of each
+    head (pair classification: RTE's train.tsv; regression: the STS Benchmark; FewCLUE's ChID, multiple choice
+    of 7 candidates, TNEWS and the span-marked CLUEWSC; C3, options paired with the dialogue; CMRC 2018's
+    windows, its trial set standing in for the train file); the plan's figure for that file, batch and length
+    (tokens per example of epoch 0's order, times examples and epochs: pipeline/plan/plan_costs.py) is within
+    10% of the tokens the run records."""
     path = request.getfixturevalue(model)
     epochs = 3
     result = classify(
