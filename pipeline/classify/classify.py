@@ -11,6 +11,8 @@ predict the dev set (and MNLI's mismatched dev, and the test set where there is 
 
 Writes, all at once when every seed is done:
   DIR/metrics.json                     per-seed dev metrics (x 100), their mean / std / max / min,
+                                       the tokens each seed's training batches held (padded, real,
+                                       per epoch),
                                        test metrics where the test labels are public (FewCLUE
                                        test_public, C3, STS Benchmark), settings, data files,
                                        checkpoint and provenance (with --fuse, each seed's stack: the
@@ -421,6 +423,8 @@ def run(args: argparse.Namespace) -> None:
                     **{set_name: result["metrics"] for set_name, result in o["sets"].items()},
                     "steps": o["steps"],
                     "train_loss": o["train_loss"],
+                    # the tokens of its training batches, padding included, per epoch (processed_tokens.py)
+                    "processed_tokens": o["processed_tokens"],
                 }
                 for o in outcomes
             },

@@ -106,12 +106,38 @@ def _state_problem(state: dict, expected: dict, steps: int) -> str | None:
     return None
 
 
+def cuda_rng_state() -> list:
+    """Every GPU's generator state (``torch.cuda.get_rng_state_all``; none without CUDA), which a save keeps
+    beside the CPU's, as pre-training's checkpoints do (pipeline/pretrain/checkpoint.py), so that anything
+    drawn on the GPU after a resume is what an unbroken run draws."""
+    return torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
+
+
+def restore_cuda_rng(saved: list | None) -> None:
+    """Put back the GPU generators a save kept (a save made without CUDA, or on CPU now, has none to restore)."""
+    if saved and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(saved)
+
+
 # what the job logs and writes of a member's training (run_members' outcome)
 NUMBERS = ("steps", "train_loss", "train_seconds", "train_examples_per_second")
 
 
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _token_record(record) -> bool:
+    """Whether ``record`` is a run's processed tokens (pipeline/classify/processed_tokens.py): whole numbers
+    ``padded`` and ``real``, and ``per_epoch`` a list of such pairs."""
+
+    def whole(pair) -> bool:
+        return isinstance(pair, dict) and all(
+            isinstance(pair.get(key), int) and not isinstance(pair.get(key), bool) and pair[key] >= 0
+            for key in ("padded", "real")
+        )
+
+    return whole(record) and isinstance(record.get("per_epoch"), list) and all(map(whole, record["per_epoch"]))
 
 
 def _outcomes_problem(outcomes, identity: dict) -> str | None:
@@ -131,6 +157,8 @@ def _outcomes_problem(outcomes, identity: dict) -> str | None:
             return f"the outcome of {who} is missing ({found} is in its place)"
         if not all(_number(outcome.get(key)) for key in NUMBERS):
             return f"the outcome of {who} lacks a number of {', '.join(NUMBERS)}"
+        if not _token_record(outcome.get("processed_tokens")):
+            return f"the outcome of {who} lacks its processed tokens"
         if not isinstance(outcome.get("sets"), dict) or sorted(outcome["sets"]) != sorted(sets):
             return f"the outcome of {who} does not hold the sets {', '.join(sorted(sets))}"
         for name, data in sets.items():

@@ -47,9 +47,9 @@ from torch.func import functional_call, stack_module_state, vmap
 from transformers import Trainer, set_seed
 
 from pipeline import tracking
-from pipeline.classify import training
+from pipeline.classify import processed_tokens, training
 from pipeline.classify.fused_dropout import MemberDropout, call_keys, member_key
-from pipeline.classify.fused_resume import Resume, data_fingerprint
+from pipeline.classify.fused_resume import Resume, cuda_rng_state, data_fingerprint, restore_cuda_rng
 from pipeline.classify.fused_stacks import CHOICE_ARCHITECTURES, FUSED_ARCHITECTURES, UNKEYED_CONFIG
 from pipeline.classify.hyperparameters import setting_label
 from pipeline.errors import InputError
@@ -332,19 +332,6 @@ class StackedAdamW:
         self.step_count = state["step"]
 
 
-def cuda_rng_state() -> list:
-    """Every GPU's generator state (``torch.cuda.get_rng_state_all``; none without CUDA), which a save keeps
-    beside the CPU's, as pre-training's checkpoints do (pipeline/pretrain/checkpoint.py), so that anything
-    drawn on the GPU after a resume is what an unbroken run draws."""
-    return torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []
-
-
-def restore_cuda_rng(saved: list | None) -> None:
-    """Put back the GPU generators a save kept (a save made without CUDA, or on CPU now, has none to restore)."""
-    if saved and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(saved)
-
-
 def member_trackers(members: list[Member], tracker_args) -> list:
     """Each member's live curves where the solo run keeps them (TensorBoard, ``seed-N`` under --tracking-dir).
     ``tracker_args``: the job's arguments, or a list of them, one per member (the members of several
@@ -370,9 +357,9 @@ def train_members(
     tracker_args=None,
     resume: Resume | None = None,
 ):
-    """Fine-tune every member at once; returns their Trainers (holding the trained models), steps, mean
-    training losses and training seconds. Live curves (loss, learning rate, gradient norm) go to each
-    member's tracker every ``logging_steps``, as the Trainer logs them."""
+    """Fine-tune every member at once; returns their Trainers (the trained models and, as ``processed_tokens``,
+    the tokens of their batches), steps, mean training losses and training seconds. Live curves (loss,
+    learning rate, gradient norm) go to each member's tracker every ``logging_steps``, as the Trainer logs them."""
     trainers = [member_trainer(task, m, tokenizer, train, settings, scratch) for m in members]
     steps = training_steps(trainers[0], settings)
     args = trainers[0].args
@@ -383,6 +370,7 @@ def train_members(
     device = next(iter(stacked.params.values())).device
     base_lrs = torch.tensor([m.lr for m in members], dtype=torch.float64, device=device)
     streams = [member_batches(t, steps) for t in trainers]
+    counts = processed_tokens.StackCount(len(members), len(trainers[0].get_train_dataloader()))
     pad_id = tokenizer.pad_token_id or 0
     # each member's dropout masks come from its own key (its model, seed and setting: fused_dropout), not from
     # the stack; the global generator only seeds the data loaders' iterators, which draw nothing that matters
@@ -411,15 +399,14 @@ def train_members(
         loss_sums.copy_(state["loss_sums"])
         logged.copy_(state["logged"])
         first = state["step"]
-        for stream in streams:  # each member's sampler replayed to where the run stopped
-            for _ in range(first):
-                next(stream)
+        for step in range(first):  # each member's sampler replayed to where the run stopped, its tokens counted
+            counts.add([next(stream) for stream in streams], step)
         torch.set_rng_state(state["rng"])  # after the replay: a data loader draws its base seed from it
         restore_cuda_rng(state["cuda_rng"])
     progress = Progress(log, f"{task.name} fused x{len(members)} steps", total=steps)
     started = time.perf_counter()
     for step in range(first, steps):
-        batch = stack_batches([next(s) for s in streams], pad_id)
+        batch = stack_batches(counts.add([next(s) for s in streams], step), pad_id)
         batch = {key: value.to(device) for key, value in batch.items()}
         losses, _ = stacked.losses(batch, call_keys(keys, step), autocast=settings.bf16)
         stacked.backward(losses)
@@ -456,8 +443,9 @@ def train_members(
     if resume:
         resume.finish()
     seconds = time.perf_counter() - started
-    for trainer in trainers:
+    for trainer, record in zip(trainers, counts.records()):
         trainer.model.eval()
+        trainer.processed_tokens = record
     return trainers, steps, (loss_sums / max(steps, 1)).tolist(), seconds
 
 
@@ -486,6 +474,7 @@ def run_members(
                 "steps": steps,
                 "train_examples_per_second": steps * settings.batch_size * len(members) / max(seconds, 1e-9),
                 "train_loss": loss,
+                "processed_tokens": trainer.processed_tokens,
                 "sets": {},
             }
             for name, (examples, features) in evaluations.items():

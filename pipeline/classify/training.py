@@ -40,6 +40,7 @@ from transformers import (
 
 from pipeline import tracking
 from pipeline.classify import encoding, metrics
+from pipeline.classify.processed_tokens import CountTokens
 from pipeline.errors import InputError
 from pipeline.models.loading import DROPOUT_FIELDS, HEAD_DROPOUT_FIELDS, set_dropout
 from pipeline.models.weights import load_pretrained
@@ -180,7 +181,8 @@ def run_seed(
     task, model_path: str, tokenizer, train, evaluations: dict, settings: Settings, seed: int, tracker_args=None
 ) -> dict:
     """Fine-tune a fresh copy of the model on ``train`` (examples, features) with ``seed``; predict
-    every evaluation set ({name: (examples, features)}). Returns predictions, metrics and speed.
+    every evaluation set ({name: (examples, features)}). Returns predictions, metrics, speed and the tokens its
+    training batches held (:mod:`pipeline.classify.processed_tokens`).
     ``tracker_args`` (``--report-to``, ``--tracking-dir``): the live curves, in ``seed-N`` under the folder."""
     report_to, curves = [], []
     if tracker_args is not None:
@@ -192,6 +194,7 @@ def run_seed(
         curves = tracking.trainer_callbacks(seed_args)
     set_seed(seed)
     model = load_model(task, model_path, settings.dropout)
+    counted = CountTokens(model)  # the tokens of every training batch, padding included (issue 48 §2)
     with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
         trainer = Trainer(
             model=model,
@@ -199,7 +202,7 @@ def run_seed(
             train_dataset=train[1],
             data_collator=collator(task, tokenizer),
             processing_class=tokenizer,
-            callbacks=[ProgressLog(f"{task.name} seed {seed}"), *curves],
+            callbacks=[ProgressLog(f"{task.name} seed {seed}"), counted, *curves],
         )
         started = time.perf_counter()
         result = trainer.train()
@@ -210,6 +213,7 @@ def run_seed(
             "steps": result.global_step,
             "train_examples_per_second": result.metrics.get("train_samples_per_second"),
             "train_loss": result.training_loss,
+            "processed_tokens": counted.record(),
             "sets": {},
         }
         for name, (examples, features) in evaluations.items():

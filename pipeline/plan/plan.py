@@ -33,7 +33,8 @@ a training example costs in ``workloads.yaml``. A record holds:
   ``--mfu`` of ``--gpu``'s dense bf16 peak and its steps × a per-step floor
   (:mod:`pipeline.budget.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
   the FLOPs time of the same work, beside it; the ``budget`` sums both over every configured job
-  (``flops_total``), also those no published row reads.
+  (``flops_total``), also those no published row reads. A GLUE / CLUE sequence is as long as classify pads it
+  (measured: ``classify_tokens.yaml``), or max_length where not: ``budget.classify_tokens`` says which, and why.
 
 Beside the records, ``not_reproduced``: the tables of the papers no run can make (per-example scores,
 human judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
@@ -53,6 +54,7 @@ import yaml
 from pipeline import experiments
 from pipeline.arguments import MFU
 from pipeline.budget import cost
+from pipeline.budget.classify_tokens import TOKENS, read_tokens
 from pipeline.budget.workloads_file import read_workloads
 from pipeline.errors import InputError
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
@@ -78,6 +80,7 @@ HERE = Path(__file__).parent
 FILES = {
     "paper_settings.yaml": HERE / "paper_settings.yaml",
     "workloads.yaml": cost.WORKLOADS,
+    "classify_tokens.yaml": TOKENS,
     "published.yaml": HERE.parent / "report" / "published.yaml",
 }
 NOT_RECORDED = "not compared: the run records no such setting"
@@ -95,6 +98,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _yaml(name: str) -> dict:
     if name == "workloads.yaml":  # its measured floors checked, read as a small file (issue 47 §4, §5)
         return read_workloads(FILES[name])
+    if (
+        name == "classify_tokens.yaml"
+    ):  # measured by bench/classify_tokens.py, checked (pipeline/budget/classify_tokens.py)
+        return read_tokens(FILES[name])
     return yaml.safe_load(FILES[name].read_text(encoding="utf-8"))
 
 
@@ -109,6 +116,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
         self.runs = experiments.runs(config["pretrain"])
         self.paper = _yaml("paper_settings.yaml")
         self.work = _yaml("workloads.yaml")
+        self.tokens = _yaml("classify_tokens.yaml")
 
     # ------------------------------------------------------------------ pre-training
     def pretrain_settings(self, run: experiments.PretrainRun) -> dict:
@@ -470,6 +478,7 @@ def run(args: argparse.Namespace) -> None:
     commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()
+    total["classify_tokens"] = planner.token_sources()
     document = {
         "config": str(args.configfile),
         "assumption": assumption,

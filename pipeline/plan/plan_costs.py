@@ -5,7 +5,10 @@ each job the larger of its FLOPs time and its steps × a per-step floor (:mod:`p
 What a fine-tuning example encodes is counted as classify encodes it (docs/method.md §4): a
 multiple-choice example is one sequence per candidate (ChID, C3), and a reading-comprehension
 example one feature per window of its passage (CMRC 2018, doc stride 128), each a training example
-of its own (workloads.yaml ``sequences_per_example``)."""
+of its own (workloads.yaml ``sequences_per_example``). Each sequence is as long as classify pads it:
+the padded tokens per sequence measured on the data root's files (``classify_tokens.yaml``,
+bench/classify_tokens.py: each batch padded to its longest sequence, a fused stack's to its longest
+batch), or, for a task, batch or length not measured there, the task's max_length (an upper bound)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import math
 from pipeline import experiments, fused_groups
 from pipeline.backbone_family import shares_layers
 from pipeline.budget import cost
+from pipeline.budget.classify_tokens import TOKENS
 from pipeline.budget.cost import architecture
 from pipeline.budget.memory import largest_fused_members
 from pipeline.experiments import MISAD_OBJECTIVES
@@ -200,10 +204,80 @@ class PlanCosts:
                 )
         return found
 
+    def padded_sequence(self, benchmark: str, task: str, batch: int, length: int, orders: int) -> float | None:
+        """Padded tokens per sequence of a run of ``task`` at ``batch`` x ``length`` whose batches are padded with
+        those of ``orders`` data orders (a fused stack, :meth:`stack_orders`), measured on the data
+        (``classify_tokens.yaml``: padded over sequences per example); None where it was not measured."""
+        record = ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
+        figure = (record.get("lengths") or {}).get(length)
+        per_orders = ((figure or {}).get("padded") or {}).get(batch)
+        if not per_orders:
+            return None
+        return per_orders[min(orders, len(per_orders)) - 1] / figure["sequences"]
+
+    def sequence_flops(self, arch, benchmark: str, task: str, batch: int, length: int, orders: int) -> float:
+        """Training FLOPs of one sequence of ``task`` at ``batch`` x ``length``: its padded tokens
+        (:meth:`padded_sequence`, else ``length``, an upper bound) at the FLOPs per token of that length."""
+        padded = self.padded_sequence(benchmark, task, batch, length, orders) or length
+        return padded * arch.training_flops_per_token(padded)
+
+    def stack_orders(self, members: int) -> int:
+        """The data orders in a stack of ``members`` runs: a stack is a stretch of the model-major order of a
+        setting's runs (pipeline/fused_groups.py), and runs of one seed draw one order whatever their model
+        (classify's sampler is seeded by the seed), so min(members, seeds)."""
+        return max(1, min(members, int(self.config["classify"]["seeds"])))
+
+    def token_sources(self) -> list[dict]:
+        """For every task the config fine-tunes: where the plan's tokens per sequence come from, ``measured``
+        (the file, its split, whether it is a substitute for the benchmark's release, the tokenizer) or
+        ``upper bound`` (the task's max_length) with why; a measured task some of whose grid points were not
+        measured is an upper bound at those (``unmeasured``)."""
+        section = self.config.get("classify") or {}
+        measured, missing = self.tokens.get("measured") or {}, self.tokens.get("missing") or {}
+        shapes = self.work.get("sequences_per_example") or {}
+        found = []
+        for benchmark in ("glue", "clue"):
+            if not (section.get(benchmark) or {}).get("models"):
+                continue
+            for task in section[benchmark]["tasks"]:
+                record = (measured.get(benchmark) or {}).get(task)
+                source = {"benchmark": benchmark, "task": task}
+                if record is None:
+                    looked = (missing.get(benchmark) or {}).get(task)
+                    why = f"no file of it in the data root ({looked})" if looked else f"not measured in {TOKENS.name}"
+                    found.append({**source, "source": "upper bound", "why": why})
+                    continue
+                grid = [
+                    (batch, length)
+                    for length in _listed(section["max_length"].get(task, section["max_length"][benchmark]))
+                    for batch in section["batch_sizes"][benchmark]
+                    if self.padded_sequence(benchmark, task, batch, length, 1) is None
+                ]
+                entry = {
+                    **source,
+                    "source": "measured",
+                    "file": record["file"],
+                    "split": record["split"],
+                    "substitute": record["substitute"],
+                    "tokenizer": record["tokenizer"],
+                }
+                release = (shapes.get(benchmark) or {}).get(task, {}).get("candidates")
+                measured_rows = next(iter(record["lengths"].values()))["sequences"]
+                if release and round(measured_rows) != release:
+                    entry["note"] = (
+                        f"{measured_rows:g} candidates per example in this file, {release} in the release: "
+                        "counted per sequence, times the release's"
+                    )
+                if grid:
+                    entry["unmeasured"] = [f"{b}x{n}" for b, n in grid]
+                found.append(entry)
+        return found
+
     def classify_cost(self, benchmark: str, label: str) -> cost.JobCost | None:
         """Every job of the dev-selected grid (pipeline/classify/hyperparameters.py): seeds x batch sizes x
-        lr x epochs x lengths per task, each sequence padded to the length (an upper bound: classify pads
-        each batch to its longest example), each job at least its steps x the per-step floor. A
+        lr x epochs x lengths per task, each sequence as long as classify pads it, measured on the data
+        (:meth:`padded_sequence`; the attention term at that mean length), or the length where it was not
+        measured (an upper bound: :meth:`token_sources`), each job at least its steps x the per-step floor. A
         multiple-choice example is ``candidates`` sequences in one step's batch; a reading-comprehension
         example ``windows`` training features. With ``classify.fuse`` K, a setting's runs (its seeds; with
         ``classify.fuse_checkpoints``, the seeds of every model of ``label``'s backbone) train in stacks of
@@ -232,12 +306,17 @@ class PlanCosts:
                 for epochs in listed("epochs", task):
                     steps = math.ceil(features / batch) * epochs
                     for length in listed("max_length", task):
-                        flops = features * sequences * epochs * length * arch.training_flops_per_token(length)
+                        point = (arch, benchmark, task, batch, length)
                         if fuse <= 1:
-                            total += settings_per_point * runs * cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
+                            flops = features * sequences * epochs * self.sequence_flops(*point, 1)
+                            job = cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
+                            total += settings_per_point * runs * job
                             continue
                         for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
                             ratio = self.fused_ratio(members)
+                            flops = (
+                                features * sequences * epochs * self.sequence_flops(*point, self.stack_orders(members))
+                            )
                             job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
                             total += settings_per_point * job
         return total * (1 / len(group))  # the group's jobs, shared by its models

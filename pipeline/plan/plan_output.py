@@ -132,9 +132,36 @@ def markdown(records: list[dict], assumption: str, total: dict | None = None) ->
         f"- largest: {j['rule']} {j['label']} {j['gpu_hours']:,.1f} (FLOPs time {j['flops_hours']:,.1f})"
         for j in total["largest"]
     ]
+    if total.get("classify_tokens"):
+        lines += ["", token_sources_text(total["classify_tokens"])]
     if total.get("fused_stacks"):
         lines += ["", fused_stacks_text(total["fused_stacks"])]
     return "\n".join(lines) + "\n"
+
+
+def token_sources_text(sources: list[dict]) -> str:
+    """The plan's lines on what a GLUE / CLUE sequence costs (issue 48 §2): per task, the tokens measured on a
+    data-root file (pipeline/budget/classify_tokens.yaml), or the max_length upper bound and why."""
+    lines = [
+        (
+            "GLUE / CLUE tokens per sequence (pipeline/plan/plan_costs.py): padded as classify pads them, measured on "
+            "the data root's files by bench/classify_tokens.py (pipeline/budget/classify_tokens.yaml); where not "
+            "measured, the task's max_length, an upper bound:"
+        )
+    ]
+    for s in sources:
+        name = f"{s['benchmark']} {s['task']}"
+        if s["source"] != "measured":
+            lines.append(f"- {name}: upper bound (max_length): {s['why']}")
+            continue
+        kind = f"{s['split']} file" + (", a substitute for the release" if s["substitute"] else "")
+        line = f"- {name}: measured on {s['file']} ({kind}; tokenizer {s['tokenizer']})"
+        if s.get("note"):
+            line += f"; {s['note']}"
+        if s.get("unmeasured"):
+            line += f"; upper bound at {', '.join(s['unmeasured'])} (not measured)"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def fused_stacks_text(stacks: list[dict]) -> str:

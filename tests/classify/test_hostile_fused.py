@@ -88,6 +88,7 @@ def test_another_runs_kept_outcomes_are_not_used(tmp_path, caplog):
     member = {"seed": 0, "lr": 1e-3, "model_path": "m"}
     outcome = {**member, "steps": 2, "train_loss": 0.5, "train_seconds": 1.0, "train_examples_per_second": 8.0}
     outcome["sets"] = {}
+    outcome["processed_tokens"] = {"padded": 32, "real": 20, "per_epoch": [{"padded": 32, "real": 20}]}
     resume.keep({"members": [member], "inputs": ["a"]}, [outcome])
     assert resume.finished({"members": [member], "inputs": ["b"]}) is None
     assert "not this run's save (its inputs differ)" in caplog.text
@@ -355,6 +356,10 @@ def _no_metrics(outcomes):
     outcomes[0]["sets"]["dev"]["metrics"] = None
 
 
+def _tokens_not_counted(outcomes):  # kept by a version that did not count them, or edited
+    outcomes[0]["processed_tokens"]["per_epoch"][0]["padded"] = -1
+
+
 @pytest.mark.parametrize(
     "rows, change, said",
     [
@@ -362,9 +367,17 @@ def _no_metrics(outcomes):
         (16, _outcomes(_seed_in_place), "the outcome of seed 1 of"),
         (16, _outcomes(_a_prediction_short), "lacks 16 dev predictions"),
         (16, _outcomes(_no_metrics), "lacks its dev metrics"),
+        (16, _outcomes(_tokens_not_counted), "lacks its processed tokens"),
         (0, None, "is not this run's save (its train differ)"),
     ],
-    ids=["member-missing", "other-seed-in-place", "prediction-missing", "metrics-missing", "other-training-data"],
+    ids=[
+        "member-missing",
+        "other-seed-in-place",
+        "prediction-missing",
+        "metrics-missing",
+        "tokens-missing",
+        "other-training-data",
+    ],
 )
 def test_edited_or_other_datas_kept_outcomes_are_set_aside_and_the_job_writes_the_unbroken_jobs_files(
     cli, tiny_en, demo_root, kept, tmp_path, caplog, rows, change, said

@@ -1,0 +1,75 @@
+"""A measured-tokens file the plan must not take on trust (issue 48 §2; pipeline/budget/classify_tokens.py):
+``bench/classify_tokens.py --write`` writes pipeline/budget/classify_tokens.yaml, and the plan's fine-tuning
+FLOPs scale with every figure in it. A figure that is no finite positive number, a padded figure below the
+real tokens it pads or above its sequences at full length, or a file name that would render as Markdown is
+one line naming the file and the place in it, exit 2, nothing written; an absent file measures nothing."""
+
+from __future__ import annotations
+
+import pytest
+from hostile import assert_clean_failure
+from testdata import REPO
+
+from pipeline.budget import classify_tokens
+from pipeline.plan import plan
+
+PAPER_EN = REPO / "workflow" / "config" / "paper-en.yaml"
+RTE = "      file: glue/RTE/train.tsv\n"
+
+
+@pytest.fixture
+def tokens(tmp_path, monkeypatch):
+    """Point the plan at a copy of classify_tokens.yaml, with ``edit(text)`` applied."""
+    path = tmp_path / "classify_tokens.yaml"
+
+    def write(edit):
+        path.write_text(edit(classify_tokens.TOKENS.read_text(encoding="utf-8")), encoding="utf-8")
+        monkeypatch.setitem(plan.FILES, "classify_tokens.yaml", path)
+        plan._yaml.cache_clear()
+        return path
+
+    yield write
+    plan._yaml.cache_clear()
+
+
+def rte_padded(value: str):
+    """RTE's first padded figure (length 128, batch 8, one order) replaced by ``value``."""
+
+    def edit(text: str) -> str:
+        start = text.index(RTE)
+        head, tail = text[:start], text[start:]
+        at = tail.index("8: [") + len("8: [")
+        end = tail.index(",", at)
+        return head + tail[:at] + value + tail[end:]
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit, place, fragment",
+    [
+        (rte_padded(".nan"), "measured.glue.rte.lengths.128.padded.8", "not a positive number of tokens"),
+        (rte_padded("-.inf"), "measured.glue.rte.lengths.128.padded.8", "not a positive number of tokens"),
+        (rte_padded("true"), "measured.glue.rte.lengths.128.padded.8", "not a positive number of tokens"),
+        (rte_padded("1.0"), "measured.glue.rte.lengths.128.padded.8", "is not between the real tokens"),
+        (rte_padded("1.0e+9"), "measured.glue.rte.lengths.128.padded.8", "is not between the real tokens"),
+        (
+            lambda text: text.replace(RTE, "      file: '[RTE](https://example.org)'\n"),
+            "measured.glue.rte.file",
+            "not a plain path",
+        ),
+        (lambda text: text.replace("seeds: 5", "seeds: 0"), "seeds", "not a whole number"),
+    ],
+    ids=["nan", "-inf", "true", "below-real", "above-length", "markdown-file", "no-seeds"],
+)
+def test_a_bad_measurement_is_one_line(tokens, cli, capsys, tmp_path, edit, place, fragment):
+    path = tokens(edit)
+    out = tmp_path / "plan.md"
+    status = cli("plan", "--configfile", PAPER_EN, "--out", out)
+    err = capsys.readouterr().err
+    assert_clean_failure(status, err, path, out, fragment)
+    assert place in err and "rerun bench/classify_tokens.py" in err
+
+
+def test_no_file_measures_nothing(tmp_path):
+    assert classify_tokens.read_tokens(tmp_path / "absent.yaml") == {"seeds": 1, "measured": {}, "missing": {}}
