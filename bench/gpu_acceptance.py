@@ -477,7 +477,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=tuple(PROFILES), default="cuda")
     parser.add_argument("--out", type=Path, help="default results/gpu-acceptance/DEVICE")
-    parser.add_argument("--budget-s", type=float, default=450, help="start no job after this (the run < 8 min)")
+    parser.add_argument("--budget-s", type=float, default=420, help="start no job after this (the run < 8 min)")
     parser.add_argument("--no-plan", action="store_true", help="CUDA: do not write pipeline/budget/acceptance.yaml")
     args = parser.parse_args(argv)
     started = time.monotonic()
