@@ -34,6 +34,9 @@ def test_albert_family_shares_one_layer_over_factorised_embeddings(sentences, tm
     assert (config["embedding_size"], config["hidden_size"], config["num_hidden_layers"]) == (16, 64, 3)
     model = AutoModelForMaskedLM.from_pretrained(out)
     assert len(model.albert.encoder.albert_layer_groups) == 1  # one layer, applied 3 times (Lan et al. 2020 §3.1)
+    from pipeline.models.card import card_text
+
+    assert "A small randomly initialised ALBERT with a WordPiece vocabulary" in card_text(out)
 
 
 def test_electra_family_writes_its_generator_where_pretrain_looks(sentences, tmp_path, cli):
