@@ -70,7 +70,7 @@ rehearsal: install
 # The GPU acceptance run (bench/gpu_acceptance.py, BENCHMARKS.md "GPU acceptance"): the pipeline's own stages on
 # random-weight models of the papers' architectures, a few dozen steps each, in under 8 minutes on one H100; it
 # prints one table and writes pipeline/budget/acceptance.yaml, which the plan reads. DEVICE=cpu: tiny models of
-# the same families, every row (CI runs it; about 2.5 minutes on 2 cores), nothing written for the plan.
+# the same families, every row (CI runs it; 2.5-3 minutes on 2 cores), nothing written for the plan.
 DEVICE ?= cuda
 gpu-acceptance: $(VENV)/.installed
 	$(BIN)/python bench/gpu_acceptance.py --device $(DEVICE)
