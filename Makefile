@@ -25,7 +25,7 @@ LOCK := requirements.lock
 TORCH := 2.13.0
 PIP := 26.3
 
-.PHONY: install demo test lint format lock clean-demo sample-learning rehearsal
+.PHONY: install demo test lint format lock clean-demo sample-learning rehearsal gpu-acceptance
 
 # Last, the package's bytecode, once: where PYTHONDONTWRITEBYTECODE is set (CI's image sets it), every
 # `python -m pipeline` job would otherwise compile the modules it imports again (0.2-0.8 CPU s a job).
@@ -66,6 +66,14 @@ DATA ?= ../shared/data
 PAPERS ?= workflow/config/paper-zh.yaml workflow/config/paper-en.yaml
 rehearsal: install
 	$(BIN)/python -m pipeline rehearsal $(foreach paper,$(PAPERS),--paper $(paper)) --data $(DATA) --cores $(CORES)
+
+# The GPU acceptance run (bench/gpu_acceptance.py, BENCHMARKS.md "GPU acceptance"): the pipeline's own stages on
+# random-weight models of the papers' architectures, a few dozen steps each, in under 8 minutes on one H100; it
+# prints one table and writes pipeline/budget/acceptance.yaml, which the plan reads. DEVICE=cpu: tiny models of
+# the same families, every row (CI runs it; 2.5-3 minutes on 2 cores), nothing written for the plan.
+DEVICE ?= cuda
+gpu-acceptance: $(VENV)/.installed
+	$(BIN)/python bench/gpu_acceptance.py --device $(DEVICE)
 
 lint: install
 	$(BIN)/snakemake --lint

@@ -16,12 +16,17 @@ Models*, §4.1: 16-bit activations, no recomputation):
 Where the total passes :data:`GPU_GB` (less :data:`HEADROOM` for the allocator and the CUDA context),
 the batch is split into the fewest equal micro-batches that fit: ``grad_accum`` steps on one GPU, or as
 many DDP processes (``gpus``), the same optimiser batch either way.
+
+Once the GPU acceptance run (bench/gpu_acceptance.py) has measured the peak of real jobs, an estimate more than
+15% off is scaled by the measured ratio of its kind (pipeline/budget/acceptance_file.py, ``memory_factor``), so
+the splits and the fused stack sizes follow the card, not the formula alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.budget.acceptance_file import memory_factor
 from pipeline.budget.cost import Architecture
 
 GPU_GB = 80.0  # an H100 / A100 80 GB
@@ -75,13 +80,21 @@ def activation_bytes(arch: Architecture, batch: int, length: int, passes: float 
 
 
 def training_memory(
-    arch: Architecture, batch: int, length: int, passes: float = 1.0, shared_layers: bool = False
+    arch: Architecture,
+    batch: int,
+    length: int,
+    passes: float = 1.0,
+    shared_layers: bool = False,
+    corrected: bool = True,
 ) -> Memory:
     """The memory of a training step of ``batch`` sequences of ``length`` tokens, ``passes`` forward passes
-    kept for the backward (see the module docstring), and the fewest micro-batches that fit a GPU."""
-    static = 16 * stored_parameters(arch, shared_layers)
+    kept for the backward (see the module docstring), and the fewest micro-batches that fit a GPU.
+    ``corrected``: scaled by the measured factor where there is one (False: the formula alone, which
+    bench/gpu_acceptance.py checks)."""
+    factor = memory_factor("pretrain") if corrected else 1.0
+    static = factor * 16 * stored_parameters(arch, shared_layers)
     logits = 2 * 4 * MASKED_SHARE * batch * length * arch.vocab
-    activations = activation_bytes(arch, batch, length, passes) + logits
+    activations = factor * (activation_bytes(arch, batch, length, passes) + logits)
     budget = GPU_GB * GB * HEADROOM
     parts = 1
     while static + activations / parts > budget and parts < batch and batch % (parts * 2) == 0:
@@ -96,5 +109,13 @@ def largest_fused_members(arch: Architecture, batch: int, length: int, shared_la
     one run's memory (measured: the saved activations grow exactly by K, BENCHMARKS "classify: fused
     seeds"). A classification head replaces the MLM projection, so no vocabulary logits are counted.
     At least 1 (a run that does not fit alone is the memory line's to split, not this)."""
+    return max(1, int(GPU_GB * GB * HEADROOM // member_bytes(arch, batch, length, shared_layers)))
+
+
+def member_bytes(
+    arch: Architecture, batch: int, length: int, shared_layers: bool = False, corrected: bool = True
+) -> float:
+    """One fused member's memory (:func:`largest_fused_members`), scaled by the measured factor where there is
+    one and ``corrected``."""
     member = 16 * stored_parameters(arch, shared_layers) + activation_bytes(arch, batch, length)
-    return max(1, int(GPU_GB * GB * HEADROOM // member))
+    return (memory_factor("fused") if corrected else 1.0) * member

@@ -150,11 +150,16 @@ def card_text(
             "",
         ]
     elif settings_file == "tiny_model.json":
+        params = provenance.get("params", {})
+        family = {"albert": "ALBERT", "electra": "ELECTRA discriminator (its generator in generator/)"}
+        what = family.get(params.get("family"), "BERT")
+        if params.get("architecture"):  # tiny-model --architecture: a released checkpoint's shape
+            what = f"{what} of {params['architecture']}'s shape"
         lines += [
             (
-                "A small randomly initialised BERT with a WordPiece vocabulary trained on the corpus, made by the "
-                "ulr-pipeline repository for its demo and tests. It has not been trained: its embeddings are "
-                "random."
+                f"A {'randomly initialised' if params.get('architecture') else 'small randomly initialised'} {what} "
+                "with a WordPiece vocabulary trained on the corpus, made by the ulr-pipeline repository for its "
+                "demo and tests. It has not been trained: its embeddings are random."
             ),
             "",
         ]

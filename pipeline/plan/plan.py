@@ -53,7 +53,7 @@ import yaml
 
 from pipeline import experiments
 from pipeline.arguments import MFU
-from pipeline.budget import cost
+from pipeline.budget import acceptance_file, cost
 from pipeline.budget.classify_tokens import TOKENS, read_tokens
 from pipeline.budget.workloads_file import read_workloads
 from pipeline.errors import InputError
@@ -475,6 +475,11 @@ def run(args: argparse.Namespace) -> None:
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
     assumption = cost.assumptions(args.gpu, args.mfu, round(planner.per_layer_ms(), 3), planner.floor_source())
+    if acceptance_file.measured():  # the GPU acceptance run's numbers replace the stated ones (issue 48 §1)
+        assumption += (
+            "; pre-training at the MFU measured for its objective, fused stacks at the measured time per"
+            f" member-step, memory scaled where measured more than 15% off ({acceptance_file.source()})"
+        )
     commits = planner.commits()
     total = budget(records, planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()

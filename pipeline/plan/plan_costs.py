@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 
 from pipeline import experiments, fused_groups
-from pipeline.backbone_family import shares_layers
-from pipeline.budget import cost
+from pipeline.backbone_family import family_kind, shares_layers
+from pipeline.budget import acceptance_file, cost
 from pipeline.budget.classify_tokens import TOKENS
 from pipeline.budget.cost import architecture
 from pipeline.budget.memory import largest_fused_members
@@ -64,13 +64,19 @@ class PlanCosts:
     """The cost methods of :class:`pipeline.plan.plan.Planner` (its ``config``, ``work``, ``gpu``, ``mfu``)."""
 
     def per_layer_ms(self) -> float:
-        """The per-step floor per Transformer layer: bench/gpu_step.py's measurement where it has run on a
-        GPU (:func:`measured_floors`), else the documented estimate (workloads.yaml step_floor)."""
+        """The per-step floor per Transformer layer: the GPU acceptance run's (pipeline/budget/acceptance.yaml,
+        the pipeline's own classify step) where it has run, else bench/gpu_step.py's measurement where it has
+        run on a GPU (:func:`measured_floors`), else the documented estimate (workloads.yaml step_floor)."""
+        accepted = acceptance_file.measured()
+        if accepted:
+            return accepted["step_floor_per_layer_ms"]
         measured = measured_floors(self.work)
         return measured["per_layer_ms"] if measured else self.work["step_floor"]["per_layer_ms"]
 
     def floor_source(self) -> str:
         """Where :meth:`per_layer_ms` comes from, for the plan's assumption line."""
+        if acceptance_file.measured():
+            return acceptance_file.source()
         measured = measured_floors(self.work)
         if measured:
             return f"measured on {measured['card']} by bench/gpu_step.py (workloads.yaml step_floor_measured)"
@@ -96,7 +102,21 @@ class PlanCosts:
                 passes += 1 / 3  # one gradient-free forward of the candidates per step
         padding = self.work["padding_share"][settings["input"]]
         work = cost.Workload(arch, tokens, settings["max_length"], padding_share=padding, forward_tokens=forward)
-        return cost.job_cost(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, self.mfu)
+        mfu = self.objective_mfu(run, settings)
+        return cost.job_cost(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, mfu)
+
+    def objective_mfu(self, run: experiments.PretrainRun, settings: dict) -> float:
+        """The MFU a pre-training job runs at: what the GPU acceptance run measured for its objective on its
+        family (acceptance.yaml ``mfu``: ``electra+misad``, ``albert-xxlarge+misad``, ``misad.released``, ``mlm``
+        ...), the objective's on BERT-base where its family was not measured, else ``--mfu``."""
+        measured = (acceptance_file.measured() or {}).get("mfu") or {}
+        repo = settings["backbone"].lower()
+        family = "albert-xxlarge" if "albert-xxlarge" in repo else family_kind(repo) or ""
+        variant = f"{run.objective}.{run.settings.get('misad_loss')}"
+        for key in (f"{family}+{run.objective}", variant, run.objective):
+            if key in measured:
+                return measured[key]
+        return self.mfu
 
     def bilstm_cost(self, settings: dict) -> cost.JobCost:
         """At most ``epochs`` passes over the SNLI training pairs (the schedule stops earlier once the rate
@@ -123,7 +143,10 @@ class PlanCosts:
         in the fused step's operators between the measured counts around it; past the largest, scaled by
         ``members`` from it (no further saving assumed); nothing measured: ``members`` (no saving)."""
         measured = measured_floors(self.work)
-        if measured and len(measured["fused_ratio"]) > 1:  # timed on a GPU: bench/gpu_step.py
+        accepted = acceptance_file.measured()
+        if accepted and len(accepted["fused_ratio"]) > 1:  # the pipeline's own fused stage, timed on a GPU
+            table = {int(k): float(v) for k, v in accepted["fused_ratio"].items()}
+        elif measured and len(measured["fused_ratio"]) > 1:  # timed on a GPU: bench/gpu_step.py
             table = measured["fused_ratio"]
         else:
             table = {int(k): float(v) for k, v in (self.work.get("fused_operator_ratio") or {}).items()}

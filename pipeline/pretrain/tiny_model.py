@@ -6,6 +6,17 @@ tests"): the WordPiece vocabulary is learned from the ``text`` column of the giv
 pre-tokeniser from the ``tokenizers`` package, CJK characters one per token), and a randomly
 initialised ``BertForMaskedLM`` of the requested size is saved beside it (``save_pretrained``). Both load with
 ``AutoModelForMaskedLM`` / ``AutoTokenizer``. Same input and seed → same vocabulary and weights.
+
+``--family albert`` or ``electra`` builds that family instead, as the released checkpoints are built
+(pipeline/rehearsal/tiny_hub.py builds its stand-ins the same way): ``AlbertForPreTraining`` (one shared
+layer, factorised embeddings of ``--embedding-size``, the sentence-order head), or an
+``ElectraForPreTraining`` discriminator with its generator (``ElectraForMaskedLM``) in ``OUT/generator/``,
+where ``pretrain`` looks for it (pipeline/models/loading.py ``generator_for``). ``--architecture NAME``
+takes every size of a released checkpoint from the budget's table (pipeline/budget/cost.py
+``ARCHITECTURES``: layers, hidden, feed-forward, embedding and vocabulary sizes; 64-wide heads, as all of
+them have), so that the GPU acceptance run (bench/gpu_acceptance.py) trains the papers' real
+architectures with random weights: the learned vocabulary fills the first rows of the embedding and the
+rest are never used, but every matrix, and so the FLOPs and the memory of a step, are the real model's.
 """
 
 from __future__ import annotations
@@ -21,6 +32,9 @@ from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
 
 from pipeline import arguments, contracts, languages, provenance
 from pipeline.atomic import json_text
+from pipeline.backbone_family import family_kind, shares_layers
+from pipeline.budget.cost import ARCHITECTURES, Architecture
+from pipeline.budget.memory import stored_parameters
 from pipeline.errors import InputError
 from pipeline.models.directory import AtomicDir, check_output_dir, vocab_sha256
 from pipeline.models.tokenizer_check import MIN_MAX_LENGTH
@@ -30,6 +44,12 @@ log = logging.getLogger("pipeline.tiny-model")
 
 MAX_PIECE_CHARS = 24  # longer words are spelled with shorter pieces
 MAX_PARAMETERS = 350_000_000  # BERT-large's size: more is not a tiny model, and needs > 1.4 GB to build
+FAMILIES = ("bert", "albert", "electra")
+# the released checkpoints --architecture builds at their real size: the budget's table, of these families
+NAMED = {
+    name: arch for name, arch in ARCHITECTURES.items() if family_kind(name) in FAMILIES and "generator" not in name
+}
+HEAD_WIDTH = 64  # every released BERT, ALBERT and ELECTRA has 64-wide attention heads (hidden / heads)
 
 SPECIAL_TOKENS = {
     "pad_token": "[PAD]",
@@ -64,6 +84,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="position embeddings (longest input)",
     )
     parser.add_argument("--seed", type=arguments.SEED, default=0)
+    parser.add_argument("--family", choices=FAMILIES, default="bert", help="architecture family (module docstring)")
+    parser.add_argument(
+        "--embedding-size", type=arguments.HIDDEN, help="ALBERT's factorised embedding size (default min(128, hidden))"
+    )
+    parser.add_argument(
+        "--architecture",
+        choices=sorted(NAMED),
+        help="a released checkpoint's family and sizes, random weights (sets --family, --hidden, --layers, --heads)",
+    )
+
+
+def resolve_architecture(args: argparse.Namespace) -> None:
+    """--architecture NAME: its family and every size from the budget's table (the module docstring)."""
+    if not args.architecture:
+        return
+    arch = NAMED[args.architecture]
+    args.family = family_kind(args.architecture)
+    args.layers, args.hidden, args.heads = arch.layers, arch.hidden, arch.hidden // HEAD_WIDTH
+    args.embedding_size = arch.embedding
 
 
 def iter_texts(files: list[Path]):
@@ -123,6 +162,50 @@ def train_tokenizer(files: list[Path], vocab_size: int, min_frequency: int, max_
     )
 
 
+def family_model(tokenizer, args: argparse.Namespace):
+    """``(model, generator or None)`` of ``args.family`` at the sizes of ``args`` (the module docstring)."""
+    if args.family == "bert" and not args.architecture:
+        return tiny_bert(tokenizer, args.hidden, args.layers, args.heads, args.max_length, args.seed), None
+    from transformers import (
+        AlbertConfig,
+        AlbertForPreTraining,
+        ElectraConfig,
+        ElectraForMaskedLM,
+        ElectraForPreTraining,
+    )
+
+    arch = NAMED.get(args.architecture)
+    sizes = {
+        "vocab_size": max(len(tokenizer), arch.vocab if arch else 0),
+        "hidden_size": args.hidden,
+        "num_hidden_layers": args.layers,
+        "num_attention_heads": args.heads,
+        "intermediate_size": arch.intermediate if arch else 4 * args.hidden,
+        "max_position_embeddings": args.max_length,
+        "hidden_dropout_prob": 0.1,
+        "attention_probs_dropout_prob": 0.1,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    torch.manual_seed(args.seed)
+    if args.family == "bert":
+        return BertForMaskedLM(BertConfig(**sizes)), None
+    if args.family == "albert":
+        embedding = args.embedding_size or min(128, args.hidden)
+        return AlbertForPreTraining(AlbertConfig(embedding_size=embedding, classifier_dropout_prob=0.1, **sizes)), None
+    # ELECTRA §3.2: a generator a quarter to a half the discriminator's width (the released base pair: 256 of
+    # 768, 4 heads, feed-forward 1024) over the discriminator's embeddings, which the two share
+    generator_hidden = (
+        max(args.hidden // 3 // HEAD_WIDTH * HEAD_WIDTH, HEAD_WIDTH) if arch else max(args.hidden // 2, 1)
+    )
+    generator = {
+        "hidden_size": generator_hidden,
+        "num_attention_heads": max(generator_hidden // HEAD_WIDTH, 1),
+        "intermediate_size": 4 * generator_hidden,
+    }
+    discriminator = ElectraForPreTraining(ElectraConfig(embedding_size=args.hidden, **sizes))
+    return discriminator, ElectraForMaskedLM(ElectraConfig(embedding_size=args.hidden, **{**sizes, **generator}))
+
+
 def tiny_bert(tokenizer, hidden: int, layers: int, heads: int, max_length: int, seed: int) -> BertForMaskedLM:
     config = BertConfig(
         vocab_size=len(tokenizer),
@@ -156,7 +239,13 @@ def check_sizes(args: argparse.Namespace, vocabulary: int = 0) -> None:
     vocabulary is learned), so a huge --hidden or --layers is one line, not a failed allocation."""
     if args.hidden % args.heads:
         raise InputError("--hidden", f"{args.hidden} is not a multiple of --heads {args.heads}")
+    if args.architecture:  # a released checkpoint's size, at most BERT-large's
+        return
     count = parameter_count(vocabulary, args.hidden, args.layers, args.max_length)
+    if args.family == "albert":  # one shared layer (Lan et al. 2020, §3.1)
+        embedding = args.embedding_size or min(128, args.hidden)
+        arch = Architecture(args.layers, args.hidden, 4 * args.hidden, vocabulary, embedding)
+        count = stored_parameters(arch, shared_layers=shares_layers("albert"))
     if count > MAX_PARAMETERS:
         raise InputError(
             "--hidden",
@@ -180,6 +269,7 @@ def check_vocabulary(tokenizer, files: list[Path]) -> None:
 
 def run(args: argparse.Namespace) -> None:
     languages.check(args.lang)
+    resolve_architecture(args)
     check_sizes(args)
     check_output_dir(args.out)  # before any work: --out must be new, empty or a model directory of ours
     files = input_files(args.sentences, unique_names=False)
@@ -188,7 +278,7 @@ def run(args: argparse.Namespace) -> None:
     tokenizer = train_tokenizer(files, args.vocab_size, args.min_frequency, args.max_length)
     check_vocabulary(tokenizer, files)
     check_sizes(args, len(tokenizer))
-    model = tiny_bert(tokenizer, args.hidden, args.layers, args.heads, args.max_length, args.seed)
+    model, generator = family_model(tokenizer, args)
     params = {k: v for k, v in vars(args).items() if k not in ("sentences", "out", "run", "verbose", "stage")}
     record = provenance.make(
         "tiny-model", params, inputs=[provenance.file_fingerprint(p) for p in files], seed=args.seed
@@ -197,5 +287,11 @@ def run(args: argparse.Namespace) -> None:
     with AtomicDir(args.out) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
+        if generator is not None:  # where pretrain finds an ELECTRA discriminator's generator
+            generator.save_pretrained(tmp / "generator")
+            tokenizer.save_pretrained(tmp / "generator")
         (tmp / "tiny_model.json").write_text(json_text({"provenance": record}))
-    log.info("tiny BERT (%s parameters, vocabulary %d) → %s", f"{model.num_parameters():,}", len(tokenizer), args.out)
+    what = args.architecture or f"tiny {args.family}"
+    log.info(
+        "random %s (%s parameters, vocabulary %d) → %s", what, f"{model.num_parameters():,}", len(tokenizer), args.out
+    )

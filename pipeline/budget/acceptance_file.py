@@ -1,0 +1,126 @@
+"""``acceptance.yaml``: what the GPU acceptance run measured (bench/gpu_acceptance.py, issue 48 §1), read and
+checked for the budget and the plan.
+
+``make gpu-acceptance`` on a CUDA GPU runs the pipeline's own stages on random-weight models of the papers'
+architectures and writes this file beside ``workloads.yaml``: the card's name and the date, the per-step floor
+per Transformer layer (a BERT-base fine-tuning step as the classify stage takes it, over its 12 layers), the
+time per member-step of a fused stack over a solo step by stack size, the model FLOPs utilisation each
+pre-training objective reached, and the GPU memory measured over pipeline/budget/memory.py's estimate, the
+largest over the jobs of each kind (pre-training, fused fine-tuning). Where the file exists the plan costs its
+jobs with these (pipeline/plan/plan_costs.py) and says "measured on CARD, DATE" in its assumption line, and the
+memory model corrects an estimate that was more than :data:`MEMORY_TOLERANCE` off (:func:`memory_factor`).
+
+Only a CUDA run writes it: ``device`` must be ``cuda``, so the CPU form CI runs (``make gpu-acceptance
+DEVICE=cpu``, tiny models) can never feed the plan, even when its file is copied here. Like
+``workloads.yaml`` it decides GPU-hours, so it is not taken on trust (issue 47 §5): read as a small file and
+checked against :data:`SCHEMA`; anything else stops the plan with one line naming the file and the place.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from pipeline.errors import InputError
+from pipeline.small_files import MIB, read_small_text
+
+ACCEPTANCE = Path(__file__).with_name("acceptance.yaml")
+LIMIT = MIB
+# The estimate is kept where the measured peak is within 15% of it (issue 48 §1), and corrected otherwise.
+MEMORY_TOLERANCE = 0.15
+KINDS = ("pretrain", "fused")
+CARD = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9 .()+-]{0,79}$"}  # as workloads_file.CARD
+RATIO = {"type": "number", "exclusiveMinimum": 0, "maximum": 100}
+SCHEMA = {
+    "type": "object",
+    "required": ["card", "date", "device", "step_floor_per_layer_ms", "fused_ratio", "mfu", "memory_factor"],
+    "additionalProperties": False,
+    "properties": {
+        "card": CARD,
+        "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        "device": {"const": "cuda"},  # a CPU run never feeds the plan
+        "torch": {"type": "string", "pattern": r"^[0-9A-Za-z.+-]{1,40}$"},
+        "step_floor_per_layer_ms": {"type": "number", "minimum": 1e-3, "maximum": 1e4},
+        "fused_ratio": {  # members K -> time per member-step over a solo step's
+            "type": "object",
+            "propertyNames": {"pattern": r"^[1-9][0-9]{0,3}$"},
+            "additionalProperties": RATIO,
+        },
+        "mfu": {  # job label (an objective, ELECTRA's or ALBERT-xxlarge's prefixed) -> MFU in (0, 1]
+            "type": "object",
+            "propertyNames": {"pattern": r"^[a-z0-9][a-z0-9.+-]{0,63}$"},
+            "additionalProperties": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        },
+        "memory_factor": {
+            "type": "object",
+            "propertyNames": {"enum": list(KINDS)},
+            "additionalProperties": RATIO,
+        },
+    },
+}
+
+
+def _not_finite(value, path=()) -> tuple | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _not_finite(item, (*path, key))
+            if found is not None:
+                return found
+    return None
+
+
+def check(data, path) -> dict:
+    """``data`` (the parsed file at ``path``) when it satisfies :data:`SCHEMA`; else one error naming the place."""
+    import jsonschema
+
+    if not isinstance(data, dict):
+        raise InputError(path, "not an acceptance file: expected a mapping (rerun bench/gpu_acceptance.py)")
+    data = {**data, "date": str(data["date"])} if "date" in data else data  # YAML reads an unquoted date as one
+    place = _not_finite(data)
+    if place is not None:
+        raise InputError(path, "not a finite number (rerun bench/gpu_acceptance.py)", ".".join(map(str, place)))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
+    if error is not None:
+        where = ".".join(str(part) for part in error.absolute_path) or "the top level"
+        what = " ".join(error.message.split())[:200]
+        raise InputError(path, f"{what} (rerun bench/gpu_acceptance.py on a CUDA GPU)", where)
+    return data
+
+
+def read_acceptance(path: str | Path = ACCEPTANCE) -> dict | None:
+    """The checked content of the acceptance file at ``path``; None where there is none (no GPU run yet)."""
+    if not Path(path).exists():
+        return None
+    text = read_small_text(path, LIMIT, "the acceptance file")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InputError(path, f"not YAML ({' '.join(str(exc).split())})") from None
+    return check(data, path)
+
+
+@cache
+def measured() -> dict | None:
+    """:data:`ACCEPTANCE` read once (None: not measured on a GPU yet)."""
+    return read_acceptance(ACCEPTANCE)
+
+
+def memory_factor(kind: str) -> float:
+    """What the memory estimate of a ``kind`` job (:data:`KINDS`) is multiplied by: the measured peak over the
+    estimate where a GPU run found them more than :data:`MEMORY_TOLERANCE` apart, else 1 (the estimate stands)."""
+    found = measured()
+    factor = float(((found or {}).get("memory_factor") or {}).get(kind, 1.0))
+    return factor if abs(factor - 1) > MEMORY_TOLERANCE else 1.0
+
+
+def source() -> str | None:
+    """ "measured on CARD, DATE ..." for the plan's assumption line; None where nothing was measured."""
+    found = measured()
+    if found is None:
+        return None
+    return f"measured on {found['card']}, {found['date']} by bench/gpu_acceptance.py (pipeline/budget/acceptance.yaml)"

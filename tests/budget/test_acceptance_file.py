@@ -1,0 +1,113 @@
+"""The GPU acceptance run's file and the plan (issue 48 §1; pipeline/budget/acceptance_file.py): what
+bench/gpu_acceptance.py writes is what the plan reads, a CPU run never feeds it, a bad file is one line, and
+where the file exists the plan's floor, fused ratios, MFU per objective and memory follow it and its
+assumption line says "measured on CARD, DATE"."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from hostile import assert_clean_failure
+from testdata import REPO
+
+from pipeline.budget import acceptance_file, memory
+from pipeline.budget.cost import ARCHITECTURES
+from pipeline.errors import InputError
+from pipeline.plan.plan import Planner
+from pipeline.workflow_config import resolve_config
+
+PAPER_EN = REPO / "workflow" / "config" / "paper-en.yaml"
+GOOD = {
+    "card": "NVIDIA H100 80GB HBM3",
+    "date": "2026-12-01",
+    "device": "cuda",
+    "torch": "2.13.0",
+    "step_floor_per_layer_ms": 1.0,
+    "fused_ratio": {1: 1.0, 4: 0.3, 16: 0.1},
+    "mfu": {"mlm": 0.3, "misad.released": 0.2, "albert-xxlarge+misad": 0.5},
+    "memory_factor": {"pretrain": 1.05, "fused": 1.5},
+}
+
+
+@pytest.fixture
+def accepted(tmp_path, monkeypatch):
+    """Point the budget at an acceptance file holding ``write(data)`` (YAML, as the bench writes it)."""
+    path = tmp_path / "acceptance.yaml"
+
+    def write(data: dict | str):
+        path.write_text(data if isinstance(data, str) else yaml.safe_dump(data), encoding="utf-8")
+        monkeypatch.setattr(acceptance_file, "ACCEPTANCE", path)
+        acceptance_file.measured.cache_clear()
+        return path
+
+    yield write
+    acceptance_file.measured.cache_clear()
+
+
+def test_no_file_changes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(acceptance_file, "ACCEPTANCE", tmp_path / "absent.yaml")
+    acceptance_file.measured.cache_clear()
+    try:
+        assert acceptance_file.measured() is None and acceptance_file.source() is None
+        assert acceptance_file.memory_factor("fused") == 1.0
+    finally:
+        acceptance_file.measured.cache_clear()
+
+
+def test_the_repository_s_measurement_if_any_is_valid():
+    """Until `make gpu-acceptance` has run on a GPU and its file is committed, there is none."""
+    if acceptance_file.ACCEPTANCE.exists():
+        assert acceptance_file.read_acceptance()["device"] == "cuda"
+
+
+@pytest.mark.parametrize(
+    "change, place",
+    [
+        ({"device": "cpu"}, "device"),
+        ({"card": "NVIDIA <b>H100</b>"}, "card"),
+        ({"step_floor_per_layer_ms": float("nan")}, "step_floor_per_layer_ms"),
+        ({"mfu": {"mlm": 1.5}}, "mfu.mlm"),
+        ({"memory_factor": {"pretrain": 0}}, "memory_factor.pretrain"),
+        ({"memory_factor": {"decode": 1.0}}, "memory_factor"),
+        ({"fused_ratio": {"four": 0.3}}, "fused_ratio"),
+    ],
+    ids=["cpu run", "card html", "nan", "mfu above 1", "zero factor", "unknown kind", "bad K"],
+)
+def test_a_bad_file_is_one_line_naming_the_place(change, place):
+    with pytest.raises(InputError) as error:
+        acceptance_file.check({**GOOD, **change}, "acceptance.yaml")
+    assert place in str(error.value) and "bench/gpu_acceptance.py" in str(error.value)
+
+
+def test_a_bad_file_stops_the_plan_in_one_line(accepted, cli, capsys, tmp_path):
+    path = accepted({**GOOD, "device": "cpu"})
+    out = tmp_path / "plan.md"
+    status = cli("plan", "--configfile", PAPER_EN, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, path, out, "device")
+
+
+def test_memory_is_corrected_only_past_15_percent(accepted):
+    accepted(GOOD)
+    assert acceptance_file.memory_factor("pretrain") == 1.0  # 5% off: the estimate stands
+    assert acceptance_file.memory_factor("fused") == 1.5
+    large = ARCHITECTURES["bert-large-uncased"]
+    assert memory.member_bytes(large, 32, 128) == pytest.approx(
+        1.5 * memory.member_bytes(large, 32, 128, corrected=False)
+    )
+    assert memory.largest_fused_members(large, 32, 128) == 4  # 7 by the formula alone (docs/stages/classify.md)
+
+
+def test_the_plan_reads_the_measurement(accepted, cli, capsys, tmp_path):
+    planner = Planner(copy.deepcopy(resolve_config(PAPER_EN)), "h100", 0.4)
+    xxlarge = next(r for label, r in planner.runs.items() if "albert-xxlarge" in label and r.objective == "misad")
+    settings = planner.pretrain_settings(xxlarge)
+    stated = planner.pretrain_cost(xxlarge, settings).flops_hours  # at --mfu 0.4
+    accepted(GOOD)
+    assert planner.per_layer_ms() == 1.0 and planner.fused_ratio(4) == pytest.approx(4 * 0.3)
+    assert planner.objective_mfu(xxlarge, settings) == 0.5  # its family's measurement, not BERT-base's
+    assert planner.pretrain_cost(xxlarge, settings).flops_hours == pytest.approx(stated * 0.4 / 0.5)
+    out = tmp_path / "plan.md"
+    assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
+    assert "measured on NVIDIA H100 80GB HBM3, 2026-12-01 by bench/gpu_acceptance.py" in out.read_text()
