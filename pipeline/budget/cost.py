@@ -61,16 +61,21 @@ GPUS = {
 @dataclass(frozen=True)
 class JobCost:
     """GPU-hours of some work (each job at least its floor) and the FLOPs time of the same work at the
-    stated MFU; they add, and scale by a count of like jobs."""
+    stated MFU; they add, and scale by a count of like jobs. ``floor_hours`` is its steps × per-step floor
+    alone: what a job split over several GPUs (DDP, the same global batch) still takes on each, since every
+    process runs every step (pipeline/plan/schedule.py)."""
 
     hours: float = 0.0
     flops_hours: float = 0.0
+    floor_hours: float = 0.0
 
     def __add__(self, other: JobCost) -> JobCost:
-        return JobCost(self.hours + other.hours, self.flops_hours + other.flops_hours)
+        return JobCost(
+            self.hours + other.hours, self.flops_hours + other.flops_hours, self.floor_hours + other.floor_hours
+        )
 
     def __mul__(self, count: float) -> JobCost:
-        return JobCost(self.hours * count, self.flops_hours * count)
+        return JobCost(self.hours * count, self.flops_hours * count, self.floor_hours * count)
 
     __rmul__ = __mul__
 
@@ -183,8 +188,10 @@ def job_hours(flops: float, steps: float, floor_seconds: float, gpu: str = "h100
 
 
 def job_cost(flops: float, steps: float, floor_seconds: float, gpu: str = "h100", mfu: float = DEFAULT_MFU) -> JobCost:
-    """:func:`job_hours` with the FLOPs time beside it."""
-    return JobCost(job_hours(flops, steps, floor_seconds, gpu, mfu), gpu_hours(flops, gpu, mfu))
+    """:func:`job_hours` with the FLOPs time and the floor time beside it."""
+    return JobCost(
+        job_hours(flops, steps, floor_seconds, gpu, mfu), gpu_hours(flops, gpu, mfu), steps * floor_seconds / 3600
+    )
 
 
 def fused_job_cost(

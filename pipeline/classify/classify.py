@@ -103,6 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="every dropout of every model, whatever its config says (default 0.1, ULR-BERT §5.1.2; training.py)",
     )
     parser.add_argument(
+        "--group-by-length",
+        action="store_true",
+        help="batches of examples of like length, less padding (Hugging Face's group_by_length, seeded per run: "
+        "pipeline/classify/batching.py); default: random order, as the papers' run_glue",
+    )
+    parser.add_argument(
         "--fuse",
         type=SEEDS,
         default=1,
@@ -159,6 +165,7 @@ def settings_from(args, task) -> training.Settings:
         eval_batch_size=args.eval_batch_size,
         bf16=args.bf16 and _bf16_device(),
         dropout=args.dropout,
+        group_by_length=args.group_by_length,
     )
 
 

@@ -48,6 +48,7 @@ from transformers import Trainer, set_seed
 
 from pipeline import tracking
 from pipeline.classify import processed_tokens, training
+from pipeline.classify.batching import ClassifyTrainer
 from pipeline.classify.fused_dropout import MemberDropout, call_keys, member_key
 from pipeline.classify.fused_resume import Resume, cuda_rng_state, data_fingerprint, restore_cuda_rng
 from pipeline.classify.fused_stacks import CHOICE_ARCHITECTURES, FUSED_ARCHITECTURES, UNKEYED_CONFIG
@@ -75,7 +76,7 @@ def member_trainer(task, member: Member, tokenizer, train, settings: training.Se
     """The member's Trainer and model, built as :func:`training.run_seed` builds them (the seed fixes the head)."""
     set_seed(member.seed)
     model = training.load_model(task, member.model_path, settings.dropout)
-    return Trainer(
+    return ClassifyTrainer(
         model=model,
         args=training.training_arguments(replace(settings, lr=member.lr), member.seed, scratch),
         train_dataset=train[1],

@@ -39,7 +39,7 @@ from transformers import (
 )
 
 from pipeline import tracking
-from pipeline.classify import encoding, metrics
+from pipeline.classify import batching, encoding, metrics
 from pipeline.classify.processed_tokens import CountTokens
 from pipeline.errors import InputError
 from pipeline.models.loading import DROPOUT_FIELDS, HEAD_DROPOUT_FIELDS, set_dropout
@@ -127,6 +127,7 @@ class Settings:
     eval_batch_size: int = 64
     bf16: bool = False
     dropout: float = 0.1
+    group_by_length: bool = False  # batches of like length (pipeline/classify/batching.py); off: random order
 
 
 def training_arguments(settings: Settings, seed: int, output_dir: str, report_to=()) -> TrainingArguments:
@@ -141,6 +142,7 @@ def training_arguments(settings: Settings, seed: int, output_dir: str, report_to
         weight_decay=settings.weight_decay,
         seed=seed,
         data_seed=seed,
+        train_sampling_strategy=batching.GROUPED if settings.group_by_length else "random",
         save_strategy="no",
         eval_strategy="no",
         logging_strategy="steps",
@@ -196,7 +198,7 @@ def run_seed(
     model = load_model(task, model_path, settings.dropout)
     counted = CountTokens(model)  # the tokens of every training batch, padding included (issue 48 §2)
     with tempfile.TemporaryDirectory(prefix="classify-") as scratch:
-        trainer = Trainer(
+        trainer = batching.ClassifyTrainer(
             model=model,
             args=training_arguments(settings, seed, scratch, report_to),
             train_dataset=train[1],

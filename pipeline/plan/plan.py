@@ -66,6 +66,7 @@ from pipeline.plan.plan_costs import PlanCosts, architecture
 from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
+from pipeline.plan.schedule import add_gpus_argument, schedule_text, schedules
 from pipeline.training_settings import (
     BILSTM_CLASSIFIER_HIDDEN,
     BILSTM_LR_DECAY,
@@ -91,6 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("md", "json"), default="md")
     parser.add_argument("--gpu", choices=tuple(cost.GPUS), default="h100", help="GPU of the estimate")
     parser.add_argument("--mfu", type=MFU, default=cost.DEFAULT_MFU, help="model FLOPs utilisation assumed")
+    add_gpus_argument(parser)
     parser.add_argument("--out", type=Path, help="write here instead of standard output")
 
 
@@ -117,6 +119,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
         self.paper = _yaml("paper_settings.yaml")
         self.work = _yaml("workloads.yaml")
         self.tokens = _yaml("classify_tokens.yaml")
+        self.costs: dict[str, cost.JobCost] = {}  # each planned run's own training, by label (for the schedule)
 
     # ------------------------------------------------------------------ pre-training
     def pretrain_settings(self, run: experiments.PretrainRun) -> dict:
@@ -332,6 +335,8 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
         """The record of a run the config makes: its settings beside its paper's, the deviations, our
         choices and the released code's other values (by ``objective`` for a pre-training run)."""
         paper = self.paper["experiments"][experiment]
+        if job is not None:
+            self.costs[label] = job
         return {
             "status": "planned",
             "label": label,
@@ -481,7 +486,7 @@ def run(args: argparse.Namespace) -> None:
             f" member-step, memory scaled where measured more than 15% off ({acceptance_file.source()})"
         )
     commits = planner.commits()
-    total = budget(records, planner.unread_jobs(records))
+    total = budget(records, unread := planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()
     total["classify_tokens"] = planner.token_sources()
     document = {
@@ -492,6 +497,8 @@ def run(args: argparse.Namespace) -> None:
         "budget": total,
         "commits": commits,
     }
+    if args.gpus:  # the wall-clock on N GPUs (issue 48 §2: a user of one 8-GPU node wants it before the GPU-hours)
+        document["schedule"] = schedules(planner, records, unread, args.gpus)
     where = non_finite(document)
     if where:  # JSON has no infinity or NaN, and a table of them says nothing (issue 39 §6)
         raise InputError(args.configfile, f"the estimate is not a finite number at {where} (--mfu {args.mfu:g})")
@@ -499,6 +506,8 @@ def run(args: argparse.Namespace) -> None:
         text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     else:
         text = markdown(records + document["not_reproduced"], assumption, total) + models_markdown(commits, records)
+        if args.gpus:  # a user of one node reads the wall-clock first (issue 48 §2)
+            text = schedule_text(document["schedule"]) + "\n\n" + text
     if args.out:
         from pipeline.atomic import AtomicFiles
 

@@ -330,19 +330,36 @@ class PlanCosts:
                     steps = math.ceil(features / batch) * epochs
                     for length in listed("max_length", task):
                         point = (arch, benchmark, task, batch, length)
+                        grouping = self.length_grouping(task, batch)  # 1 unless classify.group_by_length
                         if fuse <= 1:
-                            flops = features * sequences * epochs * self.sequence_flops(*point, 1)
+                            flops = features * sequences * epochs * self.sequence_flops(*point, 1) * grouping
                             job = cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
                             total += settings_per_point * runs * job
                             continue
                         for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
                             ratio = self.fused_ratio(members)
                             flops = (
-                                features * sequences * epochs * self.sequence_flops(*point, self.stack_orders(members))
+                                features
+                                * sequences
+                                * epochs
+                                * self.sequence_flops(*point, self.stack_orders(members))
+                                * grouping
                             )
                             job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
                             total += settings_per_point * job
         return total * (1 / len(group))  # the group's jobs, shared by its models
+
+    def length_grouping(self, task: str, batch: int) -> float:
+        """The share of a grid job's tokens left with ``classify.group_by_length`` (pipeline/classify/batching.py):
+        the tokens of batches grouped by length over those of random batches each padded to its longest, measured
+        at ``batch`` (or the nearest batch measured) by bench/classify_group_by_length.py (workloads.yaml
+        ``length_grouped_padding``). 1 where grouping is off (random order, as the papers' run_glue) or the task
+        was not measured. :meth:`classify_cost` counts each sequence padded to the length, an upper bound of the
+        random batches, so the scaled count stays an upper bound of the grouped ones."""
+        measured = (self.work.get("length_grouped_padding") or {}).get(task)
+        if not self.config["classify"].get("group_by_length") or not measured:
+            return 1.0
+        return float(measured[min(measured, key=lambda size: (abs(int(size) - batch), int(size)))])
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
         """Jobs the config runs that no published row reads, so that the budget counts every configured model:

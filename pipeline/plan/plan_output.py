@@ -24,10 +24,10 @@ def released_text(e: dict) -> str:
     return f"{e['key']}: paper {e['paper']}, released code {e['released']}"
 
 
-def budget(records: list[dict], extra: list[dict] | None = None) -> dict:
-    """GPU-hours by rule over the planned jobs, each job counted once however many rows it serves, with
-    ``extra`` jobs the config runs that no published row reads (``{rule, label, gpu_hours, flops_hours}``);
-    beside each total, the FLOPs time of the same work at the stated MFU (``flops_total``, ``flops_by_rule``)."""
+def planned_jobs(records: list[dict], extra: list[dict] | None = None) -> dict[tuple[str, str], tuple[float, float]]:
+    """{(rule, label): (GPU-hours, FLOPs hours)} of the planned jobs, each counted once however many rows it
+    serves, with ``extra`` jobs the config runs that no published row reads (``{rule, label, gpu_hours,
+    flops_hours}``): what the budget sums and the schedule (pipeline/plan/schedule.py) places."""
     jobs: dict[tuple[str, str], tuple[float, float]] = {}
     for r in records:
         if r["status"] != "planned":
@@ -41,6 +41,13 @@ def budget(records: list[dict], extra: list[dict] | None = None) -> dict:
             jobs[(f"classify {down['benchmark']}", r["label"])] = (down["gpu_hours"], down.get("flops_hours") or 0.0)
     for job in extra or []:
         jobs.setdefault((job["rule"], job["label"]), (job["gpu_hours"], job["flops_hours"]))
+    return jobs
+
+
+def budget(records: list[dict], extra: list[dict] | None = None) -> dict:
+    """GPU-hours by rule over the planned jobs (:func:`planned_jobs`); beside each total, the FLOPs time of the
+    same work at the stated MFU (``flops_total``, ``flops_by_rule``)."""
+    jobs = planned_jobs(records, extra)
     by_rule: dict[str, float] = {}
     flops_by_rule: dict[str, float] = {}
     for (rule, _), (hours, flops) in jobs.items():

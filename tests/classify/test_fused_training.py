@@ -14,9 +14,10 @@ import tempfile
 import numpy as np
 import pytest
 import torch
-from transformers import AutoConfig, AutoTokenizer, Trainer, set_seed
+from transformers import AutoConfig, AutoTokenizer, set_seed
 
 from pipeline.classify import classify, encoding, fused_stacks, fused_training, tasks, training
+from pipeline.classify.batching import ClassifyTrainer
 from pipeline.classify.fused_dropout import call_keys
 from pipeline.classify.fused_training import Member
 
@@ -32,7 +33,7 @@ def without_dropout(model, out):
     return str(folder)
 
 
-def settings(task, batch_size=8, max_length=64, dropout=0.0):
+def settings(task, batch_size=8, max_length=64, dropout=0.0, group_by_length=False):
     """The CLI's settings for ``task`` (the papers' defaults), capped at :data:`STEPS` steps, at ``dropout``
     (off: the condition under which a fused member equals its solo run)."""
     args = argparse.Namespace(
@@ -46,6 +47,7 @@ def settings(task, batch_size=8, max_length=64, dropout=0.0):
         eval_batch_size=32,
         bf16=False,
         dropout=dropout,
+        group_by_length=group_by_length,
     )
     return classify.settings_from(args, task)
 
@@ -66,7 +68,7 @@ def solo(task, member, tokenizer, train, config, scratch):
     """A solo run as training.run_seed makes it, keeping the Trainer to read its logits."""
     set_seed(member.seed)
     model = training.load_model(task, member.model_path, config.dropout)
-    trainer = Trainer(
+    trainer = ClassifyTrainer(  # as run_seed builds it
         model=model,
         args=training.training_arguments(training.Settings(**{**vars(config), "lr": member.lr}), member.seed, scratch),
         train_dataset=train[1],
@@ -89,10 +91,10 @@ def outputs(task, trainer, features):
     return np.concatenate(parts, axis=1)
 
 
-def check_exact(task_name, model, root, tmp_path, members_of, batch_size=8, max_length=64):
+def check_exact(task_name, model, root, tmp_path, members_of, batch_size=8, max_length=64, group_by_length=False):
     task = tasks.TASKS[task_name]
     model = without_dropout(model, tmp_path / "model")
-    config = settings(task, batch_size, max_length)
+    config = settings(task, batch_size, max_length, group_by_length=group_by_length)
     tokenizer, train, (dev, dev_features) = data(task, root, model, config)
     members = members_of(model)
     fused_outputs = []
@@ -128,6 +130,14 @@ def check_exact(task_name, model, root, tmp_path, members_of, batch_size=8, max_
 def test_single_sentence_members_equal_their_solo_runs(tiny_en, demo_root, tmp_path):
     check_exact(
         "sst2", tiny_en, demo_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(1, 1e-3, m), Member(0, 3e-3, m)]
+    )
+
+
+def test_length_grouped_members_equal_their_solo_runs(tiny_en, demo_root, tmp_path):
+    # classify --group-by-length: each member's batches come from its own seeded length-grouped sampler
+    # (pipeline/classify/batching.py), so a member sees its solo run's batches, in its solo run's order
+    check_exact(
+        "rte", tiny_en, demo_root, tmp_path, lambda m: [Member(0, 1e-3, m), Member(1, 2e-3, m)], group_by_length=True
     )
 
 

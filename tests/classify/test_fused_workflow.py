@@ -106,7 +106,7 @@ def test_a_model_alone_and_a_grouped_models_other_benchmark_stay_the_classify_ru
     """The demo's three tiny models fuse on GLUE (sst2, rte); on CLUE, where one of them is alone, it runs in
     the classify rule: a label fused on one benchmark is not fused on the other."""
     config = yaml.safe_load((REPO / "workflow/config/demo.yaml").read_text(encoding="utf-8"))
-    config["classify"].update(fuse=2, fuse_checkpoints=True)
+    config["classify"].update(fuse=2, fuse_checkpoints=True, group_by_length=True)
     config["classify"]["clue"] = {"models": ["tiny+mlm"], "tasks": ["tnews"]}
     config["classify"]["batch_sizes"]["clue"] = [8]
     path = tmp_path / "fused.yaml"
@@ -125,6 +125,7 @@ def test_a_model_alone_and_a_grouped_models_other_benchmark_stay_the_classify_ru
     fused = {rule for rule, _ in made.values() if rule.startswith("classify_fused_")}
     assert fused == {"classify_fused_glue_tiny"}
     for (label, task, _), (rule, command) in made.items():
+        assert "--group-by-length" in command  # classify.group_by_length reaches fused and solo jobs alike
         if task in ("sst2", "rte"):
             assert rule == "classify_fused_glue_tiny"
             assert option_values(command, "--name") == ["tiny", "tiny+mlm", "tiny+burt"]

@@ -140,6 +140,7 @@ def _config(task):
         eval_batch_size=32,
         bf16=False,
         dropout=0.1,
+        group_by_length=False,
     )
     return classify.settings_from(args, task)
 

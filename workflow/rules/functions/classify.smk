@@ -93,6 +93,8 @@ def classify_flags(backbone=None):
             flags.append("--no-test")
         if CLASSIFY["bf16"]:
             flags.append("--bf16")
+        if CLASSIFY["group_by_length"]:
+            flags.append("--group-by-length")
         if CLASSIFY["fuse"] > 1:
             found = backbone or backbone_of(wildcards.label, BACKBONES, EVALUATE["models"])
             fuse = classify_fuse(found, task, wildcards.setting)
