@@ -67,12 +67,7 @@ from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.plan.schedule import add_gpus_argument, schedule_text, schedules
-from pipeline.training_settings import (
-    BILSTM_CLASSIFIER_HIDDEN,
-    BILSTM_LR_DECAY,
-    BILSTM_OPTIMISER,
-    RECIPE_OPTIMISERS,
-)
+from pipeline.training_settings import RECIPE_OPTIMISERS
 from pipeline.workflow_config import resolve_config
 
 HERE = Path(__file__).parent
@@ -357,30 +352,6 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
             return {"status": "not planned", "reason": f"bilstm has no {pooling} pooling at {size} units"}
         settings = self.bilstm_settings(size)
         return self.planned(label, f"{self.results}/bilstm/{label}", settings, experiment, self.bilstm_cost(settings))
-
-    def bilstm_models(self) -> list[tuple[str, int]]:
-        """(pooling, units per direction) of every BiLSTM the config trains: poolings x sizes, then ``extra``
-        (workflow/rules/functions/bilstm.smk BILSTM_MODELS)."""
-        section = self.config.get("bilstm") or {}
-        grid = [(pooling, size) for pooling in section.get("poolings", []) for size in section.get("sizes", [])]
-        return grid + [
-            (m["pooling"], m["size"]) for m in section.get("extra", []) if (m["pooling"], m["size"]) not in grid
-        ]
-
-    def bilstm_settings(self, size: int) -> dict:
-        """A BiLSTM encoder's settings at ``size`` units per direction: the bilstm stage's fixed schedule
-        (paper 004 §3.1, pipeline/training_settings.py); the config sets lr, batch and epochs."""
-        section = self.config["bilstm"]
-        return {
-            "batch_size": section["batch_size"],
-            "lr": section["lr"],
-            "lr_decay": BILSTM_LR_DECAY,
-            "hidden": size,
-            "classifier_hidden": BILSTM_CLASSIFIER_HIDDEN,
-            "vectors": Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt"),
-            "optimizer": BILSTM_OPTIMISER,
-            "epochs": section["epochs"],
-        }
 
     def downstream(self, source: dict, label: str) -> dict:
         benchmark = source.get("downstream")

@@ -13,6 +13,7 @@ batch), or, for a task, batch or length not measured there, the task's max_lengt
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from pipeline import experiments, fused_groups
 from pipeline.backbone_family import family_kind, shares_layers
@@ -22,6 +23,7 @@ from pipeline.budget.cost import architecture
 from pipeline.budget.memory import largest_fused_members
 from pipeline.experiments import MISAD_OBJECTIVES
 from pipeline.fused_groups import stack_sizes
+from pipeline.training_settings import BILSTM_CLASSIFIER_HIDDEN, BILSTM_LR_DECAY, BILSTM_OPTIMISER
 
 
 def _listed(value) -> list:
@@ -117,6 +119,30 @@ class PlanCosts:
             if key in measured:
                 return measured[key]
         return self.mfu
+
+    def bilstm_models(self) -> list[tuple[str, int]]:
+        """(pooling, units per direction) of every BiLSTM the config trains: poolings x sizes, then ``extra``
+        (workflow/rules/functions/bilstm.smk BILSTM_MODELS)."""
+        section = self.config.get("bilstm") or {}
+        grid = [(pooling, size) for pooling in section.get("poolings", []) for size in section.get("sizes", [])]
+        return grid + [
+            (m["pooling"], m["size"]) for m in section.get("extra", []) if (m["pooling"], m["size"]) not in grid
+        ]
+
+    def bilstm_settings(self, size: int) -> dict:
+        """A BiLSTM encoder's settings at ``size`` units per direction: the bilstm stage's fixed schedule
+        (paper 004 §3.1, pipeline/training_settings.py); the config sets lr, batch and epochs."""
+        section = self.config["bilstm"]
+        return {
+            "batch_size": section["batch_size"],
+            "lr": section["lr"],
+            "lr_decay": BILSTM_LR_DECAY,
+            "hidden": size,
+            "classifier_hidden": BILSTM_CLASSIFIER_HIDDEN,
+            "vectors": Path(section["vectors"]).name.removesuffix(".zip").removesuffix(".txt"),
+            "optimizer": BILSTM_OPTIMISER,
+            "epochs": section["epochs"],
+        }
 
     def bilstm_cost(self, settings: dict) -> cost.JobCost:
         """At most ``epochs`` passes over the SNLI training pairs (the schedule stops earlier once the rate
@@ -354,8 +380,8 @@ class PlanCosts:
         the tokens of batches grouped by length over those of random batches each padded to its longest, measured
         at ``batch`` (or the nearest batch measured) by bench/classify_group_by_length.py (workloads.yaml
         ``length_grouped_padding``). 1 where grouping is off (random order, as the papers' run_glue) or the task
-        was not measured. :meth:`classify_cost` counts each sequence padded to the length, an upper bound of the
-        random batches, so the scaled count stays an upper bound of the grouped ones."""
+        was not measured. :meth:`classify_cost` counts the padded tokens of random batches (measured,
+        :meth:`sequence_flops`, else the length), so the factor scales them to length-grouped batches."""
         measured = (self.work.get("length_grouped_padding") or {}).get(task)
         if not self.config["classify"].get("group_by_length") or not measured:
             return 1.0
