@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("--dev-fraction", f"must be between 0 and 1, not {args.dev_fraction}")
     saved.check_output(args.out)  # before any work: --out may replace only an earlier encoder of ours
     # an earlier encoder's folder keeps other files, and --metrics may name any file: neither over an input
-    outputs = [args.out / name for name in (*saved.FILES, "train_log.jsonl")] + [args.metrics]
+    outputs = [args.out / name for name in (*saved.FILES, saved.LOG)] + [args.metrics]
     refuse_read_files(outputs, [*args.train, *args.dev, *args.test, args.vectors], "bilstm")
     random.seed(args.seed)
     np.random.seed(args.seed)

@@ -339,14 +339,14 @@ class NgramScorer:
         )
 
 
-OUTPUT_NAMES = ("ngrams.parquet", "marked.parquet", "stats.json")
+NGRAMS_FILE, MARKED_FILE, STATS_FILE = "ngrams.parquet", "marked.parquet", "stats.json"  # the files of --out
 
 
 def run(args: argparse.Namespace) -> None:
     check_arguments(args)
     # --out may hold the sentences (other names), but none of its three files may be an input
     inputs = [*args.sentences, *([args.lm] if args.lm else [])]
-    refuse_read_files([args.out / name for name in OUTPUT_NAMES], inputs, "ngrams")
+    refuse_read_files([args.out / name for name in (NGRAMS_FILE, MARKED_FILE, STATS_FILE)], inputs, "ngrams")
     lm = None
     if args.mode == "corpus":
         from pipeline.ngrams.kenlm import CorpusLM
@@ -364,8 +364,8 @@ def run(args: argparse.Namespace) -> None:
     counts: Counter = Counter()
     meter = Progress(log, "sentences", total=total_rows)
     with AtomicFiles() as outputs:
-        ngrams_writer = contracts.open_writer(outputs.temp(args.out / "ngrams.parquet"), contracts.NGRAMS, record)
-        marked_writer = contracts.open_writer(outputs.temp(args.out / "marked.parquet"), contracts.MARKED, record)
+        ngrams_writer = contracts.open_writer(outputs.temp(args.out / NGRAMS_FILE), contracts.NGRAMS, record)
+        marked_writer = contracts.open_writer(outputs.temp(args.out / MARKED_FILE), contracts.MARKED, record)
         with ngrams_writer, marked_writer:
             for path in args.sentences:
                 for docs in document_batches.read(path, args.batch_chars, want_entities=scorer.entities):
@@ -382,7 +382,7 @@ def run(args: argparse.Namespace) -> None:
             "meaningfulness": meaningfulness.summary(counts, args.max_n, args.lang),
             "provenance": record,
         }
-        outputs.temp(args.out / "stats.json").write_text(json_text(stats))
+        outputs.temp(args.out / STATS_FILE).write_text(json_text(stats))
     meter.done()
     log.info("%s: %s", args.out, ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
 

@@ -169,17 +169,19 @@ def plot_lengths(lengths: dict[str, dict[int, int]], path: Path) -> None:
     plt.close(figure)
 
 
-OUTPUT_NAMES = ("corpus_stats.html", "corpus_stats.json", "ngram_lengths.png")
+HTML_FILE, JSON_FILE, PLOT_FILE = "corpus_stats.html", "corpus_stats.json", "ngram_lengths.png"  # the files of --out
 
 
 def run(args: argparse.Namespace) -> None:
     # --out may hold the inputs (other names), but none of its three files may be one of them
-    refuse_read_files([args.out / name for name in OUTPUT_NAMES], [*args.stats, *args.ngrams], "corpus-stats")
+    refuse_read_files(
+        [args.out / name for name in (HTML_FILE, JSON_FILE, PLOT_FILE)], [*args.stats, *args.ngrams], "corpus-stats"
+    )
     stats = read_stats(args.stats)
     lengths = ngram_lengths(args.ngrams)
     with AtomicFiles() as files:
-        files.temp(args.out / "corpus_stats.html").write_text(render_html(stats, lengths))
-        files.temp(args.out / "corpus_stats.json").write_text(
+        files.temp(args.out / HTML_FILE).write_text(render_html(stats, lengths))
+        files.temp(args.out / JSON_FILE).write_text(
             json_text(
                 {
                     "stages": stats,
@@ -189,5 +191,5 @@ def run(args: argparse.Namespace) -> None:
                 }
             )
         )
-        plot_lengths(lengths, files.temp(args.out / "ngram_lengths.png"))
+        plot_lengths(lengths, files.temp(args.out / PLOT_FILE))
     log.info("%s: %d stages, n-gram lengths of %d language(s)", args.out, len(stats), len(lengths))

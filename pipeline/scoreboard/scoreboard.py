@@ -359,13 +359,13 @@ def build(
     }
 
 
-OUTPUT_NAMES = ("scoreboard.json", "scoreboard.md", "scoreboard.html")
+JSON_FILE, MARKDOWN_FILE, HTML_FILE = "scoreboard.json", "scoreboard.md", "scoreboard.html"  # the files of --out
 
 
 def run(args: argparse.Namespace) -> None:
     # the workflow's --out holds its inputs (results/RUN/config.json): only its own three names are refused
     inputs = [args.tables, args.config, args.claims_file]
-    refuse_read_files([args.out / name for name in OUTPUT_NAMES], inputs, "the scoreboard")
+    refuse_read_files([args.out / name for name in (JSON_FILE, MARKDOWN_FILE, HTML_FILE)], inputs, "the scoreboard")
     claims = load_claims(args.claims_file)
     tables = read_tables(args.tables)
     config = read_config(args.config)
@@ -376,9 +376,9 @@ def run(args: argparse.Namespace) -> None:
         inputs=[provenance.file_fingerprint(args.tables), provenance.file_fingerprint(args.config)],
     )
     with AtomicFiles() as files:
-        files.temp(args.out / "scoreboard.json").write_text(json_text(board), encoding="utf-8")
-        files.temp(args.out / "scoreboard.md").write_text(scoreboard_render.markdown(board), encoding="utf-8")
-        files.temp(args.out / "scoreboard.html").write_text(scoreboard_render.to_html(board), encoding="utf-8")
+        files.temp(args.out / JSON_FILE).write_text(json_text(board), encoding="utf-8")
+        files.temp(args.out / MARKDOWN_FILE).write_text(scoreboard_render.markdown(board), encoding="utf-8")
+        files.temp(args.out / HTML_FILE).write_text(scoreboard_render.to_html(board), encoding="utf-8")
     if board["repeated_seeds"]:
         log.info("a seed listed more than once counts once: %s", ", ".join(board["repeated_seeds"]))
     counts = board["claim_counts"]

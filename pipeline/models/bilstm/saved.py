@@ -28,6 +28,7 @@ from pipeline.provenance import file_fingerprint
 FORMAT = "bilstm-sentence-encoder"
 FORMAT_VERSION = 1
 FILES = ("config.json", "vocab.txt", "model.safetensors")
+LOG = "train_log.jsonl"  # one line per epoch, beside FILES
 
 
 def is_bilstm_dir(directory) -> bool:
@@ -61,7 +62,7 @@ def save(directory, encoder: BiLSTMEncoder, vocabulary: list[str], config: dict,
         save_file(tensors, str(files.temp(directory / "model.safetensors")), metadata={"format": FORMAT})
         files.temp(directory / "vocab.txt").write_text("".join(f"{word}\n" for word in vocabulary), encoding="utf-8")
         files.temp(directory / "config.json").write_text(json_text(config), encoding="utf-8")
-        files.temp(directory / "train_log.jsonl").write_text(
+        files.temp(directory / LOG).write_text(
             "".join(json.dumps(line, sort_keys=True) + "\n" for line in log_lines), encoding="utf-8"
         )
 
