@@ -467,10 +467,13 @@ def plan_file(run: Acceptance, card: str, layers: int) -> dict:
 
 
 def write_yaml(path: Path, data: dict, header: str) -> None:
+    """Written whole or not at all (pipeline/atomic.py): a killed run never leaves the plan half a file."""
     import yaml
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(header + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    from pipeline.atomic import AtomicFiles
+
+    with AtomicFiles() as files:
+        files.temp(path).write_text(header + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -503,6 +506,10 @@ def main(argv=None) -> int:
     run.resume(glue, models)
     run.torchrun(data, models)
     run.memory_rows()
+    present = {(r["group"], r["row"]) for r in run.rows}
+    for group, name in expected_rows(run.large_k):
+        if (group, name) not in present:
+            run.rows.append({"group": group, "row": name, "verdict": "FAIL", "result": "row missing", "measure": ""})
     seconds = time.monotonic() - started
     print(f"\ngpu-acceptance on {card}, {datetime.date.today().isoformat()}, {seconds:.0f} s\n{table(run.rows)}")
     summary = plan_file(run, card, architecture_of(models["bert-base"])[0].layers)
@@ -512,10 +519,6 @@ def main(argv=None) -> int:
     (out / "acceptance.json").write_text(json.dumps({**summary, "seconds": round(seconds), "rows": run.rows}, indent=1))
     header = "# bench/gpu_acceptance.py: what a paper run measured on this card (pipeline/budget/acceptance_file.py)\n"
     write_yaml(out / "acceptance.yaml", summary, header)
-    present = {(r["group"], r["row"]) for r in run.rows}
-    for group, name in expected_rows(run.large_k):
-        if (group, name) not in present:
-            run.rows.append({"group": group, "row": name, "verdict": "FAIL", "result": "row missing", "measure": ""})
     failed = [r for r in run.rows if r["verdict"] == "FAIL"]
     if args.device == "cuda" and not args.no_plan and not failed:
         write_yaml(ACCEPTANCE, check(summary, ACCEPTANCE), header)

@@ -84,7 +84,7 @@ class PlanCosts:
             return f"measured on {measured['card']} by bench/gpu_step.py (workloads.yaml step_floor_measured)"
         return (
             "workloads.yaml step_floor: an estimate from transformers' documented benchmarks, not yet measured "
-            "on a GPU (bench/gpu_step.py measures it)"
+            "on a GPU (`make gpu-acceptance` measures it on a GPU and the plan then reads it)"
         )
 
     def floor(self, arch: cost.Architecture) -> float:
@@ -348,13 +348,13 @@ class PlanCosts:
         total, floor = cost.JobCost(), self.floor(arch)
         for task in section[benchmark]["tasks"]:
             shape = shapes.get(task) or {}
-            features = sizes[task] * shape.get("windows", 1)  # training examples as classify encodes them
             sequences = shape.get("candidates", 1)  # sequences per training example
             settings_per_point, runs = len(listed("lr", task)), section["seeds"] * len(group)
             for batch in section["batch_sizes"][benchmark]:
                 for epochs in listed("epochs", task):
-                    steps = math.ceil(features / batch) * epochs
                     for length in listed("max_length", task):
+                        features = sizes[task] * self.windows(benchmark, task, length)  # as classify encodes them
+                        steps = math.ceil(features / batch) * epochs
                         point = (arch, benchmark, task, batch, length)
                         grouping = self.length_grouping(task, batch)  # 1 unless classify.group_by_length
                         if fuse <= 1:
@@ -374,6 +374,18 @@ class PlanCosts:
                             job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
                             total += settings_per_point * job
         return total * (1 / len(group))  # the group's jobs, shared by its models
+
+    def windows(self, benchmark: str, task: str, length: int) -> float:
+        """Training features per example of a reading-comprehension task (its passage cut into windows of
+        ``length`` at doc stride 128, pipeline/classify/encoding.py): counted by the tokenizer on the data
+        (``classify_tokens.yaml``, its ``sequences``) where measured at ``length``, else workloads.yaml's
+        ``windows``; 1 for a task of one sequence per example."""
+        shape = ((self.work.get("sequences_per_example") or {}).get(benchmark) or {}).get(task) or {}
+        if "windows" not in shape:
+            return 1.0
+        record = ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
+        measured = (record.get("lengths") or {}).get(length)
+        return float(measured["sequences"]) if measured else float(shape["windows"])
 
     def length_grouping(self, task: str, batch: int) -> float:
         """The share of a grid job's tokens left with ``classify.group_by_length`` (pipeline/classify/batching.py):

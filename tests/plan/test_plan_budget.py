@@ -124,6 +124,18 @@ def test_c3_counts_four_options_and_cmrc_its_windows():
     assert cmrc.flops_hours == pytest.approx(4.01 * p.classify_cost("clue", "bert-base-chinese").flops_hours)
 
 
+def test_cmrc_counts_the_windows_the_tokenizer_cuts():
+    """Measured on the data root's CMRC 2018 (classify_tokens.yaml: windows of 256 at stride 128 as classify
+    encodes them, 3.98 a question by the tokenizer), the plan's steps count those windows, not workloads.yaml's
+    character count (4.01), which stays for a length not measured."""
+    p = one_task(planner("paper-zh", fuse=1), "cmrc2018")
+    windows = p.tokens["measured"]["clue"]["cmrc2018"]["lengths"][256]["sequences"]
+    assert 3.9 < windows < 4.01 and p.windows("clue", "cmrc2018", 256) == windows
+    assert p.windows("clue", "cmrc2018", 512) == 4.01 and p.windows("clue", "tnews", 128) == 1.0
+    steps = sum(15 * math.ceil(10_142 * windows / b) * e for b in (8, 16) for e in (2, 3, 5))
+    assert p.classify_cost("clue", "bert-base-chinese").hours == pytest.approx(steps * 0.018 / 3600)
+
+
 def test_chid_is_most_of_paper_zh():
     """Issue 41's estimate: ChID is 70-85% of paper-zh's budget once its candidates are counted, every sequence
     at 256 (seeds one by one); with the lengths measured on the data (issue 48 §2: about 130 padded tokens a
