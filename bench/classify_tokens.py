@@ -6,7 +6,8 @@ For every task of the registry (pipeline/classify/tasks.py) it reads the trainin
 (the benchmark's release, else the public substitute classify --allow-substitutes reads; where neither,
 the dev file), encodes it as classify does at each length, and counts one epoch's tokens as classify's
 batches hold them, at each batch size and for stacks of 1 .. --seeds data orders
-(pipeline/classify/token_measure.py). ``--write`` writes the figures per training example into
+(pipeline/classify/token_measure.py), in random order and grouped by length (``classify --group-by-length``).
+``--write`` writes the figures per training example into
 pipeline/budget/classify_tokens.yaml, which the plan reads (pipeline/budget/classify_tokens.py), each
 with the file and the tokenizer it was measured with; a task with no file is listed with the file it
 looked for.
@@ -169,7 +170,10 @@ def main(argv=None) -> int:
             record["lengths"][length] = {
                 "sequences": round(figure["rows"] / n, 4),
                 "real": round(figure["real"] / n, 3),
-                "padded": {batch: [round(v / n, 3) for v in values] for batch, values in figure["padded"].items()},
+                **{
+                    kind: {batch: [round(v / n, 3) for v in values] for batch, values in figure[kind].items()}
+                    for kind in ("padded", "grouped")
+                },
             }
         first, again = found[lengths[0]]["padded"][args.batch_sizes[0]][0], later[lengths[0]]["padded"]
         drift = again[args.batch_sizes[0]][0] / first - 1
@@ -179,6 +183,7 @@ def main(argv=None) -> int:
         print(
             f"{task.name}: {record['file']} ({split}, {n:,} examples): at {lengths[0]} real {line['real']:.1f}, "
             f"padded at batch {args.batch_sizes[0]} {line['padded'][args.batch_sizes[0]][0]:.1f} per example "
+            f"(grouped by length {line['grouped'][args.batch_sizes[0]][0]:.1f}) "
             f"(epoch 1 {100 * drift:+.2f}%){extra}; {time.perf_counter() - started:.0f} s",
             flush=True,
         )
@@ -198,13 +203,17 @@ def main(argv=None) -> int:
         "# file read (split: train, or dev where the root has no train file; substitute: not the benchmark's own\n"
         "# release), the tokenizer (tokenizers), and per length: sequences (rows per example: candidates, windows),\n"
         "# real (tokens, special tokens included) and padded: per batch size, [1 .. seeds] data orders in a fused\n"
-        "# stack (each batch padded to its longest sequence, a stack's to its longest batch). The plan's fine-tuning\n"
+        "# stack (each batch padded to its longest sequence, a stack's to its longest batch); grouped: the same with\n"
+        "# batches grouped by length (classify --group-by-length, pipeline/classify/batching.py). The plan's fine-tuning\n"
         "# FLOPs use it (pipeline/plan/plan_costs.py); missing: the tasks with no file here (the plan keeps the\n"
         "# length as an upper bound for them).\n"
     )
     text = header + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None)
     if args.write:
-        OUT.write_text(text, encoding="utf-8")
+        from pipeline.atomic import AtomicFiles
+
+        with AtomicFiles() as files:  # whole or not at all: the plan reads it
+            files.temp(OUT).write_text(text, encoding="utf-8")
         print(f"wrote {OUT.relative_to(REPO)}")
     return 0
 

@@ -6,8 +6,9 @@ collators (pipeline/classify/token_measure.py) and writes the file; the plan's f
 (pipeline/plan/plan_costs.py), in place of every sequence padded to the task's max_length, which stays the
 figure (an upper bound) of a task the file does not measure. Like ``workloads.yaml``
 (:mod:`pipeline.budget.workloads_file`) the file is not taken on trust: it is read as a small file, and a
-figure that is not a finite positive number, or a padded figure below the real tokens it pads or above
-the sequences at their full length, stops the plan with one line naming the file and the place in it.
+figure that is not a finite positive number, or a padded figure (random order, ``padded``, or grouped by
+length, ``grouped``) below the real tokens it pads or above the sequences at their full length, stops the
+plan with one line naming the file and the place in it.
 """
 
 from __future__ import annotations
@@ -75,21 +76,34 @@ def _problem(data) -> tuple[str, str] | None:
                 sequences, real, padded = figure.get("sequences"), figure.get("real"), figure.get("padded")
                 if not (_number(sequences) and _number(real)) or not isinstance(padded, dict) or not padded:
                     return where, "sequences and real must be positive numbers, padded a mapping by batch size"
-                for batch, per_orders in padded.items():
-                    if not _count(batch) or not isinstance(per_orders, list) or not per_orders:
-                        return f"{where}.padded.{batch}", "not a batch size with a list of figures"
-                    for value in per_orders:
-                        if not _number(value):
-                            return f"{where}.padded.{batch}", f"{value!r} is not a positive number of tokens"
-                        if not real <= value * (1 + 1e-6) or value > sequences * length * (1 + 1e-6):
-                            why = (
-                                f"{value} tokens per example is not between the real tokens ({real}) and its "
-                                f"{sequences} sequences at length {length}"
-                            )
-                            return f"{where}.padded.{batch}", why
+                grouped = figure.get("grouped", {})  # batches grouped by length; absent from an older file
+                if not isinstance(grouped, dict):
+                    return f"{where}.grouped", "not a mapping by batch size"
+                for kind, by_batch in (("padded", padded), ("grouped", grouped)):
+                    found = _padded_problem(by_batch, sequences, real, length)
+                    if found:
+                        return f"{where}.{kind}.{found[0]}", found[1]
     for benchmark, tasks in (data.get("missing") or {}).items():
         if benchmark not in BENCHMARKS or not isinstance(tasks, dict) or not all(map(_text, tasks.values())):
             return f"missing.{benchmark}", "not a mapping of tasks to the file looked for"
+    return None
+
+
+def _padded_problem(by_batch: dict, sequences, real, length) -> tuple[str, str] | None:
+    """(batch, what is wrong) of the first figure of ``by_batch`` ({batch: [tokens per example with 1 ..
+    seeds orders]}) that is not a padded count of these sequences; None when all are."""
+    for batch, per_orders in by_batch.items():
+        if not _count(batch) or not isinstance(per_orders, list) or not per_orders:
+            return str(batch), "not a batch size with a list of figures"
+        for value in per_orders:
+            if not _number(value):
+                return str(batch), f"{value!r} is not a positive number of tokens"
+            if not real <= value * (1 + 1e-6) or value > sequences * length * (1 + 1e-6):
+                why = (
+                    f"{value} tokens per example is not between the real tokens ({real}) and its "
+                    f"{sequences} sequences at length {length}"
+                )
+                return str(batch), why
     return None
 
 

@@ -60,14 +60,3 @@ class ClassifyTrainer(Trainer):
         seed = self.args.data_seed if self.args.data_seed is not None else self.args.seed
         batch = self.args.train_batch_size * self.args.gradient_accumulation_steps
         return SeededLengthGroupedSampler(batch, [feature_length(row) for row in dataset], seed)
-
-
-def padded_tokens(lengths: list[int], batch_size: int, order: list[int], to_length: int | None = None) -> int:
-    """Tokens an epoch processes in ``order``, ``batch_size`` at a time, each batch padded to its longest
-    example (``to_length``: every example padded to it, as the papers' run_glue did)."""
-    if to_length is not None:
-        return len(order) * to_length
-    return sum(
-        len(order[i : i + batch_size]) * max(lengths[j] for j in order[i : i + batch_size])
-        for i in range(0, len(order), batch_size)
-    )

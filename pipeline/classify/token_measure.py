@@ -14,7 +14,12 @@ figure from a task's files, through classify's own path, so that the two agree:
   to its longest candidate), and in a fused stack to the longest batch of the stack. A stack of runs of one
   setting holds the seeds of several models (fused_training, ``fused_groups``), and runs of one seed draw
   one order whatever their model, so a stack of m runs of ``seeds`` seeds pads to the longest of
-  min(m, seeds) orders: measured here for 1 .. ``seeds`` orders (seeds 0, 1, ...).
+  min(m, seeds) orders: measured here for 1 .. ``seeds`` orders (seeds 0, 1, ...);
+* ``classify --group-by-length`` (:mod:`pipeline.classify.batching`) draws each seed's batches from
+  :class:`~pipeline.classify.batching.SeededLengthGroupedSampler` over the features' padded lengths: the
+  same figures for that order are ``grouped``, so the plan costs a grid that groups by length from its own
+  measurement, fused stacks included (a stack of grouped members pads to the longest of their batches,
+  which come from different mega-batches).
 
 One epoch is measured (epoch 0's order): later epochs draw other orders of the same examples, whose padded
 tokens differed from epoch 0's by at most 1.2% at batch 8 on the data root's tasks (RTE's -1.1% the most;
@@ -30,6 +35,7 @@ import numpy as np
 import torch
 
 from pipeline.classify import encoding, hyperparameters, training
+from pipeline.classify.batching import SeededLengthGroupedSampler
 from pipeline.classify.fused_training import member_batches
 
 
@@ -72,6 +78,16 @@ def data_order(size: int, settings: training.Settings, seed: int, epoch: int = 0
         return [[int(i) for i in batch] for batch in batches]
 
 
+def grouped_order(longest: np.ndarray, batch_size: int, seed: int, epoch: int = 0) -> list[list[int]]:
+    """The batches of ``epoch`` of a ``--group-by-length`` run of ``seed``: its sampler's indices
+    (:class:`SeededLengthGroupedSampler` over each feature's padded length, as ``ClassifyTrainer`` builds it
+    with ``data_seed`` = the seed), ``batch_size`` at a time as the loader takes them."""
+    sampler = SeededLengthGroupedSampler(batch_size, [int(n) for n in longest], seed)
+    sampler.set_epoch(epoch)
+    order = [int(i) for i in sampler]
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
 def feature_shapes(features) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per feature: its rows (1, or a multiple-choice example's candidates), its longest sequence and its
     real tokens (the attention mask's ones: the sequences' lengths, the collators pad after them)."""
@@ -108,10 +124,11 @@ def measure(
     settings: training.Settings | None = None,
     epoch: int = 0,
 ) -> dict:
-    """``{length: {"features", "rows", "real", "padded": {batch: [padded with 1 .. seeds orders]}}}`` for
-    ``epoch`` over ``examples`` (each a total over the epoch: divide by ``len(examples)`` for a figure per
-    example). ``settings`` supplies the rest of the run's arguments (the doc stride of span extraction); by
-    default the task's own (pipeline/classify/hyperparameters.py)."""
+    """``{length: {"features", "rows", "real", "padded": {batch: [padded with 1 .. seeds orders]}, "grouped":
+    {the same, batches grouped by length}}}`` for ``epoch`` over ``examples`` (each a total over the epoch:
+    divide by ``len(examples)`` for a figure per example). ``settings`` supplies the rest of the run's
+    arguments (the doc stride of span extraction); by default the task's own
+    (pipeline/classify/hyperparameters.py)."""
     defaults = hyperparameters.defaults(task)  # classify's own, as settings_from fills them
     base = settings or training.Settings(
         batch_size=batch_sizes[0],
@@ -128,7 +145,7 @@ def measure(
     for length in lengths:
         features = encoding.encode(task, tokenizer, examples, length, base.doc_stride)
         shapes = feature_shapes(features)
-        record = {"features": len(features), "padded": {}}
+        record = {"features": len(features), "padded": {}, "grouped": {}}
         for batch in batch_sizes:
             key = (len(features), batch)
             if key not in orders_of:
@@ -138,5 +155,7 @@ def measure(
             counts = [epoch_tokens(shapes, orders[: d + 1]) for d in range(seeds)]
             record["rows"], record["real"] = counts[0]["rows"], counts[0]["real"]
             record["padded"][batch] = [c["padded"] for c in counts]
+            grouped = [grouped_order(shapes[1], batch, seed, epoch) for seed in range(seeds)]
+            record["grouped"][batch] = [epoch_tokens(shapes, grouped[: d + 1])["padded"] for d in range(seeds)]
         found[length] = record
     return found

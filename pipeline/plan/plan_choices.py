@@ -82,24 +82,38 @@ class PlanChoices:
 
     def length_grouping_choice(self, settings: dict) -> dict:
         """Whether GLUE / CLUE batches are grouped by length (``classify.group_by_length``, pipeline/classify/
-        batching.py), with what bench/classify_group_by_length.py measured on the sample (BENCHMARKS.md)."""
+        batching.py), with the padding it saves on each task's data (classify_tokens.yaml, measured by
+        bench/classify_tokens.py) and its effect on dev scores on the sample (bench/classify_group_by_length.py,
+        BENCHMARKS.md)."""
         grouped = bool(self.config["classify"].get("group_by_length", False))
         settings["glue_group_by_length"] = grouped
-        measured = "; ".join(
-            f"{task} {ratios[32]:.2f}"
-            for task, ratios in (self.work.get("length_grouped_padding") or {}).items()
-            if 32 in ratios
-        )
         why = (
             "the papers' run_glue drew its batches in random order and padded every example to 128; classify draws "
             "them in random order too, each padded to its longest (the same result, less work). Grouping by "
-            f"length processes fewer tokens (grouped over random at batch 32: {measured}; the plan's classify "
-            "GPU-hours scale by it where it is on) but changes which examples share a batch, and the dev scores with "
-            "it: all-MiniLM-L6-v2 on the sample, 1 epoch, 3 seeds, MRPC F1 80.2 against 83.5 in random order, CoLA "
-            'MCC 0.0 against 6.9 (BENCHMARKS.md "classify: group_by_length")'
+            f"length processes fewer tokens (grouped over random at batch 32, one run: {self.grouping_saving(32)}; "
+            "the plan costs the grouped batches where it is on) but changes which examples share a batch, and the "
+            "dev scores with it: all-MiniLM-L6-v2 on the sample, 1 epoch, 3 seeds, MRPC F1 80.2 against 83.5 in "
+            'random order, CoLA MCC 0.0 against 6.9 (BENCHMARKS.md "classify: group_by_length")'
         )
         other = "random order (the papers')" if grouped else "classify.group_by_length: true (Hugging Face's)"
         return {"key": "glue_group_by_length", "ours": grouped, "why": why, "alternative": other}
+
+    def grouping_saving(self, batch: int) -> str:
+        """Per task the config fine-tunes and classify_tokens.yaml measured: one run's padded tokens with batches
+        grouped by length over those in random order, at ``batch`` and the task's first max_length."""
+        measured, section, shown = self.tokens.get("measured") or {}, self.config.get("classify") or {}, []
+        for benchmark in ("glue", "clue"):
+            if not (section.get(benchmark) or {}).get("models"):
+                continue
+            for task in section[benchmark]["tasks"]:
+                length = section["max_length"].get(task, section["max_length"][benchmark])
+                length = length[0] if isinstance(length, list) else length
+                figure = ((((measured.get(benchmark) or {}).get(task) or {}).get("lengths") or {}).get(length)) or {}
+                random_order = (figure.get("padded") or {}).get(batch)
+                grouped = (figure.get("grouped") or {}).get(batch)
+                if random_order and grouped:
+                    shown.append(f"{task} {grouped[0] / random_order[0]:.2f}")
+        return "; ".join(shown) or "not measured"
 
     def released(self, experiment: str, settings: dict, objective: str | None = None) -> list[dict]:
         """Where the authors' released code ran another value than the paper states: both, with the source.

@@ -256,10 +256,14 @@ class PlanCosts:
     def padded_sequence(self, benchmark: str, task: str, batch: int, length: int, orders: int) -> float | None:
         """Padded tokens per sequence of a run of ``task`` at ``batch`` x ``length`` whose batches are padded with
         those of ``orders`` data orders (a fused stack, :meth:`stack_orders`), measured on the data
-        (``classify_tokens.yaml``: padded over sequences per example); None where it was not measured."""
+        (``classify_tokens.yaml``: padded over sequences per example), in random order or, with
+        ``classify.group_by_length``, grouped by length (its ``grouped`` figures; a file without them gives the
+        random order's, more); None where it was not measured."""
         record = ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
-        figure = (record.get("lengths") or {}).get(length)
-        per_orders = ((figure or {}).get("padded") or {}).get(batch)
+        figure = (record.get("lengths") or {}).get(length) or {}
+        per_orders = (figure.get("padded") or {}).get(batch)
+        if self.config["classify"].get("group_by_length"):
+            per_orders = (figure.get("grouped") or {}).get(batch) or per_orders
         if not per_orders:
             return None
         return per_orders[min(orders, len(per_orders)) - 1] / figure["sequences"]
@@ -356,20 +360,15 @@ class PlanCosts:
                         features = sizes[task] * self.windows(benchmark, task, length)  # as classify encodes them
                         steps = math.ceil(features / batch) * epochs
                         point = (arch, benchmark, task, batch, length)
-                        grouping = self.length_grouping(task, batch)  # 1 unless classify.group_by_length
                         if fuse <= 1:
-                            flops = features * sequences * epochs * self.sequence_flops(*point, 1) * grouping
+                            flops = features * sequences * epochs * self.sequence_flops(*point, 1)
                             job = cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
                             total += settings_per_point * runs * job
                             continue
                         for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
                             ratio = self.fused_ratio(members)
                             flops = (
-                                features
-                                * sequences
-                                * epochs
-                                * self.sequence_flops(*point, self.stack_orders(members))
-                                * grouping
+                                features * sequences * epochs * self.sequence_flops(*point, self.stack_orders(members))
                             )
                             job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
                             total += settings_per_point * job
@@ -386,18 +385,6 @@ class PlanCosts:
         record = ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
         measured = (record.get("lengths") or {}).get(length)
         return float(measured["sequences"]) if measured else float(shape["windows"])
-
-    def length_grouping(self, task: str, batch: int) -> float:
-        """The share of a grid job's tokens left with ``classify.group_by_length`` (pipeline/classify/batching.py):
-        the tokens of batches grouped by length over those of random batches each padded to its longest, measured
-        at ``batch`` (or the nearest batch measured) by bench/classify_group_by_length.py (workloads.yaml
-        ``length_grouped_padding``). 1 where grouping is off (random order, as the papers' run_glue) or the task
-        was not measured. :meth:`classify_cost` counts the padded tokens of random batches (measured,
-        :meth:`sequence_flops`, else the length), so the factor scales them to length-grouped batches."""
-        measured = (self.work.get("length_grouped_padding") or {}).get(task)
-        if not self.config["classify"].get("group_by_length") or not measured:
-            return 1.0
-        return float(measured[min(measured, key=lambda size: (abs(int(size) - batch), int(size)))])
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
         """Jobs the config runs that no published row reads, so that the budget counts every configured model:

@@ -32,13 +32,14 @@ def tokens(tmp_path, monkeypatch):
     plan._yaml.cache_clear()
 
 
-def rte_padded(value: str):
-    """RTE's first padded figure (length 128, batch 8, one order) replaced by ``value``."""
+def rte_padded(value: str, kind: str = "padded"):
+    """RTE's first ``kind`` figure (length 128, batch 8, one order; random order or grouped by length) replaced
+    by ``value``."""
 
     def edit(text: str) -> str:
         start = text.index(RTE)
         head, tail = text[:start], text[start:]
-        at = tail.index("8: [") + len("8: [")
+        at = tail.index("8: [", tail.index(f"{kind}:")) + len("8: [")
         end = tail.index(",", at)
         return head + tail[:at] + value + tail[end:]
 
@@ -53,6 +54,8 @@ def rte_padded(value: str):
         (rte_padded("true"), "measured.glue.rte.lengths.128.padded.8", "not a positive number of tokens"),
         (rte_padded("1.0"), "measured.glue.rte.lengths.128.padded.8", "is not between the real tokens"),
         (rte_padded("1.0e+9"), "measured.glue.rte.lengths.128.padded.8", "is not between the real tokens"),
+        (rte_padded(".nan", "grouped"), "measured.glue.rte.lengths.128.grouped.8", "not a positive number of tokens"),
+        (rte_padded("1.0", "grouped"), "measured.glue.rte.lengths.128.grouped.8", "is not between the real tokens"),
         (
             lambda text: text.replace(RTE, "      file: '[RTE](https://example.org)'\n"),
             "measured.glue.rte.file",
@@ -60,7 +63,17 @@ def rte_padded(value: str):
         ),
         (lambda text: text.replace("seeds: 5", "seeds: 0"), "seeds", "not a whole number"),
     ],
-    ids=["nan", "-inf", "true", "below-real", "above-length", "markdown-file", "no-seeds"],
+    ids=[
+        "nan",
+        "-inf",
+        "true",
+        "below-real",
+        "above-length",
+        "grouped-nan",
+        "grouped-below-real",
+        "markdown-file",
+        "no-seeds",
+    ],
 )
 def test_a_bad_measurement_is_one_line(tokens, cli, capsys, tmp_path, edit, place, fragment):
     path = tokens(edit)

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 import torch
 from transformers import TrainingArguments
 from transformers.trainer_pt_utils import get_length_grouped_indices
 
-from pipeline.classify.batching import (
-    GROUPED,
-    ClassifyTrainer,
-    SeededLengthGroupedSampler,
-    feature_length,
-    padded_tokens,
-)
+from pipeline.classify.batching import GROUPED, ClassifyTrainer, SeededLengthGroupedSampler, feature_length
+from pipeline.classify.token_measure import epoch_tokens, grouped_order
 
 _DRAW = random.Random(0)
 LENGTHS = [_DRAW.randint(5, 120) for _ in range(1000)]
@@ -36,20 +32,31 @@ def test_the_order_is_the_runs_seed_and_epoch_alone():
     assert list(SeededLengthGroupedSampler(16, LENGTHS, seed=4)) != first
 
 
+def shapes(lengths):
+    """token_measure's feature shapes of single sequences of these lengths."""
+    return np.ones(len(lengths), dtype=int), np.array(lengths), np.array(lengths)
+
+
+def padded(lengths, *orders) -> float:
+    return epoch_tokens(shapes(lengths), [list(order) for order in orders])["padded"]
+
+
 def test_grouped_batches_pad_less_than_random_ones():
-    grouped = list(SeededLengthGroupedSampler(16, LENGTHS, seed=0))
+    grouped = grouped_order(np.array(LENGTHS), 16, seed=0)
+    assert [i for batch in grouped for i in batch] == list(SeededLengthGroupedSampler(16, LENGTHS, seed=0))
     shuffled = list(range(len(LENGTHS)))
     random.Random(0).shuffle(shuffled)
-    real = sum(LENGTHS)
-    assert real < padded_tokens(LENGTHS, 16, grouped) < padded_tokens(LENGTHS, 16, shuffled)
-    assert padded_tokens(LENGTHS, 16, shuffled) < padded_tokens(LENGTHS, 16, shuffled, to_length=128)
+    shuffled = [shuffled[i : i + 16] for i in range(0, len(shuffled), 16)]
+    assert sum(LENGTHS) < padded(LENGTHS, grouped) < padded(LENGTHS, shuffled) < len(LENGTHS) * 128
 
 
 def test_padded_tokens_by_hand():
+    """Each batch to its longest; in a stack of two orders each step to the longer of the two batches."""
     lengths = [3, 10, 4, 2, 7]
-    assert padded_tokens(lengths, 2, [0, 1, 2, 3, 4]) == 2 * 10 + 2 * 4 + 7
-    assert padded_tokens(lengths, 2, [1, 4, 2, 0, 3]) == 2 * 10 + 2 * 4 + 2
-    assert padded_tokens(lengths, 2, [0, 1, 2, 3, 4], to_length=128) == 5 * 128
+    first, second = [[0, 1], [2, 3], [4]], [[1, 4], [2, 0], [3]]
+    assert padded(lengths, first) == 2 * 10 + 2 * 4 + 7
+    assert padded(lengths, second) == 2 * 10 + 2 * 4 + 2
+    assert padded(lengths, first, second) == 2 * 10 + 2 * 4 + 7  # both orders pay the stack's 7 at the last step
 
 
 def test_a_multiple_choice_feature_pads_to_its_longest_candidate():

@@ -72,6 +72,28 @@ def test_a_fused_member_counts_its_rows_at_the_stacks_length(cli, tiny_en, demo_
     assert fused["per_seed"]["0"]["processed_tokens"]["real"] == solo["per_seed"]["0"]["processed_tokens"]["real"]
 
 
+def test_length_grouped_runs_record_the_grouped_measurement(cli, tiny_en_real, data_root, tmp_path):
+    """--group-by-length on SST-2's first 256 training rows at batch 8 (enough for Hugging Face's mega-batches
+    of 8 batches; below 4 x 8 x 8 rows it groups nothing): a solo run of seed 0 and a fused pair of seeds 0
+    and 1 record, for epoch 0, the grouped figures token_measure gives for 1 and 2 orders, to the token (the
+    plan's figures for classify.group_by_length: true). Grouping pads less than random order, solo and fused;
+    a stack of two grouped members pads to the longer of their batches, which come from different
+    mega-batches."""
+    from classify_builders import small_root
+
+    root = small_root(data_root, tmp_path / "root", rows=256)
+    extra = ("--batch-size", "8", "--max-length", "64", "--group-by-length")
+    solo = classify(cli, tiny_en_real, "sst2", root, tmp_path / "s", "--seeds", "1", *extra)
+    fused = classify(cli, tiny_en_real, "sst2", root, tmp_path / "f", "--seeds", "2", "--fuse", "2", *extra)
+    figure, _ = measured(tiny_en_real, "sst2", root, 8, 64, seeds=2)
+    assert solo["per_seed"]["0"]["processed_tokens"]["per_epoch"][0]["padded"] == figure["grouped"][8][0]
+    for seed in ("0", "1"):
+        assert fused["per_seed"][seed]["processed_tokens"]["per_epoch"][0]["padded"] == figure["grouped"][8][1]
+    grouped, random_order = figure["grouped"][8], figure["padded"][8]
+    assert grouped[0] < 0.9 * random_order[0] and grouped[1] < 0.9 * random_order[1]
+    assert grouped[0] < grouped[1]  # a stack pads each step to the longer of its members' batches
+
+
 @pytest.mark.parametrize(
     "task, model, length",
     [
