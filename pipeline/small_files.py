@@ -81,3 +81,17 @@ def read_small_text(path, limit: int, what: str, missing=_MISSING) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(path, "invalid UTF-8 (the file must be UTF-8 text)", where=f"line {line}") from None
+
+
+def read_small_yaml(path, limit: int, what: str):
+    """The YAML document of ``path``, read as :func:`read_small_text` reads it (safe_load: no object is built
+    from a tag); a file that is not YAML, or nests too deeply, is one error naming it."""
+    import yaml
+
+    text = read_small_text(path, limit, what)
+    try:
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise InputError(path, "not YAML: nested too deeply") from None
+    except yaml.YAMLError as exc:
+        raise InputError(path, f"not YAML ({' '.join(str(exc).split())})") from None

@@ -18,14 +18,12 @@ checked against :data:`SCHEMA`; anything else stops the plan with one line namin
 
 from __future__ import annotations
 
-import math
 from functools import cache
 from pathlib import Path
 
-import yaml
-
+from pipeline.budget.workloads_file import not_finite
 from pipeline.errors import InputError
-from pipeline.small_files import MIB, read_small_text
+from pipeline.small_files import MIB, read_small_yaml
 
 ACCEPTANCE = Path(__file__).with_name("acceptance.yaml")
 LIMIT = MIB
@@ -63,17 +61,6 @@ SCHEMA = {
 }
 
 
-def _not_finite(value, path=()) -> tuple | None:
-    if isinstance(value, float) and not math.isfinite(value):
-        return path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = _not_finite(item, (*path, key))
-            if found is not None:
-                return found
-    return None
-
-
 def check(data, path) -> dict:
     """``data`` (the parsed file at ``path``) when it satisfies :data:`SCHEMA`; else one error naming the place."""
     import jsonschema
@@ -81,7 +68,7 @@ def check(data, path) -> dict:
     if not isinstance(data, dict):
         raise InputError(path, "not an acceptance file: expected a mapping (rerun bench/gpu_acceptance.py)")
     data = {**data, "date": str(data["date"])} if "date" in data else data  # YAML reads an unquoted date as one
-    place = _not_finite(data)
+    place = not_finite(data)
     if place is not None:
         raise InputError(path, "not a finite number (rerun bench/gpu_acceptance.py)", ".".join(map(str, place)))
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
@@ -96,12 +83,7 @@ def read_acceptance(path: str | Path = ACCEPTANCE) -> dict | None:
     """The checked content of the acceptance file at ``path``; None where there is none (no GPU run yet)."""
     if not Path(path).exists():
         return None
-    text = read_small_text(path, LIMIT, "the acceptance file")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"not YAML ({' '.join(str(exc).split())})") from None
-    return check(data, path)
+    return check(read_small_yaml(path, LIMIT, "the acceptance file"), path)
 
 
 @cache

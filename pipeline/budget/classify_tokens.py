@@ -18,10 +18,8 @@ import re
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from pipeline.errors import InputError
-from pipeline.small_files import MIB, read_small_text
+from pipeline.small_files import MIB, read_small_yaml
 
 TOKENS = Path(__file__).with_name("classify_tokens.yaml")
 LIMIT = MIB
@@ -120,12 +118,7 @@ def read_tokens(path: str | Path = TOKENS) -> dict:
     """The checked content of ``classify_tokens.yaml`` at ``path``; an absent file measures nothing."""
     if not Path(path).is_file():
         return {"seeds": 1, "measured": {}, "missing": {}}
-    text = read_small_text(path, LIMIT, "the classify tokens file")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"not YAML ({' '.join(str(exc).split())})") from None
-    return check(data or {}, path)
+    return check(read_small_yaml(path, LIMIT, "the classify tokens file") or {}, path)
 
 
 @cache

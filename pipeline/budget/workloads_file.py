@@ -14,10 +14,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import yaml
-
 from pipeline.errors import InputError
-from pipeline.small_files import MIB, read_small_text
+from pipeline.small_files import MIB, read_small_yaml
 
 LIMIT = MIB
 # Milliseconds a step, per member-step or per layer, may take: from 10 us (below any optimiser step
@@ -72,13 +70,13 @@ def _place(path) -> str:
     return ".".join(str(part) for part in path) or "the top level"
 
 
-def _not_finite(value, path=()) -> tuple | None:
+def not_finite(value, path=()) -> tuple | None:
     """Where ``value`` holds a NaN (a range check passes it: every comparison with NaN is false)."""
     if isinstance(value, float) and not math.isfinite(value):
         return path
     if isinstance(value, dict):
         for key, item in value.items():
-            found = _not_finite(item, (*path, key))
+            found = not_finite(item, (*path, key))
             if found is not None:
                 return found
     return None
@@ -106,7 +104,7 @@ def check(data, path) -> dict:
     if not isinstance(data, dict):
         raise InputError(path, "not a workloads file: expected a mapping")
     for section in ("step_floor", "step_floor_measured"):
-        place = _not_finite(data.get(section), (section,))
+        place = not_finite(data.get(section), (section,))
         if place is not None:
             raise InputError(path, "not a finite number of milliseconds (rerun bench/gpu_step.py)", _place(place))
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
@@ -117,9 +115,4 @@ def check(data, path) -> dict:
 
 def read_workloads(path: str | Path) -> dict:
     """The checked content of ``workloads.yaml`` at ``path``."""
-    text = read_small_text(path, LIMIT, "the workloads file")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"not YAML ({' '.join(str(exc).split())})") from None
-    return check(data or {}, path)
+    return check(read_small_yaml(path, LIMIT, "the workloads file") or {}, path)
