@@ -181,3 +181,12 @@ def test_modules_and_rule_files_stay_small():
 
 def test_no_grab_bag_modules():
     assert not [path for path in PACKAGE.rglob("*.py") if path.stem in {"utils", "helpers", "misc", "common"}]
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test modules by their base name (rootdir import, no packages under tests/): two files of
+    one name in two folders stop the whole suite at collection, which a run of either folder alone hides."""
+    seen: dict[str, Path] = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        assert path.name not in seen, f"{path.relative_to(REPO)} and {seen[path.name].relative_to(REPO)}"
+        seen[path.name] = path
