@@ -102,18 +102,13 @@ class PlanChoices:
     def grouping_saving(self, batch: int) -> str:
         """Per task the config fine-tunes and classify_tokens.yaml measured: one run's padded tokens with batches
         grouped by length over those in random order, at ``batch`` and the task's first max_length."""
-        measured, section, shown = self.tokens.get("measured") or {}, self.config.get("classify") or {}, []
-        for benchmark in ("glue", "clue"):
-            if not (section.get(benchmark) or {}).get("models"):
-                continue
-            for task in section[benchmark]["tasks"]:
-                length = section["max_length"].get(task, section["max_length"][benchmark])
-                length = length[0] if isinstance(length, list) else length
-                figure = ((((measured.get(benchmark) or {}).get(task) or {}).get("lengths") or {}).get(length)) or {}
-                random_order = (figure.get("padded") or {}).get(batch)
-                grouped = (figure.get("grouped") or {}).get(batch)
-                if random_order and grouped:
-                    shown.append(f"{task} {grouped[0] / random_order[0]:.2f}")
+        shown = []
+        for benchmark, task in self.tuned_tasks():
+            figure = self.token_figure(benchmark, task, self.task_lengths(benchmark, task)[0])
+            random_order = (figure.get("padded") or {}).get(batch)
+            grouped = (figure.get("grouped") or {}).get(batch)
+            if random_order and grouped:
+                shown.append(f"{task} {grouped[0] / random_order[0]:.2f}")
         return "; ".join(shown) or "not measured"
 
     def released(self, experiment: str, settings: dict, objective: str | None = None) -> list[dict]:

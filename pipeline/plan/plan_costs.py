@@ -253,14 +253,36 @@ class PlanCosts:
                 )
         return found
 
+    def tuned_tasks(self) -> list[tuple[str, str]]:
+        """(benchmark, task) of every GLUE / CLUE task the config fine-tunes (a benchmark with models)."""
+        section = self.config.get("classify") or {}
+        return [
+            (benchmark, task)
+            for benchmark in ("glue", "clue")
+            if (section.get(benchmark) or {}).get("models")
+            for task in section[benchmark]["tasks"]
+        ]
+
+    def task_lengths(self, benchmark: str, task: str) -> list[int]:
+        """The max_length values of ``task``'s grid (its own, else its benchmark's)."""
+        lengths = self.config["classify"]["max_length"]
+        return _listed(lengths.get(task, lengths[benchmark]))
+
+    def token_record(self, benchmark: str, task: str) -> dict:
+        """``task``'s measurement in classify_tokens.yaml ({} where the file has none)."""
+        return ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
+
+    def token_figure(self, benchmark: str, task: str, length: int) -> dict:
+        """``task``'s measured figures at ``length`` (sequences, real, padded, grouped; {} where not measured)."""
+        return (self.token_record(benchmark, task).get("lengths") or {}).get(length) or {}
+
     def padded_sequence(self, benchmark: str, task: str, batch: int, length: int, orders: int) -> float | None:
         """Padded tokens per sequence of a run of ``task`` at ``batch`` x ``length`` whose batches are padded with
         those of ``orders`` data orders (a fused stack, :meth:`stack_orders`), measured on the data
         (``classify_tokens.yaml``: padded over sequences per example), in random order or, with
         ``classify.group_by_length``, grouped by length (its ``grouped`` figures; a file without them gives the
         random order's, more); None where it was not measured."""
-        record = ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
-        figure = (record.get("lengths") or {}).get(length) or {}
+        figure = self.token_figure(benchmark, task, length)
         per_orders = (figure.get("padded") or {}).get(batch)
         if self.config["classify"].get("group_by_length"):
             per_orders = (figure.get("grouped") or {}).get(batch) or per_orders
@@ -285,45 +307,41 @@ class PlanCosts:
         (the file, its split, whether it is a substitute for the benchmark's release, the tokenizer) or
         ``upper bound`` (the task's max_length) with why; a measured task some of whose grid points were not
         measured is an upper bound at those (``unmeasured``)."""
-        section = self.config.get("classify") or {}
-        measured, missing = self.tokens.get("measured") or {}, self.tokens.get("missing") or {}
+        missing = self.tokens.get("missing") or {}
         shapes = self.work.get("sequences_per_example") or {}
         found = []
-        for benchmark in ("glue", "clue"):
-            if not (section.get(benchmark) or {}).get("models"):
+        for benchmark, task in self.tuned_tasks():
+            record = self.token_record(benchmark, task)
+            source = {"benchmark": benchmark, "task": task}
+            if not record:
+                looked = (missing.get(benchmark) or {}).get(task)
+                why = f"no file of it in the data root ({looked})" if looked else f"not measured in {TOKENS.name}"
+                found.append({**source, "source": "upper bound", "why": why})
                 continue
-            for task in section[benchmark]["tasks"]:
-                record = (measured.get(benchmark) or {}).get(task)
-                source = {"benchmark": benchmark, "task": task}
-                if record is None:
-                    looked = (missing.get(benchmark) or {}).get(task)
-                    why = f"no file of it in the data root ({looked})" if looked else f"not measured in {TOKENS.name}"
-                    found.append({**source, "source": "upper bound", "why": why})
-                    continue
-                grid = [
-                    (batch, length)
-                    for length in _listed(section["max_length"].get(task, section["max_length"][benchmark]))
-                    for batch in section["batch_sizes"][benchmark]
-                    if self.padded_sequence(benchmark, task, batch, length, 1) is None
-                ]
-                entry = {
-                    **source,
-                    "source": "measured",
-                    "file": record["file"],
-                    "split": record["split"],
-                    "substitute": record["substitute"],
-                    "tokenizer": record["tokenizer"],
-                }
-                release = (shapes.get(benchmark) or {}).get(task, {}).get("candidates")
-                measured_rows = next(iter(record["lengths"].values()))["sequences"]
-                if release and round(measured_rows) != release:
-                    entry["note"] = (
-                        f"{measured_rows:g} candidates per example in this file, {release} in the release: "
-                        "counted per sequence, times the release's"
-                    )
-                if grid:
-                    entry["unmeasured"] = [f"{b}x{n}" for b, n in grid]
-                found.append(entry)
+            grid = [
+                (batch, length)
+                for length in self.task_lengths(benchmark, task)
+                for batch in self.config["classify"]["batch_sizes"][benchmark]
+                if self.padded_sequence(benchmark, task, batch, length, 1) is None
+            ]
+            entry = {
+                **source,
+                "source": "measured",
+                "file": record["file"],
+                "split": record["split"],
+                "substitute": record["substitute"],
+                "tokenizer": record["tokenizer"],
+            }
+            release = (shapes.get(benchmark) or {}).get(task, {}).get("candidates")
+            measured_rows = next(iter(record["lengths"].values()))["sequences"]
+            if release and round(measured_rows) != release:
+                entry["note"] = (
+                    f"{measured_rows:g} candidates per example in this file, {release} in the release: "
+                    "counted per sequence, times the release's"
+                )
+            if grid:
+                entry["unmeasured"] = [f"{b}x{n}" for b, n in grid]
+            found.append(entry)
         return found
 
     def classify_cost(self, benchmark: str, label: str) -> cost.JobCost | None:
@@ -382,8 +400,7 @@ class PlanCosts:
         shape = ((self.work.get("sequences_per_example") or {}).get(benchmark) or {}).get(task) or {}
         if "windows" not in shape:
             return 1.0
-        record = ((self.tokens.get("measured") or {}).get(benchmark) or {}).get(task) or {}
-        measured = (record.get("lengths") or {}).get(length)
+        measured = self.token_figure(benchmark, task, length)
         return float(measured["sequences"]) if measured else float(shape["windows"])
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
