@@ -53,8 +53,9 @@ def padding(batches=BATCHES) -> list[dict]:
         for task_name, record in measured.items():
             length = lengths.get(task_name, lengths[benchmark])
             length = length[0] if isinstance(length, list) else length
-            figure = record["lengths"].get(length) or record["lengths"][min(record["lengths"])]
-            length = length if length in record["lengths"] else min(record["lengths"])
+            if length not in record["lengths"]:
+                length = min(record["lengths"])
+            figure = record["lengths"][length]
             for batch in batches:
                 plain, grouped = figure["padded"].get(batch), (figure.get("grouped") or {}).get(batch)
                 if not plain or not grouped:
