@@ -25,7 +25,7 @@ LOCK := requirements.lock
 TORCH := 2.13.0
 PIP := 26.3
 
-.PHONY: install demo test lint format lock clean-demo sample-learning rehearsal gpu-acceptance
+.PHONY: install demo test lint format lock clean-demo sample-learning rehearsal gpu-acceptance gpu-bundle
 
 # Last, the package's bytecode, once: where PYTHONDONTWRITEBYTECODE is set (CI's image sets it), every
 # `python -m pipeline` job would otherwise compile the modules it imports again (0.2-0.8 CPU s a job).
@@ -67,13 +67,20 @@ PAPERS ?= workflow/config/paper-zh.yaml workflow/config/paper-en.yaml
 rehearsal: install
 	$(BIN)/python -m pipeline rehearsal $(foreach paper,$(PAPERS),--paper $(paper)) --data $(DATA) --cores $(CORES)
 
-# The GPU acceptance run (bench/gpu_acceptance.py, BENCHMARKS.md "GPU acceptance"): the pipeline's own stages on
-# random-weight models of the papers' architectures, a few dozen steps each, in under 8 minutes on one H100; it
-# prints one table and writes pipeline/budget/acceptance.yaml, which the plan reads. DEVICE=cpu: tiny models of
-# the same families, every row (CI runs it; 2.5-3 minutes on 2 cores), nothing written for the plan.
+# The GPU acceptance run (docs/stages/acceptance.md, BENCHMARKS.md "GPU acceptance"): the pipeline's own stages on
+# random-weight models of the papers' architectures, every row able to fail, in about 6 minutes on one H100; it
+# writes its table to results/gpu-acceptance/DEVICE and, from a CUDA run with no failed row,
+# pipeline/budget/acceptance.yaml, which the plan reads. DEVICE=cpu: tiny models of the same families, every row.
+# On the lent GPU host (no network, its own Python 3.12 and PyTorch), make nothing: `make gpu-bundle` here, then
+# the one command docs/stages/acceptance.md gives. CI runs it inside a simulation of that host (.ci/host_simulation.sh).
 DEVICE ?= cuda
 gpu-acceptance: $(VENV)/.installed
-	$(BIN)/python bench/gpu_acceptance.py --device $(DEVICE)
+	$(BIN)/python -m pipeline gpu-acceptance --device $(DEVICE)
+
+# What the GPU host is sent beside the tree (.gpu-bundle/, git-ignored): the run's input data, made here on CPU,
+# and the Python 3.12 wheels of what it imports that the host lacks; prints the size against the host's 64 MiB.
+gpu-bundle: $(VENV)/.installed
+	$(BIN)/python -m pipeline gpu-bundle
 
 lint: install
 	$(BIN)/snakemake --lint

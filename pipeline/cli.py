@@ -53,6 +53,8 @@ STAGES = {
     "bilstm": ("bilstm", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
     "export": ("", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
     "rehearsal": ("rehearsal", "a paper config in miniature on CPU: local mirror and hub, every job kind run once"),
+    "gpu-acceptance": ("acceptance", "the papers' architectures on this GPU: every row checked, the plan's figures"),
+    "gpu-bundle": ("acceptance", "the GPU acceptance run's data and wheels, for a host with no network"),
 }
 
 

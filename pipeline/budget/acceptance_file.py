@@ -1,7 +1,7 @@
-"""``acceptance.yaml``: what the GPU acceptance run measured (bench/gpu_acceptance.py, issue 48 §1), read and
+"""``acceptance.yaml``: what the GPU acceptance run measured (python -m pipeline gpu-acceptance, issue 48 §1), read and
 checked for the budget and the plan.
 
-``make gpu-acceptance`` on a CUDA GPU runs the pipeline's own stages on random-weight models of the papers'
+``python -m pipeline gpu-acceptance`` on a CUDA GPU runs the pipeline's own stages on random-weight models of the papers'
 architectures and writes this file beside ``workloads.yaml``: the card's name and the date, the per-step floor
 per Transformer layer (a BERT-base fine-tuning step as the classify stage takes it, over its 12 layers), the
 time per member-step of a fused stack over a solo step by stack size, the model FLOPs utilisation each
@@ -10,8 +10,8 @@ largest over the jobs of each kind (pre-training, fused fine-tuning). Where the 
 jobs with these (pipeline/plan/plan_costs.py) and says "measured on CARD, DATE" in its assumption line, and the
 memory model corrects an estimate that was more than :data:`MEMORY_TOLERANCE` off (:func:`memory_factor`).
 
-Only a CUDA run writes it: ``device`` must be ``cuda``, so the CPU form CI runs (``make gpu-acceptance
-DEVICE=cpu``, tiny models) can never feed the plan, even when its file is copied here. Like
+Only a CUDA run writes it: ``device`` must be ``cuda``, so the CPU form CI runs (``python -m pipeline gpu-acceptance
+--device cpu``, tiny models) can never feed the plan, even when its file is copied here. Like
 ``workloads.yaml`` it decides GPU-hours, so it is not taken on trust (issue 47 §5): read as a small file and
 checked against :data:`SCHEMA`; anything else stops the plan with one line naming the file and the place.
 """
@@ -29,7 +29,7 @@ ACCEPTANCE = Path(__file__).with_name("acceptance.yaml")
 LIMIT = MIB
 # The estimate is kept where the measured peak is within 15% of it (issue 48 §1), and corrected otherwise.
 MEMORY_TOLERANCE = 0.15
-KINDS = ("pretrain", "fused")
+KINDS = ("pretrain", "electra", "fused")  # ELECTRA: a generator and a discriminator in one step
 CARD = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9 .()+-]{0,79}$"}  # as workloads_file.CARD
 RATIO = {"type": "number", "exclusiveMinimum": 0, "maximum": 100}
 SCHEMA = {
@@ -66,16 +66,18 @@ def check(data, path) -> dict:
     import jsonschema
 
     if not isinstance(data, dict):
-        raise InputError(path, "not an acceptance file: expected a mapping (rerun bench/gpu_acceptance.py)")
+        raise InputError(path, "not an acceptance file: expected a mapping (rerun python -m pipeline gpu-acceptance)")
     data = {**data, "date": str(data["date"])} if "date" in data else data  # YAML reads an unquoted date as one
     place = not_finite(data)
     if place is not None:
-        raise InputError(path, "not a finite number (rerun bench/gpu_acceptance.py)", ".".join(map(str, place)))
+        raise InputError(
+            path, "not a finite number (rerun python -m pipeline gpu-acceptance)", ".".join(map(str, place))
+        )
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "the top level"
         what = " ".join(error.message.split())[:200]
-        raise InputError(path, f"{what} (rerun bench/gpu_acceptance.py on a CUDA GPU)", where)
+        raise InputError(path, f"{what} (rerun python -m pipeline gpu-acceptance on a CUDA GPU)", where)
     return data
 
 
@@ -105,4 +107,4 @@ def source() -> str | None:
     found = measured()
     if found is None:
         return None
-    return f"measured on {found['card']}, {found['date']} by bench/gpu_acceptance.py (pipeline/budget/acceptance.yaml)"
+    return f"measured on {found['card']}, {found['date']} by python -m pipeline gpu-acceptance (pipeline/budget/acceptance.yaml)"

@@ -17,7 +17,7 @@ Where the total passes :data:`GPU_GB` (less :data:`HEADROOM` for the allocator a
 the batch is split into the fewest equal micro-batches that fit: ``grad_accum`` steps on one GPU, or as
 many DDP processes (``gpus``), the same optimiser batch either way.
 
-Once the GPU acceptance run (bench/gpu_acceptance.py) has measured the peak of real jobs, an estimate more than
+Once the GPU acceptance run (python -m pipeline gpu-acceptance) has measured the peak of real jobs, an estimate more than
 15% off is scaled by the measured ratio of its kind (pipeline/budget/acceptance_file.py, ``memory_factor``), so
 the splits and the fused stack sizes follow the card, not the formula alone.
 """
@@ -90,7 +90,7 @@ def training_memory(
     """The memory of a training step of ``batch`` sequences of ``length`` tokens, ``passes`` forward passes
     kept for the backward (see the module docstring), and the fewest micro-batches that fit a GPU.
     ``corrected``: scaled by the measured factor where there is one (False: the formula alone, which
-    bench/gpu_acceptance.py checks)."""
+    python -m pipeline gpu-acceptance checks)."""
     factor = memory_factor("pretrain") if corrected else 1.0
     static = factor * 16 * stored_parameters(arch, shared_layers)
     logits = 2 * 4 * MASKED_SHARE * batch * length * arch.vocab

@@ -54,7 +54,11 @@ def init_world() -> World:
     if size <= 1:
         return World()
     if not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
+        # NCCL wants a GPU of its own per process; more processes than GPUs (two ranks on one GPU, as the GPU
+        # acceptance run checks DDP on a one-GPU host) take gloo, which reduces CUDA tensors as well
+        local_size = int(os.environ.get("LOCAL_WORLD_SIZE", str(size)))
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        dist.init_process_group(backend="nccl" if gpus and local_size <= gpus else "gloo")
     return World(rank=dist.get_rank(), size=dist.get_world_size(), local_rank=int(os.environ.get("LOCAL_RANK", "0")))
 
 

@@ -84,7 +84,7 @@ class PlanCosts:
             return f"measured on {measured['card']} by bench/gpu_step.py (workloads.yaml step_floor_measured)"
         return (
             "workloads.yaml step_floor: an estimate from transformers' documented benchmarks, not yet measured "
-            "on a GPU (`make gpu-acceptance` measures it on a GPU and the plan then reads it)"
+            "on a GPU (`python -m pipeline gpu-acceptance` measures it on a GPU and the plan then reads it)"
         )
 
     def floor(self, arch: cost.Architecture) -> float:

@@ -211,6 +211,22 @@ class PretrainingModel(nn.Module):
         losses["loss"] = sum(value * (electra.RTD_WEIGHT if key == "rtd" else 1.0) for key, value in losses.items())
         return losses
 
+    def global_token_weight(self, batch: dict, world, device) -> float:
+        """The weight that makes DDP's mean of the processes' gradients the gradient of the masked LM loss averaged
+        over the masked tokens of the whole batch, as one process computes it (docs/stages/pretrain.md "Several
+        GPUs"): this process's share of the masked tokens times the process count. Each process averages its
+        loss over its own masked tokens, whose numbers differ, so without it two processes at half the batch
+        would train other weights than one process at the whole batch. Plain masking objectives only (one
+        token-mean term); MiSAD's and the pair terms average over examples, which every process holds equally
+        many of."""
+        from pipeline.models import runtime
+
+        if world.size == 1 or self.loss_term != "mlm" or self.discriminator is not None:
+            return 1.0
+        local = float((batch["labels"] != -100).sum())
+        total = runtime.all_sum(local, world, device)
+        return local * world.size / total if total else 1.0
+
     def misad_loss(self, s_hidden, s_mask, w_ids, w_mask, r_ids, r_mask, valid, r_labels=None) -> dict:
         """``{"misad": L_MiSAD}``, and with the released loss ``"mlm_r"``, R's masked-LM loss (docs/method.md §3).
 

@@ -17,12 +17,11 @@ steps then linear decay, dropout 0.1, gradient clipping at 1.0, one epoch by def
 (``--max-steps`` overrides). ``--batch-size`` is per process; the effective batch is
 batch size × ``--grad-accum`` × processes. bf16 autocast on CUDA. Multi-GPU:
 ``torchrun --nproc_per_node=K -m pipeline pretrain ...`` (DDP; rank 0 logs and saves). Each
-process draws dropout from a stream of its own (seeded by ``(seed, rank)``); the masks are
-functions of ``(seed, epoch, example)`` and do not depend on the process. The log's ``lr`` is
-the rate the step used, and its ``tokens`` are summed over the processes.
+process draws dropout from a stream of its own (seeded by ``(seed, rank)``); the masks are functions of
+``(seed, epoch, example)``, and the MLM loss is averaged over the whole batch's masked tokens, so K processes
+train the weights one process would (dropout 0). The log's ``tokens`` are summed over the processes.
 
-``--data`` takes the token dataset as one file or several (one per sample shard, in any order:
-they are read in path order, so the result is the same).
+``--data`` takes the token dataset as one file or several (one per sample shard, read in path order).
 
 Input: ``--input sentences`` (default; one sentence per example, as tokenize cut it: ULR-BERT §4) or
 ``packed`` (the sentences concatenated and cut into ``--max-length`` blocks, default 512: BURT §5.2,
@@ -218,14 +217,14 @@ def prepare(batch: dict, module: PretrainingModel, collator, tokenizer, device) 
     return to_device(batch, device)
 
 
-def forward_backward(model, batch: dict, grad_accum: int, device, defer_sync: bool = False) -> dict[str, float]:
-    """One micro-batch: forward under autocast, backward of loss / grad_accum. ``defer_sync``: a DDP
+def forward_backward(model, batch: dict, grad_accum: int, device, defer_sync=False, weight=1.0) -> dict[str, float]:
+    """One micro-batch: forward under autocast, backward of loss x ``weight`` / grad_accum. ``defer_sync``: a DDP
     micro-batch before the last of an accumulation, whose gradients need no all-reduce yet."""
     context = model.no_sync() if defer_sync else contextlib.nullcontext()
     with context:
         with runtime.autocast(device):
             losses = model(**batch)
-        (losses["loss"] / grad_accum).backward()
+        (losses["loss"] * weight / grad_accum).backward()
     return {key: value.item() for key, value in losses.items()}
 
 
@@ -427,7 +426,8 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                 micro += 1
                 done += 1
                 sync = micro % args.grad_accum == 0
-                losses = forward_backward(model, batch, args.grad_accum, device, world.size > 1 and not sync)
+                weight = module.global_token_weight(batch, world, device)
+                losses = forward_backward(model, batch, args.grad_accum, device, world.size > 1 and not sync, weight)
                 for key, value in losses.items():
                     sums[key] = sums.get(key, 0.0) + value / args.grad_accum
                 padding.add(padding_counts(batch))

@@ -14,7 +14,7 @@ layer, factorised embeddings of ``--embedding-size``, the sentence-order head), 
 where ``pretrain`` looks for it (pipeline/models/loading.py ``generator_for``). ``--architecture NAME``
 takes every size of a released checkpoint from the budget's table (pipeline/budget/cost.py
 ``ARCHITECTURES``: layers, hidden, feed-forward, embedding and vocabulary sizes; 64-wide heads, as all of
-them have), so that the GPU acceptance run (bench/gpu_acceptance.py) trains the papers' real
+them have), so that the GPU acceptance run (python -m pipeline gpu-acceptance) trains the papers' real
 architectures with random weights: the learned vocabulary fills the first rows of the embedding and the
 rest are never used, but every matrix, and so the FLOPs and the memory of a step, are the real model's.
 """

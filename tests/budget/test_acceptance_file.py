@@ -1,5 +1,5 @@
 """The GPU acceptance run's file and the plan (issue 48 §1; pipeline/budget/acceptance_file.py): what
-bench/gpu_acceptance.py writes is what the plan reads, a CPU run never feeds it, a bad file is one line, and
+python -m pipeline gpu-acceptance writes is what the plan reads, a CPU run never feeds it, a bad file is one line, and
 where the file exists the plan's floor, fused ratios, MFU per objective and memory follow it and its
 assumption line says "measured on CARD, DATE"."""
 
@@ -78,7 +78,7 @@ def test_the_repository_s_measurement_if_any_is_valid():
 def test_a_bad_file_is_one_line_naming_the_place(change, place):
     with pytest.raises(InputError) as error:
         acceptance_file.check({**GOOD, **change}, "acceptance.yaml")
-    assert place in str(error.value) and "bench/gpu_acceptance.py" in str(error.value)
+    assert place in str(error.value) and "python -m pipeline gpu-acceptance" in str(error.value)
 
 
 def test_a_bad_file_stops_the_plan_in_one_line(accepted, cli, capsys, tmp_path):
@@ -110,4 +110,4 @@ def test_the_plan_reads_the_measurement(accepted, cli, capsys, tmp_path):
     assert planner.pretrain_cost(xxlarge, settings).flops_hours == pytest.approx(stated * 0.4 / 0.5)
     out = tmp_path / "plan.md"
     assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
-    assert "measured on NVIDIA H100 80GB HBM3, 2026-12-01 by bench/gpu_acceptance.py" in out.read_text()
+    assert "measured on NVIDIA H100 80GB HBM3, 2026-12-01 by python -m pipeline gpu-acceptance" in out.read_text()

@@ -1,14 +1,16 @@
-"""The jobs of the GPU acceptance run (bench/gpu_acceptance.py): data and models made by the pipeline's own
-stages, each training job run as ``python -m pipeline STAGE`` in a process of its own, and what it left read back.
+"""The jobs of the GPU acceptance run (pipeline/acceptance/gpu_acceptance.py): data and models made by the pipeline's
+own stages, each training job run as ``python -m pipeline STAGE`` (several in one process where they need no
+process of their own: pipeline/acceptance/peak_memory.py), and what it left read back.
 
 Nothing here trains or masks anything itself: the data is the demo's English Wikipedia dump taken through
 ``extract``, ``clean``, ``ngrams`` and ``sample`` (single sentences and, for NSP / SOP, ``--with-next``
 pairs), the models are ``tiny-model`` outputs (``--architecture`` at the papers' sizes on CUDA, tiny shapes of
 the same families on CPU), and the fine-tuning task is an SST-2-format folder of the same sentences joined
 into inputs longer than 128 tokens (so every classify batch is full length, the length the memory model
-assumes), labelled by a seeded draw: random labels, since only the losses' agreement and the step's time
-and memory are measured, not learning. Each training job runs under bench/peak_memory.py, which calls the
-package's entry point and records ``torch.cuda.max_memory_allocated``.
+assumes), with a label the models can learn (:func:`make_glue`): seeds then train apart, by far more than the
+tolerance of the fused-against-solo rows, so that those rows can fail (pipeline/acceptance/verdicts.py). Each
+training job runs under pipeline/acceptance/peak_memory.py, which calls the package's entry point and records
+``torch.cuda.max_memory_allocated``.
 """
 
 from __future__ import annotations
@@ -26,15 +28,23 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_DUMP = REPO / "workflow" / "demo" / "data" / "wiki" / "en" / "enwiki-demo-pages-articles.xml"
 PRETRAIN_FUNCTIONS = REPO / "workflow" / "rules" / "functions" / "pretrain.smk"
 PRETRAIN_RULES = REPO / "workflow" / "rules" / "pretrain.smk"
-PEAK = REPO / "bench" / "peak_memory.py"
+PEAK = "pipeline.acceptance.peak_memory"
 SENTENCES_PER_INPUT = 8  # demo sentences joined into one fine-tuning input: about 200 tokens, cut at 128
 TRAIN_INPUTS, DEV_INPUTS = 64, 32
 # the jobs find this interpreter's tools first (torchrun), as `make` puts the venv first on PATH
-ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+# (read when a job starts: the host's wheels and offline switches are set in os.environ first); jobs compared in
+# float32 add NVIDIA_TF32_OVERRIDE=0, so that no cuBLAS product rounds to TF32 in the jobs themselves
+
+
+def job_env(extra: dict | None = None) -> dict:
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {**os.environ, "PATH": path, **(extra or {})}
+
+
 # classify's per-seed log line (pipeline/classify/classify.py log_seed)
 SEED_LINE = re.compile(r"seed (\d+): (\d+) steps in [\d.]+ s \(([\d.]+) train examples/s\)")
 
@@ -80,7 +90,9 @@ def make_data(work: Path) -> dict[str, Path]:
 
 
 def make_glue(work: Path, sentences: Path) -> Path:
-    """A data root holding ``glue/SST-2/{train,dev}.tsv`` of long inputs (module docstring); returns the root."""
+    """A data root holding ``glue/SST-2/{train,dev}.tsv`` of long inputs (module docstring); returns the root.
+    The label is whether the input opens with the corpus's most frequent word or its second: one embedding
+    decides it, so even a random-weight model learns it within the run's few steps, and seeds' losses part."""
     import pyarrow.parquet as pq
 
     root = work / "glue-data"
@@ -88,14 +100,20 @@ def make_glue(work: Path, sentences: Path) -> Path:
     if (folder / "dev.tsv").exists():
         return root
     texts = [" ".join(t.split()) for t in pq.read_table(sentences / "shard-000.parquet").column("text").to_pylist()]
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in text.lower().split():
+            counts[word] = counts.get(word, 0) + 1
+    markers = sorted(counts, key=lambda w: (-counts[w], w))[:2]
     draw = random.Random(0)
     inputs = []
     for k in range(TRAIN_INPUTS + DEV_INPUTS):
         start = k * SENTENCES_PER_INPUT // 2 % max(len(texts) - SENTENCES_PER_INPUT, 1)
-        inputs.append(" ".join(texts[start : start + SENTENCES_PER_INPUT]))
+        label = draw.randint(0, 1)
+        inputs.append((f"{markers[label]} {' '.join(texts[start : start + SENTENCES_PER_INPUT])}", label))
     folder.mkdir(parents=True, exist_ok=True)
     for name, rows in (("train", inputs[:TRAIN_INPUTS]), ("dev", inputs[TRAIN_INPUTS:])):
-        lines = ["sentence\tlabel", *(f"{text}\t{draw.randint(0, 1)}" for text in rows)]
+        lines = ["sentence\tlabel", *(f"{text}\t{label}" for text, label in rows)]
         (folder / f"{name}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
 
@@ -118,22 +136,53 @@ def tokenize(work: Path, model: Path, marked: Path) -> Path:
     return out
 
 
-def run_job(name: str, argv: list, work: Path, timeout: float, launcher: list[str] | None = None) -> Job:
-    """``argv`` (a stage and its options) in a process of its own: under bench/peak_memory.py, or, with
-    ``launcher``, as ``LAUNCHER -m pipeline ARGV`` (the pretrain rule's launch line: no peak recorded)."""
-    argv = [str(a) for a in argv]
-    peak_file = work / "peaks" / f"{name}.json"
-    peak_file.parent.mkdir(parents=True, exist_ok=True)
-    peak_file.unlink(missing_ok=True)
-    command = [*launcher, "-m", "pipeline", *argv] if launcher else [sys.executable, str(PEAK), str(peak_file), *argv]
+def run_jobs(batch: list[tuple[str, list]], work: Path, timeout: float, env: dict | None = None) -> list[Job]:
+    """Each ``(name, argv)`` of ``batch`` (a stage and its options) run in turn in one process of its own, under
+    pipeline/acceptance/peak_memory.py: its Job, with the job's own log and GPU peak."""
+    folder = work / "peaks"
+    folder.mkdir(parents=True, exist_ok=True)
+    listed = []
+    for name, argv in batch:
+        peak, log = folder / f"{name}.json", folder / f"{name}.log"
+        peak.unlink(missing_ok=True)
+        listed.append({"name": name, "argv": [str(a) for a in argv], "log": str(log), "peak": str(peak)})
+    manifest = folder / f"batch-{batch[0][0]}.json"
+    manifest.write_text(json.dumps(listed, indent=1), encoding="utf-8")
+    command = [sys.executable, "-m", PEAK, str(manifest)]
     started = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            command, cwd=REPO, env=job_env(env), capture_output=True, text=True, timeout=timeout, check=False
+        )
+        crash = done.stderr[-400:] if done.returncode > 100 or done.returncode < 0 else ""
+    except subprocess.TimeoutExpired:
+        crash = f"timed out after {timeout:.0f} s"
+    jobs = []
+    for entry in listed:
+        peak, log = Path(entry["peak"]), Path(entry["log"])
+        record = json.loads(peak.read_text()) if peak.exists() else {"status": 124 if crash else 1, "peak_bytes": None}
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        text += f"\n{crash}" if crash and not peak.exists() else ""
+        seconds = record.get("seconds", time.monotonic() - started)
+        jobs.append(Job(entry["name"], record["status"], seconds, text, record["peak_bytes"]))
+    return jobs
+
+
+def run_job(name: str, argv: list, work: Path, timeout: float, launcher: list[str] | None = None, env=None) -> Job:
+    """``argv`` in a process of its own: under pipeline/acceptance/peak_memory.py, or, with ``launcher``, as
+    ``LAUNCHER -m pipeline ARGV`` (the pretrain rule's launch line: no peak recorded)."""
+    if not launcher:
+        return run_jobs([(name, argv)], work, timeout, env)[0]
+    command = [*launcher, "-m", "pipeline", *[str(a) for a in argv]]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            command, cwd=REPO, env=job_env(env), capture_output=True, text=True, timeout=timeout, check=False
+        )
         status, log = done.returncode, done.stdout + done.stderr
     except subprocess.TimeoutExpired as expired:
         status, log = 124, f"timed out after {timeout:.0f} s: {(expired.stderr or b'')[-300:]!r}"
-    peak = json.loads(peak_file.read_text())["peak_bytes"] if peak_file.exists() else None
-    return Job(name, status, time.monotonic() - started, log, peak)
+    return Job(name, status, time.monotonic() - started, log)
 
 
 def killed_and_resumed(name: str, argv: list, save_folder: Path, work: Path, timeout: float) -> Job:
@@ -146,7 +195,7 @@ def killed_and_resumed(name: str, argv: list, save_folder: Path, work: Path, tim
     started = time.monotonic()
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            command, cwd=REPO, env=ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command, cwd=REPO, env=job_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
         killed_at = None
         while process.poll() is None and time.monotonic() - started < timeout:
@@ -201,6 +250,19 @@ def longest_batch(model: Path, batch: int, inputs: float = 1.0) -> int:
     example (MiSAD's S, and w and R packed in a row beside it, logged together)."""
     entries = [e for e in train_log(model) if e.get("tokens")]
     return max((round(e["tokens"] / (1 - e.get("padding_share", 0.0)) / batch / inputs) for e in entries), default=0)
+
+
+def mean_speed(log: str, batch: int) -> float:
+    """ms per member-step, averaged over the seeds of a classify log (0 where it logged none)."""
+    speeds = seed_speeds(log, batch)
+    return sum(speeds.values()) / len(speeds) if speeds else 0.0
+
+
+def weights(model: Path) -> dict:
+    """A model folder's weights (``model.safetensors``): name -> tensor."""
+    from safetensors.torch import load_file
+
+    return load_file(str(model / "model.safetensors"))
 
 
 def seed_speeds(log: str, batch: int) -> dict[int, float]:

@@ -1,0 +1,139 @@
+"""What the acceptance run expects of a job before it runs: FLOPs, memory and time, counted as the plan counts
+them (pipeline/budget/cost.py, pipeline/budget/memory.py), so that the run checks the plan's own model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+PAPER_FUSE = 16  # classify.fuse in paper-en.yaml and paper-zh.yaml
+
+
+def architecture_of(model: Path):
+    """The budget's :class:`~pipeline.budget.cost.Architecture` of a model folder, from its ``config.json``:
+    on CUDA the released checkpoint's shape (tiny-model --architecture), on CPU the tiny one's, so that the
+    estimates run in both forms; and whether it shares its layers (ALBERT)."""
+    from pipeline.budget.cost import Architecture
+
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    embedding = config.get("embedding_size")
+    embedding = embedding if embedding and embedding != config["hidden_size"] else None
+    arch = Architecture(
+        config["num_hidden_layers"], config["hidden_size"], config["intermediate_size"], config["vocab_size"], embedding
+    )
+    return arch, config.get("model_type") == "albert"
+
+
+def peak_tflops() -> float | None:
+    """The dense bf16 peak of the card, from the budget's table (pipeline/budget/cost.py GPUS); None if unknown."""
+    import torch
+
+    from pipeline.budget import cost
+
+    name = torch.cuda.get_device_name(0).lower()
+    return next((gpu.peak_tflops for key, gpu in cost.GPUS.items() if key in name), None)
+
+
+def misad_extra_passes() -> float:
+    from pipeline.budget import cost
+
+    return cost.workloads()["misad"]["extra_train_passes"]
+
+
+def flops_per_token(model: Path, objective: str) -> float:
+    """FLOPs per processed token as the plan counts a pre-training job's (pipeline/plan/plan_costs.py
+    pretrain_cost, plan_models.py generator_cost), at its 128 tokens: the training passes, MiSAD's w and R and
+    its scored candidates (the default --misad-choice mlm-score, the plain ``misad`` objective), an ELECTRA
+    generator's (``generator/``)."""
+    from pipeline.budget import cost
+
+    work = cost.workloads()
+    arch, _ = architecture_of(model)
+    flops = arch.training_flops_per_token(128)
+    if objective.startswith("misad"):
+        flops *= 1 + work["misad"]["extra_train_passes"]
+        if objective == "misad":
+            flops += work["misad"]["scored_candidates"] * arch.forward_flops_per_token(128)
+    if (model / "generator" / "config.json").exists():
+        flops += architecture_of(model / "generator")[0].training_flops_per_token(128)
+    return flops
+
+
+def pretrain_estimate(model: Path, objective: str, batch: int, length: int) -> float | None:
+    """pipeline/budget/memory.py's estimate of the job, as the plan calls it (MiSAD's extra passes; an ELECTRA
+    discriminator's generator beside it), without a measured correction, at the longest padded batch the job ran."""
+    if length <= 0:
+        return None
+    from pipeline.budget import cost, memory
+
+    passes = 1 + (cost.workloads()["misad"]["extra_train_passes"] if objective.startswith("misad") else 0)
+    arch, shared = architecture_of(model)
+    found = memory.training_memory(arch, batch, length, passes, shared_layers=shared, corrected=False)
+    total = found.total_gb * memory.GB
+    if (model / "generator" / "config.json").exists():  # ELECTRA trains its generator in the same step
+        generator, _ = architecture_of(model / "generator")
+        total += memory.training_memory(generator, batch, length, 1, corrected=False).total_gb * memory.GB
+    return total
+
+
+def fused_estimate(model: Path, batch: int, members: int) -> float:
+    """K members' memory as pipeline/budget/memory.py counts a fused stack (``member_bytes``), uncorrected."""
+    from pipeline.budget import memory
+
+    arch, shared = architecture_of(model)
+    return members * memory.member_bytes(arch, batch, 128, shared_layers=shared, corrected=False)
+
+
+def largest_k(model: Path, batch: int) -> int:
+    """The largest stack the plan allows (pipeline/fused_groups.py ``fused_runs``: the paper configs'
+    ``classify.fuse`` 16 capped by pipeline/budget/memory.py, measured factor included): BERT-large at batch 32
+    x 128 tokens, 7."""
+    from pipeline.budget import memory
+
+    arch, shared = architecture_of(model)
+    return min(PAPER_FUSE, memory.largest_fused_members(arch, batch, 128, shared_layers=shared))
+
+
+# The run's time, as preflight checks it against --budget-s (docs/stages/acceptance.md "Time"): a process start
+# (Python, torch, transformers, the CUDA context), a job's own start and save, the models' random initialisation,
+# and the steps at an assumed share of the card's peak. On CPU the figures are the CPU form's, measured on 2 cores.
+TIME = {
+    "cuda": {"process_s": 12.0, "job_s": 3.0, "model_s": 12.0, "mfu": 0.25, "tflops": 989.0},
+    "cpu": {"process_s": 6.0, "job_s": 1.5, "model_s": 2.0, "mfu": None, "tflops": None},
+}
+
+
+def run_need(device: str, quick: bool) -> dict:
+    """What the run needs before it starts (host.preflight): ``seconds``, ``gpu_gb`` (the largest job, as the
+    memory model estimates it) and ``disk_gb`` (the models and saves it writes), from the released shapes."""
+    from pipeline.acceptance import rows
+    from pipeline.budget import cost, memory
+
+    t, p = TIME[device], rows.PROFILES[device]
+    pretrain = rows.QUICK_PRETRAIN if quick else rows.PRETRAIN_RUNS
+    # processes: the pretrain batch, 2 fused pairs (fp32, bf16 base), memory, DDP 1 + 2, (large pair, resume 3,
+    # torchrun) in the full run; jobs: every stage run in them
+    processes = 1 + 2 + 1 + 3 + (0 if quick else 2 + 3 + 1)
+    jobs = len(pretrain) + 4 + 2 + 3 + (0 if quick else 2 + 1 + 3 + 1)
+    models = 2 if quick else 4
+    seconds = processes * t["process_s"] + jobs * t["job_s"] + models * t["model_s"]
+    base, large = cost.ARCHITECTURES["bert-base-uncased"], cost.ARCHITECTURES["bert-large-uncased"]
+    xxlarge = cost.ARCHITECTURES["albert-xxlarge-v2"]
+    if t["tflops"]:
+        tokens = p.pretrain_batch * 128 * p.pretrain_steps
+        flops = len(pretrain) * tokens * base.training_flops_per_token(128)
+        flops += 0 if quick else p.pretrain_batch * 128 * p.albert_steps * xxlarge.training_flops_per_token(128)
+        fused = p.classify_batch * 128 * p.classify_steps * 2  # solo and fused, each K runs
+        flops += fused * (
+            PAPER_FUSE * base.training_flops_per_token(128) + (0 if quick else 7 * large.training_flops_per_token(128))
+        )
+        seconds += flops / (t["tflops"] * 1e12 * t["mfu"])
+    gb = memory.GB
+    largest = PAPER_FUSE * memory.member_bytes(base, p.classify_batch, 128, corrected=False) / gb
+    if not quick:
+        largest = max(largest, memory.GPU_GB * memory.HEADROOM)  # BERT-large's K fills the plan's share
+    if device == "cpu":
+        largest = 0.0
+    params = base.parameters * (len(pretrain) + 4) + (0 if quick else large.parameters + xxlarge.parameters)
+    disk = 4 * params / gb + 16 * rows.RESUME_K * base.parameters / gb
+    return {"seconds": seconds, "gpu_gb": largest, "disk_gb": disk if device == "cuda" else 0.5}
