@@ -5,7 +5,7 @@ pipeline/classify/batching.py) is a choice: the papers' ``run_glue`` drew random
 example to 128; classify draws random batches and pads each to its longest example; grouping draws batches
 of like length and pads less, but changes which examples share a batch.
 
-1. **Padding.** Read from ``pipeline/budget/classify_tokens.yaml``, which bench/classify_tokens.py measures
+1. **Padding.** Read from ``pipeline/budget/classify_tokens.yaml``, which python -m pipeline measure-tokens measures
    on the data root's file of every GLUE / CLUE task through classify's own readers, encoding, samplers
    and collators (pipeline/classify/token_measure.py): the tokens per example of one epoch in random order
    and grouped by length, for one run and for a fused stack of 5 seeds' orders, at each batch size. The plan
@@ -98,7 +98,7 @@ def markdown(pad: list[dict], runs: dict, args) -> str:
         "",
         f"`python bench/classify_group_by_length.py` ({time.strftime('%Y-%m-%d')}, CPU). **Padding**: tokens per",
         "training example of one epoch on the data root's file of each task (pipeline/budget/classify_tokens.yaml,",
-        "measured by bench/classify_tokens.py through classify's readers, samplers and collators), each batch padded",
+        "measured by python -m pipeline measure-tokens through classify's readers, samplers and collators), each batch padded",
         "to its longest in random order (classify's default) and grouped by length (`classify --group-by-length`),",
         f"for one run and for a fused stack of {orders} seeds' orders (padded to the longest batch of each step):",
         "",

@@ -50,6 +50,7 @@ STAGES = {
     "classify": ("classify", "fine-tune on one GLUE / CLUE task with several seeds"),
     "classify-summary": ("classify", "classify runs of one model → GLUE / CLUE metrics JSON"),
     "classify-unpack": ("classify", "one file of a downloaded GLUE / CLUE archive → the data root"),
+    "measure-tokens": ("classify", "GLUE / CLUE tokens per training example on the data root → classify_tokens.yaml"),
     "bilstm": ("bilstm", "train a BiLSTM sentence encoder (max / BF pooling) on NLI pairs"),
     "export": ("", "a model directory → a folder ready for the Hugging Face Hub (model card)"),
     "rehearsal": ("rehearsal", "a paper config in miniature on CPU: local mirror and hub, every job kind run once"),

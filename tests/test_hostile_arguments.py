@@ -18,6 +18,7 @@ REQUIRED = {
     "sample": ["--marked", "m.parquet", "--size", "10", "--out", "o.parquet"],
     "classify": ["--model", "m", "--task", "sst2", "--data", "d", "--out", "o"],
     "figures": ["--model", "m", "--data", "d", "--out", "o"],
+    "measure-tokens": ["--data", "d", "--out", "o"],
 }
 # (stage, flag, value): zero, negative, not finite, out of its interval
 CASES = [
@@ -63,6 +64,10 @@ CASES = [
     ("classify", "--max-length", "2"),
     ("classify", "--train-from-dev", "1.5"),
     ("figures", "--batch-size", "0"),
+    ("measure-tokens", "--seeds", "0"),
+    ("measure-tokens", "--seeds", "-1"),
+    ("measure-tokens", "--batch-sizes", "0"),
+    ("measure-tokens", "--lengths", "-128"),
 ]
 
 

@@ -42,6 +42,15 @@ from pipeline.plan import plan
 cost.WORKLOADS = plan.FILES["workloads.yaml"] = Path(sys.argv[1])
 sys.exit(main(["plan", "--configfile", sys.argv[2], "--out", sys.argv[3]]))
 """
+# The plan, its measured-tokens file (classify_tokens.yaml, written by measure-tokens) moved to the path given.
+PLAN_WITH_TOKENS = """
+import sys
+from pathlib import Path
+from pipeline.cli import main
+from pipeline.plan import plan
+plan.FILES["classify_tokens.yaml"] = Path(sys.argv[1])
+sys.exit(main(["plan", "--configfile", sys.argv[2], "--out", sys.argv[3]]))
+"""
 
 
 def _limits():
@@ -113,6 +122,12 @@ def workloads_case(kind, tmp):
     return workloads, out, ["-c", PLAN_WITH, workloads, REPO / "workflow" / "config" / "paper-en.yaml", out]
 
 
+def tokens_case(kind, tmp):
+    tokens = place(kind, tmp / "classify_tokens.yaml")
+    out = tmp / "plan.md"
+    return tokens, out, ["-c", PLAN_WITH_TOKENS, tokens, REPO / "workflow" / "config" / "paper-en.yaml", out]
+
+
 READERS = {
     "models.lock (download-model --lock)": lock_case,
     "SNAPSHOT.json (download-model --out)": snapshot_case,
@@ -120,6 +135,7 @@ READERS = {
     ".pipeline-files.json (a model directory output)": files_record_case,
     "tables.json (scoreboard --tables)": tables_case,
     "workloads.yaml (python -m pipeline plan's measured floors)": workloads_case,
+    "classify_tokens.yaml (python -m pipeline plan's measured tokens)": tokens_case,
 }
 KINDS = {"fifo": "named pipe (FIFO)", "dev-zero": "character device"}
 CASES = [(reader, kind) for reader in READERS for kind in KINDS]

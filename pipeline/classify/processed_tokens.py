@@ -14,7 +14,7 @@ included, per epoch:
 A multiple-choice example counts one sequence per candidate, a reading-comprehension example one per
 window of its passage: each is a row of the batch. The counts depend on the data, the tokenizer, the
 batch size, the length, the seed's data order and (fused) the stack's orders, never on timing, so the same
-seed gives the same figure. ``bench/classify_tokens.py`` measures the same figure from the data, with
+seed gives the same figure. ``python -m pipeline measure-tokens`` measures the same figure from the data, with
 classify's readers, tokenizer, collators and samplers, for the plan (:mod:`pipeline.classify.token_measure`).
 """
 

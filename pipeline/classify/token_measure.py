@@ -23,7 +23,7 @@ figure from a task's files, through classify's own path, so that the two agree:
 
 One epoch is measured (epoch 0's order): later epochs draw other orders of the same examples, whose padded
 tokens differed from epoch 0's by at most 1.2% at batch 8 on the data root's tasks (RTE's -1.1% the most;
-bench/classify_tokens.py prints each task's).
+the measure-tokens stage logs each task's).
 """
 
 from __future__ import annotations

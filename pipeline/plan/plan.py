@@ -95,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _yaml(name: str) -> dict:
     if name == "workloads.yaml":  # its measured floors checked, read as a small file (issue 47 §4, §5)
         return read_workloads(FILES[name])
-    if name == "classify_tokens.yaml":  # measured by bench/classify_tokens.py, checked (budget/classify_tokens.py)
+    if name == "classify_tokens.yaml":  # measured by measure-tokens, checked (budget/classify_tokens.py)
         return read_tokens(FILES[name])
     return yaml.safe_load(FILES[name].read_text(encoding="utf-8"))
 

@@ -83,7 +83,7 @@ class PlanChoices:
     def length_grouping_choice(self, settings: dict) -> dict:
         """Whether GLUE / CLUE batches are grouped by length (``classify.group_by_length``, pipeline/classify/
         batching.py), with the padding it saves on each task's data (classify_tokens.yaml, measured by
-        bench/classify_tokens.py) and its effect on dev scores on the sample (bench/classify_group_by_length.py,
+        python -m pipeline measure-tokens) and its effect on dev scores on the sample (bench/classify_group_by_length.py,
         BENCHMARKS.md)."""
         grouped = bool(self.config["classify"].get("group_by_length", False))
         settings["glue_group_by_length"] = grouped

@@ -7,7 +7,7 @@ multiple-choice example is one sequence per candidate (ChID, C3), and a reading-
 example one feature per window of its passage (CMRC 2018, doc stride 128), each a training example
 of its own (workloads.yaml ``sequences_per_example``). Each sequence is as long as classify pads it:
 the padded tokens per sequence measured on the data root's files (``classify_tokens.yaml``,
-bench/classify_tokens.py: each batch padded to its longest sequence, a fused stack's to its longest
+python -m pipeline measure-tokens: each batch padded to its longest sequence, a fused stack's to its longest
 batch), or, for a task, batch or length not measured there, the task's max_length (an upper bound)."""
 
 from __future__ import annotations

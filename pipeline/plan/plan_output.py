@@ -152,7 +152,7 @@ def token_sources_text(sources: list[dict]) -> str:
     lines = [
         (
             "GLUE / CLUE tokens per sequence (pipeline/plan/plan_costs.py): padded as classify pads them, measured on "
-            "the data root's files by bench/classify_tokens.py (pipeline/budget/classify_tokens.yaml); where not "
+            "the data root's files by python -m pipeline measure-tokens (pipeline/budget/classify_tokens.yaml); where not "
             "measured, the task's max_length, an upper bound:"
         )
     ]

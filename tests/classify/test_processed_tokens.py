@@ -127,3 +127,31 @@ def test_the_plans_figure_is_within_ten_percent_of_a_real_run(cli, real_root, re
     )
     assert abs(plan - recorded["padded"]) <= 0.10 * recorded["padded"]
     assert figure["real"] * epochs == recorded["real"]
+
+
+@pytest.mark.parametrize("task", ["rte", "cluewsc"])
+def test_the_committed_figures_are_what_the_data_root_measures(cli, data_root, tmp_path, task):
+    """The committed pipeline/budget/classify_tokens.yaml, not only a fresh measurement (issue 53 §4): RTE (English,
+    2,490 pairs) and CLUEWSC (Chinese, span-marked) measured again on the data root at the file's grid give their
+    committed entries, figure for figure; and every task it measures reads the file the data root would give it
+    now (the full measurement, a few minutes: python -m pipeline measure-tokens --write, then git diff)."""
+    from pipeline.budget.classify_tokens import TOKENS, read_tokens
+    from pipeline.classify.measure_tokens import training_file
+
+    committed = read_tokens(TOKENS)
+    grid = [
+        "--seeds",
+        committed["seeds"],
+        "--batch-sizes",
+        *committed["batch_sizes"],
+        "--lengths",
+        *committed["lengths"],
+    ]
+    out = tmp_path / "tokens.yaml"
+    assert cli("measure-tokens", "--data", data_root, "--tasks", task, *grid, "--out", out) == 0
+    benchmark = tasks.get(task).benchmark
+    assert read_tokens(out)["measured"][benchmark][task] == committed["measured"][benchmark][task]
+    for benchmark, entries in committed["measured"].items():
+        for name, record in entries.items():
+            split, files = training_file(tasks.get(name), data_root)
+            assert (split, "+".join(str(p.relative_to(data_root)) for p in files)) == (record["split"], record["file"])

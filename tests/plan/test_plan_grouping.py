@@ -1,6 +1,6 @@
 """classify.group_by_length in the plan: its choice on every row fine-tuned on a grid, and the grid costed at
 the tokens of batches grouped by length, measured on each task's data (classify_tokens.yaml ``grouped``,
-bench/classify_tokens.py)."""
+python -m pipeline measure-tokens)."""
 
 from __future__ import annotations
 
