@@ -16,7 +16,7 @@ import itertools
 import pytest
 from testdata import REPO
 
-from pipeline.acceptance import estimates, host, jobs, verdicts
+from pipeline.acceptance import estimates, host, jobs, run_time, verdicts
 from pipeline.acceptance.rows import PROFILES
 from pipeline.classify import fused_training
 from pipeline.cli import main
@@ -135,7 +135,7 @@ def test_preflight_reports_every_missing_piece_at_once(tmp_path, monkeypatch, ca
     """Two missing modules, an output folder that is a file and a run longer than its budget: all four named,
     one summary line, exit status 2, within the preflight's bound, and no job started."""
     monkeypatch.setattr(host, "RUN_MODULES", ("json", "no_such_module_a", "no_such_module_b"))
-    monkeypatch.setattr(estimates, "run_need", lambda device, quick: {"seconds": 9999, "gpu_gb": 0, "disk_gb": 0})
+    monkeypatch.setattr(run_time, "run_need", lambda device, quick: {"seconds": 9999, "gpu_gb": 0, "disk_gb": 0})
     blocker = tmp_path / "blocker"
     blocker.write_text("")
     argv = ["gpu-acceptance", "--device", "cpu", "--out", tmp_path / "out", "--work", blocker / "work"]

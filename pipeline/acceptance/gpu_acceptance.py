@@ -86,9 +86,9 @@ def run(args: argparse.Namespace) -> None:
 def accept(args, work: Path, started: float, budget: float) -> int:
     os.environ.update(host.OFFLINE)
     problems = host.install_wheels(args.bundle / "wheels", work / "site") if args.bundle else []
-    from pipeline.acceptance import estimates
+    from pipeline.acceptance import run_time
 
-    need = estimates.run_need(args.device, args.quick)
+    need = run_time.run_need(args.device, args.quick)
     problems += host.preflight(args.device, work, args.out, need, budget)
     if problems:
         for problem in problems:
