@@ -19,12 +19,12 @@ import sys
 import yaml
 
 sys.path.insert(0, workflow.basedir)
-from pipeline.workflow_config import check, check_unique_keys, coerce
+from pipeline.workflow_config import check, check_unique_keys, coerce, load_schema
 
 check_unique_keys(workflow.overwrite_configfiles or ["workflow/config/demo.yaml"])
 
-with open(f"{workflow.basedir}/workflow/schemas/config.schema.yaml") as _schema_file:
-    _schema = yaml.safe_load(_schema_file)
+# the schema with the objectives' names filled in from their registry (pipeline/objective_registry.py)
+_schema = load_schema()
 coerce(config, _schema)
 check(config, _schema)
 validate(config, "workflow/schemas/config.schema.yaml", set_default=True)

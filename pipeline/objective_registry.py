@@ -5,9 +5,9 @@ loss terms (:mod:`pipeline.pretrain.objectives`), the masking of the MLM input
 (:mod:`pipeline.pretrain.masking`), which objectives packed input may fill
 (:mod:`pipeline.pretrain.packing`, :mod:`pipeline.experiments`), which read sentence pairs, n-gram
 spans or SpanBERT's span law (the workflow's samples and flags), and the model card's description
-(:mod:`pipeline.models.card`). The config schema (YAML, which cannot import this) lists the same
-names; ``tests/pretrain/test_registry.py`` keeps the two equal. A new objective is one entry here and
-its test.
+(:mod:`pipeline.models.card`), and the config schema's objective lists: both refer to one definition
+whose names :func:`pipeline.workflow_config.load_schema` fills in from here. A new objective is its
+module, one entry here and its test.
 
 Fields of an :class:`Objective`:
 

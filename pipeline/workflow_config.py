@@ -317,8 +317,20 @@ def write_run_config(config: dict, out: str, log: str) -> None:
     Path(log).write_text(f"wrote {out}\n", encoding="utf-8")
 
 
-# The one schema of every config (workflow/schemas/config.schema.yaml).
+# The one schema of every config (workflow/schemas/config.schema.yaml; read it with :func:`load_schema`).
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def load_schema() -> dict:
+    """The config schema as :func:`coerce` and :func:`check` read it: the YAML file, with the enum of its
+    ``$defs.objective`` filled in from the objectives' registry (pipeline/objective_registry.py), where the
+    names are defined once. Snakemake's ``validate`` reads the file itself afterwards, for its defaults: by
+    then :func:`check` has refused an unknown objective, naming the registry's."""
+    from pipeline.objective_registry import OBJECTIVES
+
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema["$defs"]["objective"]["enum"] = list(OBJECTIVES)
+    return schema
 
 
 def against_schema(config: dict) -> dict:
@@ -327,7 +339,7 @@ def against_schema(config: dict) -> dict:
     Snakemake's ``WorkflowError``."""
     from snakemake.utils import validate
 
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema = load_schema()
     coerce(config, schema)
     check(config, schema)
     validate(config, str(SCHEMA), set_default=True)

@@ -130,8 +130,10 @@ def test_no_import_cycle(graph):
 def test_only_the_tables_readers_import_the_tables_stage(graph):
     """``pipeline.report`` is the tables and the report pages: the plan, the budget, the grouping of fused runs
     and the workflow's rules find what they need elsewhere; the scoreboard, a floor above, reads the tables'
-    registry and published rows."""
+    registry and published rows; so does the tables rule, its one import of the stage (issue 57: its outputs are
+    the registry's tables)."""
     readers = {"report", "scoreboard"}
+    allowed = {"workflow/rules/report.smk": "from pipeline.report.table_specs import TABLE_NAMES\n"}
     outside = sorted(
         f"{name} -> {target}"
         for name, targets in graph.items()
@@ -139,7 +141,10 @@ def test_only_the_tables_readers_import_the_tables_stage(graph):
         if floor(target) == "report" and floor(name) not in readers
     )
     rules = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").rglob("*.smk"))]
-    outside += [str(path.relative_to(REPO)) for path in rules if "pipeline.report" in path.read_text(encoding="utf-8")]
+    for path in rules:
+        where = path.relative_to(REPO).as_posix()
+        text = path.read_text(encoding="utf-8").replace(allowed.get(where, "\0"), "", 1)
+        outside += [where] if "pipeline.report" in text else []
     assert not outside, outside
 
 

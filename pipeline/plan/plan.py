@@ -33,8 +33,9 @@ a training example costs in ``workloads.yaml``. A record holds:
   ``--mfu`` of ``--gpu``'s dense bf16 peak and its steps × a per-step floor
   (:mod:`pipeline.budget.cost`, ``workloads.yaml``; the assumption line says so), with ``flops_hours``,
   the FLOPs time of the same work, beside it; the ``budget`` sums both over every configured job
-  (``flops_total``), also those no published row reads. A GLUE / CLUE sequence is as long as classify pads it
-  (measured: ``classify_tokens.yaml``), or max_length where not: ``budget.classify_tokens`` says which, and why.
+  (``flops_total``), also those no published row reads (``not_in_rows``: :meth:`PlanCosts.unread_jobs`). A
+  GLUE / CLUE sequence is as long as classify pads it (measured: ``classify_tokens.yaml``), or max_length
+  where not: ``budget.classify_tokens`` says which, and why.
 
 Beside the records, ``not_reproduced``: the tables of the papers no run can make (per-example scores,
 human judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
@@ -300,10 +301,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
                 return {"status": "not planned", "reason": reason}
             settings = self.pretrain_settings(run)
             target = f"{self.results}/models/{run.label}"
-            job = self.pretrain_cost(run, settings)
-            generator = self.generator_cost(run, settings)
-            if job is not None and generator is not None:  # ELECTRA: its generator trains beside it
-                job = job + generator
+            job = self.pretrain_job(run, settings)
             record = self.planned(run.label, target, settings, experiment, job, run.objective)
             record["deviations"] += self.ngram_deviations(run.objective)
             passes = 1 + (self.work["misad"]["extra_train_passes"] if run.objective in MISAD_OBJECTIVES else 0)

@@ -107,6 +107,13 @@ class PlanCosts:
         mfu = self.objective_mfu(run, settings)
         return cost.job_cost(work.flops, settings["updates"], passes * self.floor(arch), self.gpu, mfu)
 
+    def pretrain_job(self, run: experiments.PretrainRun, settings: dict) -> cost.JobCost | None:
+        """A pre-training run's job: its own training and, for an ELECTRA discriminator, its generator's beside it
+        (:meth:`generator_cost`); None where its backbone's architecture is not known."""
+        job = self.pretrain_cost(run, settings)
+        generator = self.generator_cost(run, settings)
+        return job + generator if job is not None and generator is not None else job
+
     def objective_mfu(self, run: experiments.PretrainRun, settings: dict) -> float:
         """The MFU a pre-training job runs at: what the GPU acceptance run measured for its objective on its
         family (acceptance.yaml ``mfu``: ``electra+misad``, ``albert-xxlarge+misad``, ``misad.released``, ``mlm``
@@ -405,7 +412,9 @@ class PlanCosts:
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
         """Jobs the config runs that no published row reads, so that the budget counts every configured model:
-        BiLSTM encoders (bilstm.poolings x sizes, and extra) and GLUE / CLUE grids (classify.BENCHMARK.models)."""
+        pre-training runs (every experiment's backbones x objectives: a user's own experiment too), BiLSTM
+        encoders (bilstm.poolings x sizes, and extra) and GLUE / CLUE grids (classify.BENCHMARK.models). A job
+        whose architecture is not known (a tiny or packaged model) has no cost, as in the rows."""
         planned = {r["label"] for r in records if r["status"] == "planned"}
         graded = {
             (r["downstream"]["benchmark"], r["label"])
@@ -413,26 +422,27 @@ class PlanCosts:
             if r["status"] == "planned" and "benchmark" in r.get("downstream", {})
         }
         jobs = []
+
+        def add(rule: str, label: str, job: cost.JobCost | None) -> None:
+            if job is not None:
+                jobs.append({"rule": rule, "label": label, "gpu_hours": job.hours, "flops_hours": job.flops_hours})
+
+        for label, run in self.runs.items():
+            if label not in planned:
+                job = self.pretrain_job(run, self.pretrain_settings(run))
+                if job is not None:  # the schedule reads its floor time (pipeline/plan/schedule.py plan_jobs)
+                    self.costs[label] = job
+                add("pretrain", label, job)
         for pooling, size in self.bilstm_models():
             label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
             if label not in planned:
-                job = self.bilstm_cost(self.bilstm_settings(size))
-                jobs.append({"rule": "bilstm", "label": label, "gpu_hours": job.hours, "flops_hours": job.flops_hours})
+                add("bilstm", label, self.bilstm_cost(self.bilstm_settings(size)))
         classify = self.config.get("classify") or {}
         for benchmark in ("glue", "clue"):
             for label in (classify.get(benchmark) or {}).get("models", []):
                 if (benchmark, label) in graded or label not in self.runs and label not in self.backbone_names():
                     continue
-                job = self.classify_cost(benchmark, label)
-                if job is not None:
-                    jobs.append(
-                        {
-                            "rule": f"classify {benchmark}",
-                            "label": label,
-                            "gpu_hours": job.hours,
-                            "flops_hours": job.flops_hours,
-                        }
-                    )
+                add(f"classify {benchmark}", label, self.classify_cost(benchmark, label))
         return jobs
 
     def backbone_names(self) -> set:

@@ -17,6 +17,8 @@ The dataset rows are never modified. Every batch carries a :class:`MaskingStats`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -26,15 +28,64 @@ from pipeline.objective_registry import lookup
 from pipeline.pretrain import span_sampling
 from pipeline.pretrain.masking_stats import MaskingStats
 
-STRATEGIES = ("token", "whole-word", "ngram", "entity", "span")
+
+@dataclass(frozen=True)
+class Strategy:
+    """One masking strategy: how it draws its units and what its statistics count them as, in one entry, so
+    that a new strategy cannot leave its statistics out (every field but ``word_pool`` is required).
+
+    - ``draw(collator, example, eligible, budget, rng, pool)``: the units to mask, ``(start, end)`` token
+      ranges covering at most ``budget`` tokens (:mod:`span_sampling`);
+    - ``source``: the ``masked_by_source`` key of every unit it masks (:mod:`masking_stats`), or None for an
+      n-gram strategy, whose units are counted by where they come from in its pool (``pmi``, ``entity``, or
+      ``token`` for a single token outside any kept span), with the pool's coverage;
+    - ``spans``: the example's column of marked spans an n-gram strategy draws its pool from (None otherwise);
+    - ``word_pool``: whether the lengths of the whole words it draws from are its pool's histogram."""
+
+    name: str
+    draw: Callable
+    source: str | None
+    spans: str | None
+    word_pool: bool = False
+
+    def __post_init__(self):
+        if (self.source is None) == (self.spans is None):
+            raise ValueError(f"masking strategy {self.name}: either a source for its units or a pool of spans")
+
+
+def _tokens(collator, example, eligible, budget, rng, pool):
+    return span_sampling.token_units(eligible, budget, rng)
+
+
+def _whole_words(collator, example, eligible, budget, rng, pool):
+    return span_sampling.whole_word_units(example, eligible, budget, rng)
+
+
+def _spans(collator, example, eligible, budget, rng, pool):
+    return span_sampling.span_units(example, eligible, budget, rng, max_words=collator.span_max_words)
+
+
+def _ngrams(collator, example, eligible, budget, rng, pool):
+    return span_sampling.ngram_units(collator.spans(example), eligible, budget, rng, collator.ngram_pool, pool)
+
+
+# The strategies (docs/method.md §3), by the name an objective's registry entry gives as its ``masking``:
+# BERT's tokens, whole words, BURT's PMI n-grams (BURT §3.2), named-entity spans by the same procedure, and
+# SpanBERT's random spans.
+STRATEGIES: dict[str, Strategy] = {
+    entry.name: entry
+    for entry in (
+        Strategy("token", _tokens, source="token", spans=None),
+        Strategy("whole-word", _whole_words, source="word", spans=None, word_pool=True),
+        Strategy("ngram", _ngrams, source=None, spans="ngram_spans"),
+        Strategy("entity", _ngrams, source=None, spans="entity_spans"),
+        Strategy("span", _spans, source="span", spans=None),
+    )
+}
 
 
 class MaskingCollator:
-    """Pads a batch of token-dataset rows and masks it with one strategy.
-
-    ``strategy``: ``token`` (BERT MLM), ``whole-word``, ``ngram`` (BURT PMI n-grams),
-    ``entity`` (named-entity spans, same procedure as ``ngram``), ``span`` (SpanBERT).
-    """
+    """Pads a batch of token-dataset rows and masks it with one strategy (:data:`STRATEGIES`)."""
 
     def __init__(
         self,
@@ -49,11 +100,12 @@ class MaskingCollator:
         span_max_words: int = 6,
     ):
         if strategy not in STRATEGIES:
-            raise ValueError(f"unknown masking strategy {strategy!r}; choose from {STRATEGIES}")
+            raise ValueError(f"unknown masking strategy {strategy!r}; choose from {tuple(STRATEGIES)}")
         if ngram_pool not in span_sampling.POOLS:
             raise ValueError(f"unknown n-gram pool {ngram_pool!r}; choose from {span_sampling.POOLS}")
         self.tokenizer = tokenizer
         self.strategy = strategy
+        self.entry = STRATEGIES[strategy]
         self.mlm_probability = mlm_probability
         self.mask_replace_prob = mask_replace_prob
         self.random_replace_prob = random_replace_prob
@@ -83,7 +135,7 @@ class MaskingCollator:
 
     def pool(self, example: dict, eligible: np.ndarray) -> tuple | None:
         """``(kept spans, uncovered tokens)`` for the n-gram strategies (None for the others)."""
-        if self.strategy not in ("ngram", "entity"):
+        if self.entry.spans is None:
             return None
         return span_sampling.ngram_pool(self.spans(example), eligible)
 
@@ -91,17 +143,11 @@ class MaskingCollator:
         self, example: dict, eligible: np.ndarray, rng: np.random.Generator, pool: tuple | None = None
     ) -> list[tuple[int, int]]:
         budget = span_sampling.budget_for(int(eligible.sum()), self.mlm_probability)
-        if self.strategy == "token":
-            return span_sampling.token_units(eligible, budget, rng)
-        if self.strategy == "whole-word":
-            return span_sampling.whole_word_units(example, eligible, budget, rng)
-        if self.strategy == "span":
-            return span_sampling.span_units(example, eligible, budget, rng, max_words=self.span_max_words)
-        return span_sampling.ngram_units(self.spans(example), eligible, budget, rng, self.ngram_pool, pool)
+        return self.entry.draw(self, example, eligible, budget, rng, pool)
 
     def spans(self, example: dict) -> np.ndarray:
         """The marked spans an n-gram strategy samples from (k × 2)."""
-        return np.asarray(example["ngram_spans" if self.strategy == "ngram" else "entity_spans"]).reshape(-1, 2)
+        return np.asarray(example[self.entry.spans]).reshape(-1, 2)
 
     def record(self, stats: MaskingStats, example: dict, eligible: np.ndarray, units, pool=None) -> None:
         """Add one example's masking to ``stats``: sources, lengths in words, coverage of the kept n-grams."""
@@ -116,7 +162,7 @@ class MaskingCollator:
         c["rows"] += 1
         c["eligible_tokens"] += int(eligible.sum())
         c["masked_tokens"] += sum(end - start for start, end in units)
-        source = {"token": "token", "whole-word": "word", "span": "span"}.get(self.strategy)
+        source = self.entry.source
         if source is None:  # n-gram strategies: the units of the pool
             kept, singles = pool if pool is not None else span_sampling.ngram_pool(self.spans(example), eligible)
             entities = {(int(s), int(e)) for s, e in np.asarray(example.get("entity_spans", [])).reshape(-1, 2)}
@@ -126,7 +172,7 @@ class MaskingCollator:
             stats.pool_unit_words[1] += len(singles)
             for start, end in units:
                 if (start, end) in kept_set:
-                    origin = "entity" if self.strategy == "entity" or (start, end) in entities else "pmi"
+                    origin = "entity" if self.entry.spans == "entity_spans" or (start, end) in entities else "pmi"
                     c["masked_in_ngrams"] += end - start
                 else:
                     origin = "token"
@@ -134,7 +180,7 @@ class MaskingCollator:
         else:
             for start, end in units:
                 stats.masked_by_source[source] += end - start
-            if self.strategy == "whole-word":
+            if self.entry.word_pool:
                 stats.pool_unit_words.update(words(s, e) for s, e in span_sampling.word_units(word_ids, eligible))
         stats.masked_unit_words.update(words(s, e) for s, e in units)
 

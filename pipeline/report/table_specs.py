@@ -1,5 +1,8 @@
-"""The table registry: every paper table the ``tables`` stage writes, in the order it writes and lists them
-(``workflow/rules/report.smk`` names the same tables, in the same order; tests/test_workflow.py checks it).
+"""The table registry: every table the ``tables`` stage writes, in the order it writes and lists them. The
+workflow's ``tables`` rule (``workflow/rules/report.smk``) reads its outputs from here, each with its caption
+``workflow/report/table_<name>.rst``, and the tests their lists: a new table is its spec in its family's
+module, one entry here, its caption and its test. A table of ours alone names no published source
+(``published=()``).
 
 Each table is specified (:class:`~pipeline.report.spec.TableSpec`) in the module of its paper family:
 analogy, similarity (BURT twin Tables 2 and 3), the twin ablation (Table 4), retrieval (GEOGRANNO, FAQ),

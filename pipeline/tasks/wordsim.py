@@ -4,9 +4,14 @@ Reads every set of ``word_similarity/eval-word-vectors/`` (wordvectors.org layou
 word2 TAB score). Each word is embedded as its own sequence (``[CLS] word [SEP]`` for a
 transformer). For bag-of-vectors baselines a pair with a word that has no vector is skipped
 and counted (``oov``), as in the wordvectors.org evaluation script; ``n`` counts the pairs used.
+A file of the folder that is not a ``.txt`` set (a ``.tsv`` saved beside them) is not read, with a
+one-line warning naming it and the format expected, so that a set the user added is not left out
+silently; the release's own licence and notes are not warned about.
 """
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 
@@ -36,6 +41,11 @@ NAMES = {
 }
 
 Pairs = tuple[list[str], list[str], list[float]]
+# What the folder holds beside its sets: wordvectors.org's LICENSE, and a README or notes
+NOT_SETS = ("LICENSE", "README")
+EXPECTED = "a word-similarity set is a .txt file of 'word1 word2 score' lines"
+
+log = logging.getLogger("pipeline.tasks.wordsim")
 
 
 def read_pairs(path) -> Pairs:
@@ -59,7 +69,11 @@ def read_pairs(path) -> Pairs:
 def load(data: DataRoot) -> dict[str, Pairs]:
     folder = data.folder(FOLDER, "word-similarity sets")
     sets = {}
-    for path in sorted(folder.glob("*.txt")):
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".txt":
+            if path.is_file() and not path.name.startswith((".", *NOT_SETS)) and path.suffix != ".md":
+                log.warning("%s: skipped, not read: %s", path, EXPECTED)
+            continue
         data.file(str(path.relative_to(data.root)))
         sets[NAMES.get(path.stem, path.stem)] = read_pairs(path)
     if not sets:

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pipeline.budget import cost
 from pipeline.plan.plan import Planner
@@ -310,3 +311,34 @@ def test_measured_floors_replace_the_documented_estimate():
     assert p.per_layer_ms() == pytest.approx(1.0)
     assert p.fused_ratio(4) == pytest.approx(4 * 1.5 / 12.0)
     assert p.classify_cost("glue", "bert-base-uncased").hours < estimate.hours
+
+
+def test_an_experiment_no_row_reads_is_costed_listed_and_scheduled(cli, tmp_path):
+    """Issue 57: a user's own experiment (whole-word masking from BERT-base, in no paper's table) adds its
+    GPU-hours to the budget, its job to ``not_in_rows`` and to the ``--gpus`` schedule."""
+    base = yaml.safe_load((REPO / "workflow/config/paper-en.yaml").read_text(encoding="utf-8"))
+    extra = copy.deepcopy(base)
+    extra["pretrain"]["experiments"]["mine"] = {"objectives": ["wwm"], "suffix": ".mine", "batch_size": 64}
+    found = {}
+    for name, config in (("base", base), ("extra", extra)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        out = tmp_path / f"{name}.json"
+        assert cli("plan", "--configfile", path, "--format", "json", "--gpus", "8", "--out", out) == 0
+        found[name] = json.loads(out.read_text())
+    before, after = found["base"]["budget"], found["extra"]["budget"]
+    job = "pretrain bert-base-uncased+wwm.mine"
+    assert set(after["not_in_rows"]) - set(before["not_in_rows"]) == {job}
+    # its GPU-hours: those of the same training in a published row (ULR-BERT's MLM: the same settings)
+    p = Planner(resolve_config(tmp_path / "extra.yaml"), "h100", 0.4)
+    run = p.runs["bert-base-uncased+wwm.mine"]
+    hours = p.pretrain_job(run, p.pretrain_settings(run)).hours
+    mlm = next(r for r in found["extra"]["rows"] if r.get("label") == "bert-base-uncased+mlm")
+    assert hours == pytest.approx(mlm["gpu_hours"]) and hours > 0
+    assert after["total"] == pytest.approx(before["total"] + hours, rel=1e-12)
+    assert after["by_rule"]["pretrain"] == pytest.approx(before["by_rule"]["pretrain"] + hours, rel=1e-12)
+    schedule = found["extra"]["schedule"][0]
+    assert job in {p["job"] for p in schedule["placements"]}
+    assert job not in {p["job"] for p in found["base"]["schedule"][0]["placements"]}
+    assert schedule["jobs"] == found["base"]["schedule"][0]["jobs"] + 1
+    assert schedule["total_gpu_hours"] == pytest.approx(after["total"], rel=1e-9)

@@ -8,7 +8,7 @@ import pytest
 from transformers import AutoTokenizer
 
 from pipeline.pretrain import span_sampling
-from pipeline.pretrain.masking import MaskingCollator
+from pipeline.pretrain.masking import STRATEGIES, MaskingCollator, Strategy
 
 
 @pytest.mark.parametrize(("eligible", "expected"), [(0, 0), (1, 0.15), (7, 1.05), (20, 3), (62, 9.3)])
@@ -146,7 +146,7 @@ def collate(tokenizer, rows, strategy, epoch=0, seed=0, **options):
     return [collator([row]) for row in rows], collator
 
 
-@pytest.mark.parametrize("strategy", ["token", "ngram", "entity", "whole-word", "span"])
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
 def test_budgets_specials_and_padding(tokenizer, rows, strategy):
     collator = MaskingCollator(tokenizer, strategy, seed=3)
     batch = collator(rows[:32])
@@ -273,3 +273,22 @@ def test_plain_hugging_face_examples(tokenizer):
     assert batch["input_ids"].shape == batch["labels"].shape == (2, max(map(len, encoded)))
     assert ((batch["labels"] != -100).sum(dim=1) == 1).all()
     assert "idx" not in batch
+
+
+def test_a_strategy_cannot_leave_out_what_its_statistics_count():
+    """Issue 57: a strategy's statistics are part of its one entry; without them it is refused, not miscounted."""
+    draw = STRATEGIES["token"].draw
+    with pytest.raises(TypeError, match="source"):
+        Strategy("new", draw)
+    with pytest.raises(ValueError, match="either a source"):
+        Strategy("new", draw, source=None, spans=None)
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_each_strategy_counts_its_masked_tokens_by_its_own_source(tokenizer, rows, strategy):
+    entry = STRATEGIES[strategy]
+    stats = MaskingCollator(tokenizer, strategy, seed=5)(rows[:32])["masking_stats"]
+    assert sum(stats.masked_by_source.values()) == stats.counts["masked_tokens"] > 0
+    pool = {"pmi", "entity", "token"} if entry.source is None else {entry.source}
+    assert set(stats.masked_by_source) <= pool, stats.masked_by_source
+    assert bool(stats.pool_unit_words) == (entry.source is None or entry.word_pool)

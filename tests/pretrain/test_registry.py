@@ -19,22 +19,37 @@ from pipeline.pretrain.misad import W_SOURCES, MisadCollator
 from pipeline.pretrain.objectives import make_data
 from pipeline.pretrain.sentence_pairs import PairCollator
 from pipeline.pretrain.span_sampling import truncated_geometric
+from pipeline.workflow_config import ConfigError, check, load_schema
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow/schemas/config.schema.yaml"
 
 
-def test_the_schema_lists_the_registrys_objectives_and_settings():
-    pretrain = yaml.safe_load(SCHEMA.read_text())["properties"]["pretrain"]["properties"]
+def test_the_schema_reads_the_registrys_objectives_and_lists_its_settings():
+    """Issue 57: the objectives are named in the registry alone; both lists of the schema refer to one
+    definition, whose names the workflow's schema (load_schema) takes from the registry."""
+    written = yaml.safe_load(SCHEMA.read_text())
+    pretrain = written["properties"]["pretrain"]["properties"]
     experiment = pretrain["experiments"]["additionalProperties"]["properties"]
-    assert pretrain["objectives"]["items"]["enum"] == list(registry.OBJECTIVES)
-    assert experiment["objectives"]["items"]["enum"] == list(registry.OBJECTIVES)
-    packable = ", ".join(registry.PACKABLE)
-    assert f"({packable})" in " ".join(pretrain["input"]["description"].split())
+    for where in (pretrain, experiment):
+        assert where["objectives"]["items"] == {"$ref": "#/$defs/objective"}
+    assert "enum" not in written["$defs"]["objective"]  # no second list to keep equal
+    assert load_schema()["$defs"]["objective"]["enum"] == list(registry.OBJECTIVES)
+    text = " ".join(pretrain["input"]["description"].split())
+    assert "pipeline/objective_registry.py" in text and not any(f" {name}," in text for name in registry.PACKABLE)
     for where in (pretrain, experiment):
         assert where["misad_loss"]["enum"] == list(registry.MISAD_LOSSES)
         assert where["span_max_words"]["maximum"] == registry.MAX_SPAN_WORDS
     assert pretrain["span_max_words"]["default"] == registry.SPAN_MAX_WORDS
     assert set(experiment) - {"objectives", "suffix", "backbones"} == set(experiments.SETTING_KEYS)
+
+
+@pytest.mark.parametrize("where", ["objectives", "experiments"])
+def test_an_objective_not_in_the_registry_is_refused_naming_the_registrys(where):
+    pretrain = {"objectives": ["mlmx"]} if where == "objectives" else {"experiments": {"e": {"objectives": ["mlmx"]}}}
+    with pytest.raises(ConfigError) as error:
+        check({"pretrain": pretrain}, load_schema())
+    line = next(line for line in str(error.value).splitlines() if "mlmx" in line)
+    assert line.strip().endswith(f"'mlmx' is not one of {', '.join(registry.OBJECTIVES)}"), line
 
 
 def test_every_entry_names_a_collator_loss_and_masking_that_exist():

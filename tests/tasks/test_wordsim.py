@@ -40,6 +40,21 @@ def test_bad_line_is_named(tmp_path):
         wordsim.load(DataRoot(tmp_path))
 
 
+def test_a_file_that_is_not_a_set_is_skipped_with_a_warning_naming_it(tmp_path, caplog):
+    """Issue 57: a .tsv beside the .txt sets is not read; one line says which file and what is expected."""
+    folder = tmp_path / wordsim.FOLDER
+    folder.mkdir(parents=True)
+    (folder / "EN-X.txt").write_text("a\tb\t1\nc\td\t2\n")
+    (folder / "EN-Y.tsv").write_text("a\tb\t1\n")
+    (folder / "LICENSE").write_text("the release's licence\n")
+    with caplog.at_level("WARNING", logger="pipeline.tasks.wordsim"):
+        sets = wordsim.load(DataRoot(tmp_path))
+    assert list(sets) == ["EN-X"]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{folder / 'EN-Y.tsv'}: skipped, not read: a word-similarity set is a .txt file of 'word1 word2 score' lines"
+    ]
+
+
 def test_real_sets(data_root):
     sets = wordsim.load(DataRoot(data_root))
     sizes = {name: len(pairs[0]) for name, pairs in sets.items()}

@@ -1,40 +1,23 @@
 # The papers' result tables (tables) from every metrics JSON of the run, shown with the
-# figures by `snakemake --report report.html`. Table names: pipeline/report/table_specs.py
-# (tests/test_workflow.py keeps the list below in step with it). Inputs: metrics_files() and
-# classify_summaries() (functions/evaluate.smk, functions/classify.smk). The stage writes the whole
-# set into a hidden folder beside tables/ and swaps it in (pipeline.atomic.AtomicFolder): a killed
-# job leaves the earlier set or none, never some of the files; nothing else may live in tables/.
+# figures by `snakemake --report report.html`, each with its caption (workflow/report/table_<name>.rst).
+# The tables are those of the table registry, pipeline/report/table_specs.py, read here so that a new
+# table is its registry entry. Inputs: metrics_files() and classify_summaries() (functions/evaluate.smk,
+# functions/classify.smk). The stage writes the whole set into a hidden folder beside tables/ and swaps
+# it in (pipeline.atomic.AtomicFolder): a killed job leaves the earlier set or none, never some of the
+# files; nothing else may live in tables/.
 
 
 import json
 from pathlib import Path
 
+from pipeline.report.table_specs import TABLE_NAMES
 from pipeline.workflow_config import write_run_config
 
 
 include: "functions/report.smk"
 
 
-TABLES = [
-    "analogy",
-    "analogy_ppr_pnr",
-    "sts",
-    "wordsim",
-    "geogranno",
-    "geogranno_baselines",
-    "geogranno_by_length",
-    "faq",
-    "ablation",
-    "sts_senteval",
-    "glue",
-    "glue_burt",
-    "glue_seeds",
-    "glue_sampling",
-    "glue_backbones",
-    "clue",
-    "bilstm_snli",
-    "transfer",
-]
+TABLES = list(TABLE_NAMES)
 
 
 rule tables:
