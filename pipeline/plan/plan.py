@@ -63,7 +63,7 @@ from pipeline.models.spec import hub_repo
 from pipeline.objective_registry import NGRAM_OBJECTIVES, SPAN_OBJECTIVES  # reads_ngrams, draws_spans
 from pipeline.output_guard import refuse_inputs
 from pipeline.plan.plan_choices import PlanChoices
-from pipeline.plan.plan_costs import PlanCosts, architecture
+from pipeline.plan.plan_costs import PlanCosts
 from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
@@ -407,10 +407,8 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
             reason = f"finetune.ablation has no {key} {value} from {name}"
         if not planned:
             return {"status": "not planned", "reason": reason}
-        nli_batches = self.work["train_examples"]["nli"] // section["batch_size"]
-        twin_tasks = (variant.get("objectives") or section["objectives"]).count("+") + 1 if recipe == "twin" else 1
         epochs = section["epochs"][recipe]
-        updates = section["max_steps"] or math.ceil(epochs * nli_batches * (2 if twin_tasks > 1 else 1))
+        updates = self.finetune_updates(recipe, variant.get("objectives") or section["objectives"])
         optimiser = RECIPE_OPTIMISERS[recipe]  # the recipe's own (pipeline/training_settings.py)
         settings = {
             "recipe": recipe,
@@ -425,12 +423,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
             **defaults,
             **variant,
         }
-        arch = architecture(start.get("checkpoint") or start["backbone"])
-        tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
-        # a pair step encodes both sentences in one pass (recipes.pair_softmax_loss); nli-mnrl's anchors apart
-        floor = (2 if recipe == "nli-mnrl" else 1) * self.floor(arch) if arch else 0.0
-        flops = cost.Workload(arch, tokens, section["max_length"]).flops if arch else 0.0
-        job = cost.job_cost(flops, updates, floor, self.gpu, self.mfu) if arch else None
+        job = self.finetune_cost(start.get("checkpoint") or start["backbone"], recipe, updates)
         record = self.planned(label, f"{self.results}/finetune/{label}", settings, experiment, job)
         # a Siamese step keeps both sentences' passes; the twin step a PPDB pass beside them
         passes = 3 if recipe == "twin" else 2

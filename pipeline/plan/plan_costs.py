@@ -114,6 +114,49 @@ class PlanCosts:
         generator = self.generator_cost(run, settings)
         return job + generator if job is not None and generator is not None else job
 
+    def finetune_updates(self, recipe: str, objectives: str) -> int:
+        """Optimizer steps of a Siamese fine-tuning: ``finetune.max_steps``, else its recipe's epochs over the NLI
+        batches, twice as many for a twin run of several tasks (its PPDB steps beside them)."""
+        section = self.config["finetune"]
+        nli_batches = self.work["train_examples"]["nli"] // section["batch_size"]
+        twin_tasks = objectives.count("+") + 1 if recipe == "twin" else 1
+        epochs = section["epochs"][recipe]
+        return section["max_steps"] or math.ceil(epochs * nli_batches * (2 if twin_tasks > 1 else 1))
+
+    def finetune_cost(self, repo: str, recipe: str, updates: int) -> cost.JobCost | None:
+        """A Siamese fine-tuning of ``repo``'s architecture: both NLI sentences of every pair of every step; None
+        where the architecture is not known."""
+        section = self.config["finetune"]
+        arch = architecture(repo)
+        if arch is None:
+            return None
+        tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
+        # a pair step encodes both sentences in one pass (recipes.pair_softmax_loss); nli-mnrl's anchors apart
+        floor = (2 if recipe == "nli-mnrl" else 1) * self.floor(arch)
+        flops = cost.Workload(arch, tokens, section["max_length"]).flops
+        return cost.job_cost(flops, updates, floor, self.gpu, self.mfu)
+
+    def finetune_runs(self) -> dict[str, tuple[str, str, str]]:
+        """label -> (start, recipe, twin objectives) of every Siamese fine-tuning the workflow runs: every start x
+        its recipes, then the ablation's variants (workflow/rules/functions/finetune.smk names them so)."""
+        section = self.config.get("finetune") or {}
+        if not section:
+            return {}
+        keys = ("objectives", "concatenation", "pooling", "negatives")
+        found = {}
+        for start in section["start"]:
+            for recipe in experiments.finetune_recipes(section, start):
+                found[f"{start}+{recipe}"] = (start, recipe, section["objectives"])
+        ablation = section.get("ablation") or {}
+        for start in ablation.get("start", []):
+            found.setdefault(f"{start}+twin", (start, "twin", section["objectives"]))
+            for key in keys:
+                for value in ablation.get(key, []):
+                    if value != section[key]:
+                        label = f"{start}+twin." + (f"k{value}" if key == "negatives" else str(value))
+                        found[label] = (start, "twin", value if key == "objectives" else section["objectives"])
+        return found
+
     def objective_mfu(self, run: experiments.PretrainRun, settings: dict) -> float:
         """The MFU a pre-training job runs at: what the GPU acceptance run measured for its objective on its
         family (acceptance.yaml ``mfu``: ``electra+misad``, ``albert-xxlarge+misad``, ``misad.released``, ``mlm``
@@ -412,7 +455,8 @@ class PlanCosts:
 
     def unread_jobs(self, records: list[dict]) -> list[dict]:
         """Jobs the config runs that no published row reads, so that the budget counts every configured model:
-        pre-training runs (every experiment's backbones x objectives: a user's own experiment too), BiLSTM
+        pre-training runs (every experiment's backbones x objectives: a user's own experiment too), Siamese
+        fine-tunings (finetune.start x its recipes, and the ablation's variants), BiLSTM
         encoders (bilstm.poolings x sizes, and extra) and GLUE / CLUE grids (classify.BENCHMARK.models). A job
         whose architecture is not known (a tiny or packaged model) has no cost, as in the rows."""
         planned = {r["label"] for r in records if r["status"] == "planned"}
@@ -433,6 +477,12 @@ class PlanCosts:
                 if job is not None:  # the schedule reads its floor time (pipeline/plan/schedule.py plan_jobs)
                     self.costs[label] = job
                 add("pretrain", label, job)
+        for label, (start, recipe, objectives) in self.finetune_runs().items():
+            if label not in planned:
+                job = self.finetune_cost(self.repo_of(start), recipe, self.finetune_updates(recipe, objectives))
+                if job is not None:
+                    self.costs[label] = job
+                add("finetune", label, job)
         for pooling, size in self.bilstm_models():
             label = f"bilstm-{pooling}-{2 * size}"  # workflow/rules/functions/bilstm.smk names them so
             if label not in planned:

@@ -176,9 +176,10 @@ def test_every_configured_bilstm_model_is_counted(paper_en):
     configured |= {f"bilstm-{m['pooling']}-{2 * m['size']}" for m in section["extra"]}  # BF §3.4's BiLSTM-Max
     in_rows = {r["label"] for r in records if r["status"] == "planned" and r["label"].startswith("bilstm-")}
     assert len(configured) == 11 and len(in_rows) == 8
-    assert set(total["not_in_rows"]) == {f"bilstm {label}" for label in configured - in_rows}
+    bilstms = {job for job in total["not_in_rows"] if job.startswith("bilstm ")}  # beside the other stages' jobs
+    assert bilstms == {f"bilstm {label}" for label in configured - in_rows}
     # each at its own size's floor: the 4096-d encoders cost about 6x the 600-d ones
-    jobs = {j["label"]: j["gpu_hours"] for j in p.unread_jobs(records)}
+    jobs = {j["label"]: j["gpu_hours"] for j in p.unread_jobs(records) if j["rule"] == "bilstm"}
     assert jobs["bilstm-inner-attention-4096"] > 5 * jobs["bilstm-inner-attention-600"]
     steps = 550_152 // 64 * 20
     assert jobs["bilstm-inner-attention-4096"] == pytest.approx(
@@ -342,3 +343,19 @@ def test_an_experiment_no_row_reads_is_costed_listed_and_scheduled(cli, tmp_path
     assert job not in {p["job"] for p in found["base"]["schedule"][0]["placements"]}
     assert schedule["jobs"] == found["base"]["schedule"][0]["jobs"] + 1
     assert schedule["total_gpu_hours"] == pytest.approx(after["total"], rel=1e-9)
+
+
+def test_every_configured_finetuning_is_costed(paper_en):
+    """Issue 57: paper-en's BERT-base sbert-nli and nli-mnrl runs feed no published row, yet the workflow runs
+    them: each is in the budget (not_in_rows), as every other configured Siamese fine-tuning is in a row."""
+    p, records, total = paper_en
+    in_rows = {r["label"] for r in records if r["status"] == "planned" and "recipe" in r.get("settings", {})}
+    unread = {f"finetune {label}" for label in p.finetune_runs() if label not in in_rows}
+    assert unread == {"finetune bert-base-uncased+sbert-nli", "finetune bert-base-uncased+nli-mnrl"}
+    assert unread <= set(total["not_in_rows"])
+    jobs = {j["label"]: j["gpu_hours"] for j in p.unread_jobs(records) if j["rule"] == "finetune"}
+    rows = {r["label"]: r["gpu_hours"] for r in records if r["status"] == "planned" and r["label"] in in_rows}
+    assert total["by_rule"]["finetune"] == pytest.approx(sum(rows.values()) + sum(jobs.values()), rel=1e-12)
+    # BERT-base's sbert-nli costs what the same recipe costs from a start of its size with a row (SBURT-base)
+    assert jobs["bert-base-uncased+sbert-nli"] == pytest.approx(rows["bert-base-uncased+burt.packed+sbert-nli"])
+    assert jobs["bert-base-uncased+nli-mnrl"] > jobs["bert-base-uncased+sbert-nli"]  # its anchors' own pass
