@@ -48,23 +48,32 @@ from harness import add_data_root, machine, markdown_table, write_section
 
 from pipeline.cli import main as cli
 from pipeline.models.loading import load_tokenizer
+from pipeline.objective_registry import REGISTRY
 from pipeline.pretrain import span_sampling
+from pipeline.pretrain.masking import STRATEGIES as MASKING_STRATEGIES
 from pipeline.pretrain.masking import MaskingCollator
 from pipeline.pretrain.masking_stats import MaskingStats
 from pipeline.pretrain.misad import MisadCollator
 from pipeline.pretrain.sentence_pairs import PairCollator, SentencePairs
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache
 
-# (label, collator strategy, n-gram pool)
-STRATEGIES = [
-    ("mlm", "token", "uniform"),
-    ("wwm", "whole-word", "uniform"),
-    ("burt", "ngram", "ngrams-first"),
-    ("burt uniform", "ngram", "uniform"),
-    ("burt ngrams-only", "ngram", "ngrams-only"),
-    ("entity", "entity", "ngrams-first"),
-    ("spanbert", "span", "uniform"),
-]
+
+def strategy_runs() -> list[tuple[str, str, str]]:
+    """``(label, collator strategy, n-gram pool)`` of every objective whose batches the masking collator makes,
+    read from the registry and the strategies' table (one name, one place: a new objective or strategy is
+    measured here without an edit); the PMI n-gram strategy also with its other two pools."""
+    runs = []
+    for entry in REGISTRY.values():
+        if entry.collator != "masking":
+            continue
+        runs.append((entry.name, entry.masking, span_sampling.POOLS[0]))
+        if MASKING_STRATEGIES[entry.masking].spans == "ngram_spans":
+            runs += [(f"{entry.name} {pool}", entry.masking, pool) for pool in span_sampling.POOLS[1:]]
+    return runs
+
+
+STRATEGIES = strategy_runs()
+
 NGRAM_RUNS = [("paper", 1), ("paper", 2), ("paper", 3), ("reference", 1), ("reference", 2)]
 
 
@@ -83,8 +92,9 @@ def build_sample(data_root: Path, work: Path, rows: int, model: Path, preset: st
 def partial_units(row: dict, labels: np.ndarray, strategy: str, eligible: np.ndarray) -> tuple[int, int]:
     """``(units masked in part, units masked whole)`` among the strategy's units in this row."""
     masked = labels != -100
-    if strategy in ("ngram", "entity"):
-        spans = row["ngram_spans" if strategy == "ngram" else "entity_spans"]
+    spans_column = MASKING_STRATEGIES[strategy].spans
+    if spans_column is not None:
+        spans = row[spans_column]
         units = span_sampling.longest_non_overlapping(np.asarray(spans).reshape(-1, 2), eligible)
     else:
         units = span_sampling.word_units(np.asarray(row["word_ids"]), eligible)
@@ -118,7 +128,7 @@ def measure_strategy(tokenizer, dataset, strategy: str, pool: str, epochs: int) 
             p, w = partial_units(row, labels, strategy, eligible)
             partial += p
             whole += w
-            if strategy == "ngram":
+            if MASKING_STRATEGIES[strategy].spans == "ngram_spans":
                 covering += from_whole_ngrams(row, labels, eligible, collator.mlm_probability)
     return stats, partial, whole, tuple(int(c) for c in covering)
 
@@ -266,7 +276,7 @@ def main() -> None:
         burt_tokens, burt_ngrams = build_sample(data_root, work / "burt", args.rows, model, "burt")
         burt_dataset = TokenDataset(build_arrow_cache(burt_tokens, work / "burt" / "tokens.arrow"))
         for label, strategy, pool in STRATEGIES:
-            if strategy == "ngram":
+            if MASKING_STRATEGIES[strategy].spans == "ngram_spans":
                 results[f"{label}, burt vocabulary"] = measure_strategy(
                     tokenizer, burt_dataset, strategy, pool, args.epochs
                 )
