@@ -22,21 +22,33 @@ from pipeline.errors import InputError
 
 class FileIdentity:
     """What an output path writes to: the file its links lead to (:func:`pipeline.atomic.resolve_target`,
-    ``..`` taken after the links, as the kernel does) and, where it exists, its device and inode (a hard link)."""
+    ``..`` taken after the links, as the kernel does) and, where it exists, its device and inode (a hard link);
+    and the device and inode of every folder on its way, so that a second path to a folder (a bind mount, a
+    second mount of one file system) is known as that folder, whatever its name."""
 
     def __init__(self, path) -> None:
         self.real = resolve_target(Path(path))
-        try:
-            status = os.stat(self.real)
-        except OSError:
-            status = None
-        self.inode = (status.st_dev, status.st_ino) if status is not None else None
+        self.inode = _inode(self.real)
+        self.on_the_way = {inode for inode in map(_inode, (self.real, *self.real.parents)) if inode is not None}
 
     def same(self, other: FileIdentity) -> bool:
         return self.real == other.real or (self.inode is not None and self.inode == other.inode)
 
     def within(self, folder: Path) -> bool:
-        return self.real == folder or folder in self.real.parents
+        """Whether this path is ``folder`` or lies inside it: by name, or by the folder's device and inode
+        among the folders on its way."""
+        if self.real == folder or folder in self.real.parents:
+            return True
+        inode = _inode(folder)
+        return inode is not None and inode in self.on_the_way
+
+
+def _inode(path: Path) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return status.st_dev, status.st_ino
 
 
 def model_location(spec) -> Path | None:

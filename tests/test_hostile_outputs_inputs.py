@@ -257,3 +257,79 @@ def test_an_out_that_is_an_input_of_the_stage_is_refused(cli, good, tmp_path, ca
     assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
     assert "an output never overwrites" in errors[0], errors[0]
     assert _bytes(tmp_path) == before
+
+
+# ------------------------------------------------------------------ a second path to the same folder
+@pytest.fixture
+def bind_mount(tmp_path):
+    """``bind(source, target)``: ``mount --bind SOURCE TARGET``, unmounted at the end; the test is skipped where
+    this process may not mount (mounting needs root, which CI has)."""
+    import subprocess
+
+    mounted = []
+
+    def bind(source: Path, target: Path) -> Path:
+        target.mkdir()
+        done = subprocess.run(
+            ["mount", "--bind", str(source), str(target)], check=False, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            pytest.skip(f"mount --bind is not permitted here: {done.stderr.strip()}")
+        mounted.append(target)
+        return target
+
+    yield bind
+    for target in reversed(mounted):
+        subprocess.run(["umount", str(target)], check=False)
+
+
+def _evaluate_into_the_model_mounted_twice(good, tmp_path, bind):
+    model = tmp_path / "model"
+    shutil.copytree(good.model, model)
+    out = bind(model, tmp_path / "model-bound") / "config.json"
+    return ["evaluate", "wordsim", "--model", model, "--data", good.data, "--out", out], out, "the model"
+
+
+def _tokenize_into_the_model_mounted_twice(good, tmp_path, bind):
+    model = tmp_path / "model"
+    shutil.copytree(good.model, model)
+    out = bind(model, tmp_path / "model-bound") / "tokenizer.json"
+    args = ["tokenize", "--marked", good.marked, "--model", model, "--lang", "en", "--max-length", 32]
+    return [*args, "--out", out], out, "lies inside the model"
+
+
+def _figures_into_the_data_root_mounted_twice(good, tmp_path, bind):
+    data = tmp_path / "data"
+    shutil.copytree(good.data, data)
+    out = bind(data, tmp_path / "data-bound") / "ulr_analogy"
+    return ["figures", "--model", f"word2vec:{good.vectors}", "--data", data, "--out", out], out, "data root"
+
+
+def _clean_into_its_input_folder_mounted_twice(good, tmp_path, bind):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(good.docs, docs)
+    out = bind(docs, tmp_path / "docs-bound")
+    return ["clean", "--input", docs, "--lang", "en", "--out", out], out, "would write over"
+
+
+MOUNTED_CASES = [
+    _evaluate_into_the_model_mounted_twice,
+    _tokenize_into_the_model_mounted_twice,
+    _figures_into_the_data_root_mounted_twice,
+    _clean_into_its_input_folder_mounted_twice,
+]
+
+
+@pytest.mark.parametrize("case", MOUNTED_CASES, ids=[case.__name__.strip("_") for case in MOUNTED_CASES])
+def test_an_out_reached_by_a_second_path_to_an_input_folder_is_refused(cli, good, tmp_path, capsys, bind_mount, case):
+    """Issue 55 §1: a bind mount is a second name for a folder; the guard compares device and inode of every
+    folder on the output's way, not names."""
+    args, out, fragment = case(good, tmp_path, bind_mount)
+    before = _bytes(tmp_path)
+    status = cli(*args)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
+    assert _bytes(tmp_path) == before
