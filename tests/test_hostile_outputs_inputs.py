@@ -160,6 +160,28 @@ def _plan_over_its_config(good, tmp_path):
     return ["plan", "--configfile", config, "--out", config], config, "is"
 
 
+def _plan_over_the_models_lock(good, tmp_path):
+    """Issue 55 §1: the lock the plan reads its commits from is an input too, wherever it lives."""
+    from testdata import REPO
+
+    lock = tmp_path / "paper-en.models.lock"
+    lock.write_text('google/electra-base-discriminator: "0123456789abcdef0123456789abcdef01234567"\n')
+    text = (REPO / "workflow" / "config" / "paper-en.yaml").read_text(encoding="utf-8")
+    config = tmp_path / "paper-en.yaml"
+    config.write_text(text.replace("lock: workflow/config/paper-en.models.lock", f"lock: {lock}"), encoding="utf-8")
+    assert str(lock) in config.read_text(encoding="utf-8")
+    return ["plan", "--configfile", config, "--out", lock], lock, "is"
+
+
+def _plan_over_the_measured_acceptance_file(good, tmp_path):
+    from testdata import REPO
+
+    from pipeline.budget.acceptance_file import ACCEPTANCE
+
+    config = _copy(REPO / "workflow" / "config" / "demo.yaml", tmp_path / "demo.yaml")
+    return ["plan", "--configfile", config, "--out", ACCEPTANCE], ACCEPTANCE, "is"
+
+
 def _rehearsal_emptying_its_data_root(good, tmp_path):
     from testdata import REPO
 
@@ -236,6 +258,8 @@ CASES = [
     _corpus_stats_over_a_stats_file,
     _scoreboard_over_its_config,
     _plan_over_its_config,
+    _plan_over_the_models_lock,
+    _plan_over_the_measured_acceptance_file,
     _rehearsal_emptying_its_data_root,
     _download_over_its_file_url,
     _word2vec_over_its_sentences,

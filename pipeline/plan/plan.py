@@ -433,10 +433,17 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
         return record
 
 
+def read_files(configfile, config: dict) -> list[Path]:
+    """Every file the plan reads (issue 55 §1: what a stage reads is an input too): the config, the plan's own
+    files, the models' lock where the config names one, and the GPU acceptance's measured file."""
+    lock = config["models"].get("lock")
+    return [Path(configfile), *FILES.values(), acceptance_file.ACCEPTANCE, *([Path(lock)] if lock else [])]
+
+
 def run(args: argparse.Namespace) -> None:
-    if args.out:  # never over the config it plans, nor the files the plan reads
-        refuse_inputs(args.out, files=[args.configfile, *FILES.values()])
     config = resolve_config(args.configfile)
+    if args.out:  # never over the config it plans, nor any file the plan reads: its own, the lock, the measured
+        refuse_inputs(args.out, files=read_files(args.configfile, config))
     planner = Planner(config, args.gpu, args.mfu)
     records = planner.records()
     assumption = cost.assumptions(args.gpu, args.mfu, round(planner.per_layer_ms(), 3), planner.floor_source())
