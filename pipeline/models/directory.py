@@ -243,8 +243,11 @@ def save_model(directory: Path, model, tokenizer, max_length: int, pooling: str)
 
 
 def write_sentence_transformers_files(directory: Path, hidden_size: int, max_length: int, pooling: str) -> None:
-    """The module files sentence-transformers reads; existing ones (written by the training stage) are kept."""
-    import sentence_transformers
+    """The module files sentence-transformers reads; existing ones (written by the training stage) are kept.
+    Its version comes from the installed package's metadata: importing sentence-transformers costs a job that
+    writes a model folder about 4 CPU seconds (BENCHMARKS.md "CI"), and this file needs only the number."""
+    from importlib.metadata import version
+
     import torch
     import transformers
 
@@ -265,7 +268,7 @@ def write_sentence_transformers_files(directory: Path, hidden_size: int, max_len
         },
         "config_sentence_transformers.json": {
             "__version__": {
-                "sentence_transformers": sentence_transformers.__version__,
+                "sentence_transformers": version("sentence-transformers"),
                 "transformers": transformers.__version__,
                 "pytorch": torch.__version__,
             },
