@@ -127,7 +127,7 @@ def fetch_locked(spec: str, out: Path, lock: Path | None, api=None) -> dict:
             spec, "a hub model without a commit is locked at its first download: give --lock FILE (models.lock)"
         )
     api = api or huggingface_hub.HfApi()
-    locked = hub_lock.read_lock(lock).get(repo_id)
+    locked = hub_lock.locked(hub_lock.read_lock(lock), repo_id)
     if locked is not None:
         log.info("%s: the commit %s, locked in %s", repo_id, locked, lock)
         return fetch(f"hub:{repo_id}@{locked}", out, api, lock=lock)

@@ -30,6 +30,11 @@ SPEC = "hub:google/electra-base-discriminator"
             f"google/electra-base-discriminator: {'a' * 40}\n# later\ngoogle/electra-base-discriminator: {'b' * 40}\n",
             "google/electra-base-discriminator is given twice (lines 1 and 3): one commit per model",
         ),
+        # the same model in another letter case: the hub's ids ignore it (issue 55 §2)
+        (
+            f"google/electra-base-discriminator: {'a' * 40}\nGoogle/Electra-Base-Discriminator: {'b' * 40}\n",
+            "Google/Electra-Base-Discriminator is given twice (as google/electra-base-discriminator) (lines 1 and 2)",
+        ),
     ],
 )
 def test_a_bad_lock_file_is_one_line_naming_it(tmp_path, capsys, text, fragment):
@@ -75,3 +80,33 @@ def test_a_lock_that_cannot_be_written_is_refused_before_anything_is_downloaded(
     status = main(["download-model", "--model", SPEC, "--out", str(out), "--lock", str(lock)])
     assert_clean_failure(status, capsys.readouterr().err, lock, tmp_path / "data", "not writable")
     assert not lock.exists()
+
+
+def test_a_model_locked_in_one_letter_case_is_the_same_model_in_another(tmp_path):
+    """Issue 55 §2: ``Google/...`` is ``google/...`` to the hub: its locked commit is found, and another commit
+    is refused, not added beside it."""
+    from pipeline.models import hub_lock
+
+    lock = tmp_path / "paper.models.lock"
+    hub_lock.record(lock, "google/electra-base-discriminator", "a" * 40)
+    text = lock.read_text(encoding="utf-8")
+    assert hub_lock.locked(hub_lock.read_lock(lock), "Google/ELECTRA-base-discriminator") == "a" * 40
+    with pytest.raises(InputError, match="is locked to a{40}, not b{40}"):
+        hub_lock.record(lock, "Google/electra-base-discriminator", "b" * 40)
+    hub_lock.record(lock, "Google/electra-base-discriminator", "a" * 40)  # the same commit: nothing to add
+    assert lock.read_text(encoding="utf-8") == text
+
+
+def test_the_plan_refuses_one_hub_model_at_two_commits_under_two_letter_cases(tmp_path, capsys):
+    from testdata import REPO
+
+    text = (REPO / "workflow" / "config" / "paper-en.yaml").read_text(encoding="utf-8")
+    pinned = "bert-base-uncased: hub:google-bert/bert-base-uncased@86b5e0934494bd15c9632b12f734a8a67f723594"
+    assert pinned in text
+    other = "    bert-base-upper: hub:Google-BERT/bert-base-uncased@" + "0" * 40
+    config = tmp_path / "paper-en.yaml"
+    config.write_text(text.replace(pinned, pinned + "\n" + other), encoding="utf-8")
+    status = main(["plan", "--configfile", str(config)])
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "are one hub model at two commits: one commit per model" in err, err

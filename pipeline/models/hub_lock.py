@@ -61,9 +61,12 @@ class _UniqueKeys(yaml.BaseLoader):
         seen = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str) and key in seen:
-                raise _Duplicate(f"{key} is given twice (lines {seen[key]} and {key_node.start_mark.line + 1})")
-            seen[key] = key_node.start_mark.line + 1
+            if isinstance(key, str) and key.casefold() in seen:  # the hub's ids ignore letter case
+                first, line = seen[key.casefold()]
+                also = "" if first == key else f" (as {first})"
+                raise _Duplicate(f"{key} is given twice{also} (lines {line} and {key_node.start_mark.line + 1})")
+            if isinstance(key, str):
+                seen[key.casefold()] = (key, key_node.start_mark.line + 1)
         return super().construct_mapping(node, deep)
 
 
@@ -93,6 +96,14 @@ def _lock_text(path) -> str:
     """The text of the lock file at ``path`` ("" where there is none yet): a regular file of at most
     :data:`LOCK_LIMIT` bytes (pipeline/small_files.py)."""
     return read_small_text(path, LOCK_LIMIT, "a lock file of hub commits", missing="")
+
+
+def locked(entries: dict[str, str], repo_id: str) -> str | None:
+    """The commit ``entries`` (a parsed lock) records for ``repo_id``, whatever the letter case of either: the
+    hub's repository ids ignore it (``Google/electra-base-discriminator`` is ``google/...``), so one model
+    has one commit."""
+    wanted = repo_id.casefold()
+    return next((commit for name, commit in entries.items() if name.casefold() == wanted), None)
 
 
 def read_lock(path: str | Path | None) -> dict[str, str]:
@@ -148,9 +159,10 @@ def record(path: str | Path, repo_id: str, commit: str) -> None:
     with _exclusive(path.parent):
         text = _lock_text(path)
         entries = parse_lock(text, path)
-        if entries.get(repo_id, commit) != commit:
-            raise InputError(path, f"{repo_id} is locked to {entries[repo_id]}, not {commit}")
-        if repo_id in entries:
+        held = locked(entries, repo_id)
+        if held is not None and held != commit:
+            raise InputError(path, f"{repo_id} is locked to {held}, not {commit}")
+        if held is not None:
             return
         if not text.strip():
             text = HEADER
@@ -186,17 +198,18 @@ def check_snapshot(folder: str | Path, repo_id: str, lock_path: str | Path) -> N
     held = snapshot_commit(folder)
     if held is None:
         return
-    locked = read_lock(lock_path).get(repo_id)
-    if locked is None:
+    recorded = locked(read_lock(lock_path), repo_id)
+    if recorded is None:
         raise InputError(
             folder,
             f"holds {repo_id} at {held}, which {lock_path} does not record: add '{entry_line(repo_id, held).strip()}' "
             "to it, "
             "or remove the folder to resolve the commit again",
         )
-    if locked != held:
+    if recorded != held:
         raise InputError(
-            folder, f"holds {repo_id} at {held}, but {lock_path} locks {locked}: remove the folder to fetch {locked}"
+            folder,
+            f"holds {repo_id} at {held}, but {lock_path} locks {recorded}: remove the folder to fetch {recorded}",
         )
 
 
@@ -219,6 +232,20 @@ def hub_spec(spec) -> str | None:
         return None
 
 
+def check_one_commit_per_model(specs, lock_path: str | Path | None, where: str) -> None:
+    """Refuse two ``hub:`` specs of one model (its id in any letter case: the hub ignores it) that name two
+    commits, pinned or locked: one model, one commit, wherever a config names it (``where``, for the error)."""
+    from pipeline.models.spec import hub_reference
+
+    seen: dict[str, tuple[str, str | None]] = {}
+    for spec in specs:
+        repo_id, revision = hub_reference(spec)
+        commit = revision or locked(read_lock(lock_path), repo_id)
+        first = seen.setdefault(repo_id.casefold(), (spec, commit))
+        if first[1] is not None and commit is not None and first[1] != commit:
+            raise InputError(where, f"{first[0]} and {spec} are one hub model at two commits: one commit per model")
+
+
 def commit_text(spec: str, lock_path: str | Path | None) -> str:
     """What the plan shows for a hub backbone's commit: the pinned one, the locked one, or "resolved at
     first download"."""
@@ -227,5 +254,5 @@ def commit_text(spec: str, lock_path: str | Path | None) -> str:
     repo_id, revision = hub_reference(spec)
     if revision:
         return f"{revision} (pinned)"
-    locked = read_lock(lock_path).get(repo_id)
-    return f"{locked} (locked in {lock_path})" if locked else UNRESOLVED
+    recorded = locked(read_lock(lock_path), repo_id)
+    return f"{recorded} (locked in {lock_path})" if recorded else UNRESOLVED

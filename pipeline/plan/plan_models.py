@@ -15,7 +15,7 @@ from pipeline.backbone_family import shares_layers
 from pipeline.budget import cost
 from pipeline.budget.cost import architecture
 from pipeline.budget.memory import training_memory
-from pipeline.models.hub_lock import commit_text, hub_spec
+from pipeline.models.hub_lock import check_one_commit_per_model, commit_text, hub_spec
 from pipeline.models.spec import hub_repo
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workflow" / "config"
@@ -40,8 +40,9 @@ class PlanModels:
         """Each hub backbone and generator, a plain hub id as ``hub:ID`` (the workflow locks it so): its commit,
         pinned, locked, or "resolved at first download"."""
         specs = [*self.config["models"]["backbones"].values(), *self.config["models"].get("generators", {}).values()]
-        hub = [hub_spec(spec) for spec in specs]
-        return {hub_repo(spec): commit_text(spec, self.lock) for spec in hub if spec}
+        hub = [spec for spec in map(hub_spec, specs) if spec]
+        check_one_commit_per_model(hub, self.lock, "models")
+        return {hub_repo(spec): commit_text(spec, self.lock) for spec in hub}
 
     def memory(self, repo: str, batch: int, length: int, passes: float) -> dict | None:
         """Memory per GPU of a training job at its batch (pipeline/budget/memory.py), and its split."""

@@ -421,7 +421,7 @@ def serve_hub_models(paper: dict, config: dict, hub_root: Path, text: list[str])
     locked = hub_lock.read_lock(models.get("lock"))
     for spec in sorted(s for s in specs if s.startswith("hub:")):
         repo_id, revision = hub_reference(spec)
-        tiny_hub.build_snapshot(spec, hub_root, text, commit=locked.get(repo_id))
+        tiny_hub.build_snapshot(spec, hub_root, text, commit=hub_lock.locked(locked, repo_id))
         if revision is None and repo_id in locked:
             hub_lock.record(config["models"]["lock"], repo_id, locked[repo_id])
 
