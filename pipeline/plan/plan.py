@@ -67,7 +67,7 @@ from pipeline.plan.plan_costs import PlanCosts
 from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
-from pipeline.plan.schedule import add_gpus_argument, schedule_text, schedules
+from pipeline.plan.schedule import add_gpus_argument, gpu_counts, schedule_text, schedules
 from pipeline.training_settings import RECIPE_OPTIMISERS
 from pipeline.workflow_config import resolve_config
 
@@ -441,6 +441,7 @@ def read_files(configfile, config: dict) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> None:
+    counts = gpu_counts(args.gpus)  # before any work: a list of thousands is refused at once
     config = resolve_config(args.configfile)
     if args.out:  # never over the config it plans, nor any file the plan reads: its own, the lock, the measured
         refuse_inputs(args.out, files=read_files(args.configfile, config))
@@ -464,8 +465,8 @@ def run(args: argparse.Namespace) -> None:
         "budget": total,
         "commits": commits,
     }
-    if args.gpus:  # the wall-clock on N GPUs (issue 48 §2: a user of one 8-GPU node wants it before the GPU-hours)
-        document["schedule"] = schedules(planner, records, unread, args.gpus)
+    if counts:  # the wall-clock on N GPUs (issue 48 §2: a user of one 8-GPU node wants it before the GPU-hours)
+        document["schedule"] = schedules(planner, records, unread, counts)
     where = non_finite(document)
     if where:  # JSON has no infinity or NaN, and a table of them says nothing (issue 39 §6)
         raise InputError(args.configfile, f"the estimate is not a finite number at {where} (--mfu {args.mfu:g})")
@@ -473,7 +474,7 @@ def run(args: argparse.Namespace) -> None:
         text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     else:
         text = markdown(records + document["not_reproduced"], assumption, total) + models_markdown(commits, records)
-        if args.gpus:  # a user of one node reads the wall-clock first (issue 48 §2)
+        if counts:  # a user of one node reads the wall-clock first (issue 48 §2)
             text = schedule_text(document["schedule"]) + "\n\n" + text
     if args.out:
         from pipeline.atomic import AtomicFiles

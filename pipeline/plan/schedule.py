@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from graphlib import CycleError, TopologicalSorter
 
 from pipeline.budget import cost
+from pipeline.errors import InputError
 from pipeline.plan.plan_output import planned_jobs
 
 # Speed-up of BERT pre-training over data-parallel GPUs at a fixed per-GPU batch, measured by NVIDIA
@@ -65,6 +66,18 @@ def add_gpus_argument(parser: argparse.ArgumentParser) -> None:
         help="also say when the run would finish on N GPUs (one or more counts): the critical path, the jobs "
         "packed onto the GPUs (pipeline/plan/schedule.py)",
     )
+
+
+MAX_GPU_COUNTS = 16  # --gpus: distinct counts a plan schedules; each is a whole list scheduling of the DAG
+
+
+def gpu_counts(given: list[int] | None) -> list[int]:
+    """``--gpus`` as scheduled: each count once, in the order given; more than :data:`MAX_GPU_COUNTS` distinct
+    counts is refused (each is a full schedule of the DAG: thousands would run for many minutes)."""
+    counts = list(dict.fromkeys(given or []))
+    if len(counts) > MAX_GPU_COUNTS:
+        raise InputError("--gpus", f"{len(counts)} GPU counts; give at most {MAX_GPU_COUNTS}")
+    return counts
 
 
 def ddp_efficiency(gpus: int) -> float:

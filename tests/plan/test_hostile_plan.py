@@ -45,3 +45,28 @@ def test_a_bilstm_beside_the_grid_with_an_unknown_pooling_is_refused(cli, tmp_pa
     out = tmp_path / "plan.md"
     status = cli("plan", "--configfile", config, "--out", out)
     assert_clean_failure(status, capsys.readouterr().err, config, out, "bilstm")
+
+
+@pytest.mark.parametrize(
+    "counts, fragment",
+    [
+        ([str(n) for n in range(1, 3001)], "3000 GPU counts; give at most 16"),  # issue 55 §3: ran past 5 minutes
+        ([str(n) for n in range(1, 18)], "17 GPU counts; give at most 16"),
+    ],
+)
+def test_thousands_of_gpu_counts_are_refused_at_once(cli, tmp_path, capsys, monkeypatch, counts, fragment):
+    def planned(*args):
+        raise AssertionError("the config was planned before the counts were refused")
+
+    monkeypatch.setattr(plan, "resolve_config", planned)
+    out = tmp_path / "plan.md"
+    status = cli("plan", "--configfile", CONFIG, "--gpus", *counts, "--out", out)
+    assert_clean_failure(status, capsys.readouterr().err, "--gpus", out, fragment)
+
+
+def test_one_count_given_many_times_is_scheduled_once(cli, capsys):
+    assert cli("plan", "--configfile", CONFIG, "--gpus", *["8"] * 2000, "--format", "json") == 0
+    import json
+
+    schedule = json.loads(capsys.readouterr().out)["schedule"]
+    assert [s["gpus"] for s in schedule] == [8]
