@@ -160,3 +160,17 @@ def test_a_file_past_its_limit_is_refused_without_reading_it_whole(tmp_path):
     with pytest.raises(InputError, match=r"larger than 7 bytes"):
         read_small_text(tmp_path / "small", 7, "a lock")
     assert read_small_text(tmp_path / "absent", 8, "a lock", missing=None) is None
+
+
+def test_a_files_record_nested_past_the_parsers_depth_proves_nothing(tmp_path):
+    """Issue 55 §3: a ``.pipeline-files.json`` of 200,000 nested brackets ended in a traceback (a recursion
+    limit); it is a record that lists nothing, so the folder is refused in one line."""
+    from pipeline.models.directory import FILES_RECORD, model_dir_strangers
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "thesis.txt").write_text("a year of work\n", encoding="utf-8")
+    (folder / FILES_RECORD).write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    with pytest.raises(InputError, match="holds no list of the files the pipeline wrote"):
+        model_dir_strangers(folder)
+    assert (folder / "thesis.txt").read_text(encoding="utf-8") == "a year of work\n"

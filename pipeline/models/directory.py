@@ -145,7 +145,7 @@ def model_dir_strangers(directory: Path) -> list[str]:
         files = record["files"]
         if not isinstance(files, list | dict):
             raise TypeError(files)
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
         raise InputError(
             directory,
             f"holds no list of the files the pipeline wrote into it ({FILES_RECORD}; an output of an earlier "

@@ -19,6 +19,9 @@ from pathlib import Path
 from pipeline.atomic import json_text, write_json
 from pipeline.errors import InputError
 from pipeline.folder_contents import folder_entries, listing, unproven, written_record
+from pipeline.small_files import MIB, read_small_text
+
+MARKER_LIMIT = 64 * MIB  # a record of every file of a rehearsal's folder, each with its hash
 
 
 class MarkedFolder:
@@ -30,9 +33,11 @@ class MarkedFolder:
 
     def _record(self, folder: Path) -> dict | None:
         """The files the marker proves (entry -> proof), None where it is not this stage's record."""
+        # a small regular file (a FIFO would block the read, a link to /dev/zero never end it: one line each)
+        text = read_small_text(folder / self.marker, MARKER_LIMIT, f"the {self.marker} record", missing=None)
         try:
-            record = json.loads((folder / self.marker).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(text) if text is not None else None
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             return None
         if not isinstance(record, dict) or record.get("made_by") != self.made_by:
             return None

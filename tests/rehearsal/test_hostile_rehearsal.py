@@ -297,3 +297,28 @@ def test_a_run_name_too_long_for_the_rehearsal_s_names_is_one_line(tmp_path, cli
     assert status == 2 and "Traceback" not in err and len(errors) == 1, err
     assert str(config) in errors[0] and "at most 50" in errors[0], errors[0]
     assert not (out / ("z" * 51 + "-rehearsal")).exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "200,000 nested brackets"])
+def test_a_marker_that_is_no_small_file_is_one_line(tmp_path, cli, capsys, kind):
+    """Issue 55 §3: a FIFO marker blocked the rehearsal, a link to /dev/zero ended in a traceback, and so did a
+    record nested past the JSON parser's depth. Each is refused in one line, the folder untouched."""
+    import os
+
+    work = tmp_path / "out" / "paper-zh-rehearsal"
+    work.mkdir(parents=True)
+    (work / "thesis.txt").write_text("a year of work\n")
+    marker = work / ".rehearsal-work"
+    if kind == "fifo":
+        os.mkfifo(marker)
+    elif kind == "link to /dev/zero":
+        marker.symlink_to("/dev/zero")
+    else:
+        marker.write_text("[" * 200_000 + "]" * 200_000)
+    status = cli("rehearsal", "--paper", PAPER, "--data", tmp_path / "data", "--out", work.parent)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
+    assert errors[0].startswith((f"error: {work}: ", f"error: {marker}: ")), errors[0]
+    assert sorted(p.name for p in work.iterdir()) == [".rehearsal-work", "thesis.txt"]
+    assert (work / "thesis.txt").read_text() == "a year of work\n"
