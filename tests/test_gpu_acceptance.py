@@ -157,3 +157,54 @@ def test_the_cuda_only_rows_measure_and_feed_the_plan(tmp_path):
     assert run.plan["mfu"]["mlm"] == pytest.approx(processed * flops_per_token(model, "mlm") / 1e15, abs=1e-4)
     pretrain = [r for r in run.results.rows if r["group"] == "pretrain"]
     assert pretrain[-1]["verdict"] == "ok" and "MFU" in pretrain[-1]["measure"]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("quick", [False, True])
+def test_the_time_estimate_counts_the_processes_and_jobs_the_rows_start(tmp_path, monkeypatch, device, quick):
+    """run_time.py counts what rows.py ``launches`` lists; here the rows themselves run with counting stand-ins
+    for the jobs (each job fails at once), so a row or job added to the run without its launch, or a launch
+    without its job, makes the estimate drift and this fails."""
+    import json
+
+    from pipeline.acceptance import run_time
+    from pipeline.acceptance.rows import PROFILES, model_names
+
+    started = {"processes": 0, "jobs": 0}
+
+    def count(processes: int, jobs_: int) -> None:
+        started["processes"] += processes
+        started["jobs"] += jobs_
+
+    def run_jobs(batch, work, timeout, env=None):
+        count(1, len(batch))
+        return [jobs.Job(name, 1, 0.0, "") for name, _ in batch]
+
+    def run_job(name, argv, work, timeout, launcher=None, env=None):
+        ranks = int(launcher[launcher.index("--nproc_per_node") + 1]) if launcher else 0
+        count(1 + ranks, max(ranks, 1))
+        return jobs.Job(name, 1, 0.0, "")
+
+    def killed_and_resumed(name, argv, save_folder, work, timeout):
+        count(1, 1)  # the run that is killed; then its rerun
+        rerun = jobs.run_job(name, argv, work, timeout)
+        rerun.extra["killed_at"] = None
+        return rerun
+
+    monkeypatch.setattr(jobs, "run_jobs", run_jobs)
+    monkeypatch.setattr(jobs, "run_job", run_job)
+    monkeypatch.setattr(jobs, "killed_and_resumed", killed_and_resumed)
+    monkeypatch.setattr(jobs, "tokenize", lambda work, model, marked: tmp_path / "tokens.parquet")
+    config = {"num_hidden_layers": 2, "hidden_size": 32, "intermediate_size": 128, "vocab_size": 1000}
+    models = {}
+    for name in model_names(device, quick):
+        models[name] = tmp_path / "models" / name
+        models[name].mkdir(parents=True)
+        (models[name] / "config.json").write_text(json.dumps(config))
+    models.setdefault("bert-large", models["bert-base"])
+    run = Acceptance("cpu", tmp_path / "work", 1e18, Results(tmp_path / "out", {}), quick)
+    run.device, run.profile = device, PROFILES[device]
+    run.run_rows({"sample": tmp_path / "s", "pairs": tmp_path / "p"}, tmp_path / "glue", models)
+    expected = run_time.counts(device, quick)
+    assert started == {"processes": expected["processes"], "jobs": expected["jobs"]}
+    assert {g for g, _ in expected_rows(run.large_k, quick)} <= {r["group"] for r in run.results.rows}

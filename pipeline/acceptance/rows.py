@@ -47,6 +47,8 @@ FINETUNE_DROPOUT = 0.1  # the papers' fine-tuning dropout (ULR-BERT §5.1.2): me
 # the plan's keys (pipeline/plan/plan_costs.py objective_mfu) of the runs not on BERT-base
 MFU_KEYS = {"electra-base+misad": "electra+misad", "albert-xxlarge+misad.released": "albert-xxlarge+misad"}
 FP32 = {"NVIDIA_TF32_OVERRIDE": "0"}  # cuBLAS and cuDNN: no TF32 in the float32 jobs, whatever torch's flags say
+DDP_STEPS = 4
+QUICK_LEAVES_OUT = ("bert-large", "albert-xxlarge")  # models --quick does not build (no row of theirs runs)
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,62 @@ PROFILES = {
 }
 
 
+@dataclass(frozen=True)
+class Launch:
+    """One process batch the run starts (pipeline/acceptance/jobs.py ``run_jobs`` / ``run_job``), as
+    pipeline/acceptance/run_time.py counts its time: the OS processes (a torchrun launcher and each of its ranks
+    count: each imports torch), the stage runs in them (each loads and saves a model), and what they train, one
+    ``(backbone, sequences a step, tokens a sequence, member-steps, float32)`` per kind of step."""
+
+    group: str
+    processes: int
+    jobs: int
+    work: tuple = ()
+
+
+def model_names(device: str, quick: bool) -> list[str]:
+    """The models the run builds (tiny-model), in order."""
+    return [name for name in PROFILES[device].models if not (quick and name in QUICK_LEAVES_OUT)]
+
+
+def bf16_pairs(device: str, quick: bool, large_k: int) -> list[tuple[str, int]]:
+    """(backbone, K) of the fused bf16 pairs: the grids' shape, on CUDA only (bf16 autocast is the GPU's path)."""
+    if device != "cuda":
+        return []
+    return [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
+
+
+def memory_shapes(quick: bool, large_k: int) -> list[tuple[str, int]]:
+    """(backbone, K) of the stacks whose peak is measured at the papers' fine-tuning dropout."""
+    return [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
+
+
+def launches(device: str, quick: bool, large_k: int) -> list[Launch]:
+    """Every process batch :meth:`Acceptance.run_rows` starts, in order: what run_time.py's estimate counts
+    (tests/test_gpu_acceptance.py runs the rows with counting stand-ins for the jobs and checks the two agree)."""
+    p = PROFILES[device]
+    bf16 = device == "cuda"
+    found = [Launch("fused fp32", 1, 2, (("bert-base", p.fp32_batch, 128, 2 * FP32_K * p.classify_steps, True),))]
+    for backbone, k in bf16_pairs(device, quick, large_k):
+        found.append(Launch("fused bf16", 1, 2, ((backbone, p.classify_batch, 128, 2 * k * p.classify_steps, False),)))
+    shapes = memory_shapes(quick, large_k)
+    work = tuple((b, p.classify_batch, 128, k * p.classify_steps, not bf16) for b, k in shapes)
+    found.append(Launch("memory", 1, len(shapes), work))
+    runs = QUICK_PRETRAIN if quick else PRETRAIN_RUNS
+    work = tuple(
+        (b, p.pretrain_batch, 128, p.albert_steps if b == "albert-xxlarge" else p.pretrain_steps, False)
+        for b, _ in runs
+    )
+    found.append(Launch("pretrain", 1, len(runs), work))
+    ddp = (("bert-base", p.pretrain_batch, 128, DDP_STEPS, False),)
+    found += [Launch("ddp", 1, 1, ddp), Launch("ddp", 1 + 2, 2, ddp)]  # torchrun and its 2 ranks
+    if not quick:
+        resume = (("bert-base", p.fp32_batch, 128, RESUME_K * p.resume_steps, not bf16),)
+        found += [Launch("resume", 1, 1, resume), Launch("resume", 1, 1), Launch("resume", 1, 1, resume)]
+        found.append(Launch("torchrun", 1 + 1, 1, (("bert-base", p.pretrain_batch, 128, p.pretrain_steps, False),)))
+    return found
+
+
 class Acceptance:
     """The run: its rows (written to the output folder as each finishes), and what the plan's file is made of."""
 
@@ -122,6 +180,15 @@ class Acceptance:
         self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}}
         self.peak_tflops = estimates.peak_tflops() if device == "cuda" else None
         self.large_k = 0
+
+    def run_rows(self, data: dict, glue: Path, models: dict) -> None:
+        """Every row, in the order :func:`launches` lists their processes."""
+        self.classify(glue, models)
+        self.pretrain(data, models)
+        self.ddp(data, models)
+        if not self.quick:
+            self.resume(glue, models)
+            self.torchrun(data, models)
 
     def row(self, group: str, name: str, ok: bool | None, result: str, measure: str = "") -> None:
         self.results.row(group, name, ok, result, measure)
@@ -228,17 +295,15 @@ class Acceptance:
         if self.device == "cpu":  # bf16 autocast is the GPU's path: its rows are n/a on CPU
             for backbone, k in (("bert-base", BASE_K), ("bert-large", self.large_k)):
                 self.row("fused bf16", f"{backbone} K={k}", None, "bf16 autocast runs on CUDA only")
-        else:
-            self.fused_pair("bert-base", models["bert-base"], glue, BASE_K, p.classify_batch, bf16=True)
-            if not self.quick:
-                self.fused_pair("bert-large", models["bert-large"], glue, self.large_k, p.classify_batch, bf16=True)
+        for backbone, k in bf16_pairs(self.device, self.quick, self.large_k):
+            self.fused_pair(backbone, models[backbone], glue, k, p.classify_batch, bf16=True)
         self.memory_jobs(glue, models)
 
     def memory_jobs(self, glue: Path, models: dict) -> None:
         """The fused stacks at the papers' fine-tuning dropout (0.1), bf16 where the GPU runs it: their peaks
         against the memory model's estimate of a stack (what sizes K in the plan)."""
         p = self.profile
-        shapes = [("bert-base", BASE_K)] + ([] if self.quick else [("bert-large", self.large_k)])
+        shapes = memory_shapes(self.quick, self.large_k)
         if self.out_of_time("memory", [f"{b} K={k} dropout 0.1" for b, k in shapes]):
             return
         batch, outs = [], []
@@ -288,7 +353,7 @@ class Acceptance:
         tokens = jobs.tokenize(self.work, models["bert-base"], data["sample"])
         outs = {n: self.work / "ddp" / f"{n}-process" for n in (1, 2)}
         base = ["pretrain", "--data", tokens, "--model", models["bert-base"], "--objective", "mlm", "--dropout", 0]
-        base += ["--max-steps", 4, "--lr", p.lr, "--warmup", 0, "--batching", "random", "--num-workers", 0]
+        base += ["--max-steps", DDP_STEPS, "--lr", p.lr, "--warmup", 0, "--batching", "random", "--num-workers", 0]
         base += ["--restart"]
         one = jobs.run_job("ddp-1", [*base, "--batch-size", p.pretrain_batch, "--out", outs[1]], self.work, 300)
         launcher = jobs.rule_launcher(2)
@@ -301,7 +366,13 @@ class Acceptance:
         start, weights = jobs.weights(models["bert-base"]), {n: jobs.weights(o) for n, o in outs.items()}
         verdict = verdicts.ddp_verdict(start, weights[1], weights[2], verdicts.DDP_TOLERANCE[self.device])
         backend = "gloo" if self.device == "cpu" else "NCCL or gloo (ranks on one GPU)"
-        self.row("ddp", name, verdict.ok, verdict.result, f"4 steps, batch {p.pretrain_batch} = 2 x half, {backend}")
+        self.row(
+            "ddp",
+            name,
+            verdict.ok,
+            verdict.result,
+            f"{DDP_STEPS} steps, batch {p.pretrain_batch} = 2 x half, {backend}",
+        )
 
     def torchrun(self, data: dict, models: dict) -> None:
         """torchrun --nproc_per_node 1 through the pretrain rule's launch line."""
