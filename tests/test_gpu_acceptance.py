@@ -14,8 +14,9 @@ from testdata import REPO
 
 from pipeline import experiments
 from pipeline.acceptance import jobs
+from pipeline.acceptance.layout import PRETRAIN_RUNS, expected_rows
 from pipeline.acceptance.results import Results, table
-from pipeline.acceptance.rows import PRETRAIN_RUNS, Acceptance, expected_rows, plan_file
+from pipeline.acceptance.rows import Acceptance, plan_file
 from pipeline.budget import acceptance_file
 from pipeline.errors import InputError
 from pipeline.workflow_config import resolve_config
@@ -46,11 +47,11 @@ def test_every_objective_a_paper_config_trains_has_a_row(name):
 def test_the_table_names_every_row_the_issue_asks_for():
     rows = expected_rows(7)
     groups = {group for group, _ in rows}
-    assert groups == {"pretrain", "fused fp32", "fused bf16", "memory", "ddp", "resume", "torchrun"}
+    assert groups == {"pretrain", "fused fp32", "fused bf16", "fused chid", "memory", "ddp", "resume", "torchrun"}
     named = {name for _, name in rows}
     for wanted in ("bert-base+nsp", "bert-base+sop", "electra-base+misad", "albert-xxlarge+misad.released"):
         assert wanted in named
-    assert {"bert-base K=4", "bert-base K=16", "bert-large K=7", "2 processes = 1 process"} <= named
+    assert {"bert-base K=4", "bert-base K=16", "bert-large K=7", "wwm-ext ChID 256", "2 processes = 1 process"} <= named
     # a memory row beside every pre-training job and every bf16 stack, at the papers' fine-tuning dropout
     memory = [name for group, name in rows if group == "memory"]
     assert len(memory) == sum(group in ("pretrain", "fused bf16") for group, _ in rows)
@@ -168,7 +169,7 @@ def test_the_time_estimate_counts_the_processes_and_jobs_the_rows_start(tmp_path
     import json
 
     from pipeline.acceptance import run_time
-    from pipeline.acceptance.rows import PROFILES, model_names
+    from pipeline.acceptance.layout import PROFILES, model_names
 
     started = {"processes": 0, "jobs": 0}
 
@@ -208,3 +209,61 @@ def test_the_time_estimate_counts_the_processes_and_jobs_the_rows_start(tmp_path
     expected = run_time.counts(device, quick)
     assert started == {"processes": expected["processes"], "jobs": expected["jobs"]}
     assert {g for g, _ in expected_rows(run.large_k, quick)} <= {r["group"] for r in run.results.rows}
+
+
+def test_a_fused_pair_measures_the_fine_tuning_mfu_the_plan_reads(tmp_path):
+    """On CUDA a pair at a grid's shape gives the MFU of its solo and fused steps: each seed's processed tokens
+    (metrics.json, padding included) at the plan's FLOPs per token, over its seconds (classify's seed line), over
+    the card's peak; the plan's file carries it and the schema takes it. A pair with no tokens fails."""
+    import json
+
+    import yaml
+
+    from pipeline.acceptance.estimates import architecture_of
+    from pipeline.acceptance.layout import fused_batches
+
+    run = acceptance(tmp_path)
+    run.device, run.peak_tflops = "cuda", 1000.0
+    model = tmp_path / "wwm-ext"
+    model.mkdir()
+    config = {"num_hidden_layers": 12, "hidden_size": 768, "intermediate_size": 3072, "vocab_size": 21128}
+    (model / "config.json").write_text(json.dumps(config))
+    pair = fused_batches("cuda", False, 7, 6)[1][-1]
+    assert (pair.group, pair.shape, pair.k, pair.candidates, pair.length) == (
+        "fused chid",
+        "multiple-choice",
+        6,
+        10,
+        256,
+    )
+    rows_run = pair.steps(run.profile) * pair.batch * pair.candidates
+    outs, done = [], []
+    for kind, seconds in (("solo", 2.0), ("fused", 1.0)):
+        out = tmp_path / kind
+        out.mkdir()
+        per_seed = {
+            str(s): {
+                "train_loss": 2.0 + s / 10 + (1e-5 if kind == "fused" else 0),
+                "processed_tokens": {"padded": [rows_run * 256]},
+            }
+            for s in range(pair.k)
+        }
+        (out / "metrics.json").write_text(json.dumps({"per_seed": per_seed}))
+        log = "".join(f"seed {s}: 10 steps in {seconds} s (40.0 train examples/s)\n" for s in range(pair.k))
+        outs.append(out)
+        done.append(jobs.Job(kind, 0, 1.0, log))
+    run.pair_row(pair, model, done, outs)
+    flops = rows_run * 256 * architecture_of(model)[0].training_flops_per_token(256)
+    assert run.plan["finetune_mfu"]["multiple-choice"] == {1: round(flops / 2.0 / 1e15, 4), 6: round(flops / 1e15, 4)}
+    row = run.results.rows[-1]
+    assert row["verdict"] == "ok" and "MFU solo" in row["measure"] and row["row"] == "wwm-ext ChID 256"
+    run.plan["fused_ms"] = {1: 24.0, 16: 2.4}  # the GLUE pair's
+    summary = {**plan_file(run, "NVIDIA H100 80GB HBM3", 12), "device": "cuda"}
+    path = tmp_path / "acceptance.yaml"
+    path.write_text(yaml.safe_dump(summary))
+    assert acceptance_file.read_acceptance(path)["finetune_mfu"]["multiple-choice"][6] == pytest.approx(
+        flops / 1e15, abs=1e-4
+    )
+    (outs[1] / "metrics.json").unlink()  # no processed tokens: the MFU cannot be found, the row fails
+    run.pair_row(pair, model, done, outs)
+    assert run.results.rows[-1]["verdict"] == "FAIL"

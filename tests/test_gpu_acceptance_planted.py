@@ -17,7 +17,7 @@ import pytest
 from testdata import REPO
 
 from pipeline.acceptance import estimates, host, jobs, run_time, verdicts
-from pipeline.acceptance.rows import PROFILES
+from pipeline.acceptance.layout import PROFILES
 from pipeline.classify import fused_training
 from pipeline.cli import main
 

@@ -105,8 +105,9 @@ def measure(args, work: Path, started: float, budget: float) -> int:
     import transformers
 
     from pipeline.acceptance import estimates, jobs
+    from pipeline.acceptance.layout import expected_rows, model_names
     from pipeline.acceptance.results import Results, table
-    from pipeline.acceptance.rows import Acceptance, expected_rows, model_names, plan_file
+    from pipeline.acceptance.rows import Acceptance, plan_file
 
     card = torch.cuda.get_device_name(0) if args.device == "cuda" else "CPU (tiny models)"
     today = datetime.date.today().isoformat()
@@ -125,7 +126,7 @@ def measure(args, work: Path, started: float, budget: float) -> int:
     models: dict = {}
     try:
         data = jobs.make_data(data_root)
-        glue = jobs.make_glue(data_root, data["sentences"])
+        glue = jobs.make_chid(jobs.make_glue(data_root, data["sentences"]), data["sentences"])
         models = {
             name: jobs.make_model(work, name, data["sentences"], run.profile.models[name], run.profile.vocab_size)
             for name in model_names(args.device, args.quick)

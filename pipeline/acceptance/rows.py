@@ -1,4 +1,5 @@
-"""The rows of the GPU acceptance run (docs/stages/acceptance.md): what each job is, and its verdict.
+"""The rows of the GPU acceptance run (docs/stages/acceptance.md): what each job is, and its verdict (what the run
+starts, and the sizes: pipeline/acceptance/layout.py).
 
 Groups:
 
@@ -9,7 +10,10 @@ Groups:
   lie further apart than the tolerance, so that a permuted stack fails);
 - ``fused bf16``: the same at the grids' shape (GLUE: 128 tokens, batch 32, K = 16 on BERT-base, and BERT-large
   at the largest K the plan allows) in bf16 autocast, its tolerance a share of the seeds' measured spread; ms per
-  member-step, the fused ratios the plan reads;
+  member-step, the fused ratios the plan reads; BERT-base's solo and fused MFU (acceptance.yaml finetune_mfu);
+- ``fused chid``: the same for a multiple-choice task, ChID at 256 tokens on the wwm-ext shape (BERT-base with
+  the Chinese vocabulary) at its grid's batch 8, ten candidates an example, at the K the plan allows there; its
+  solo and fused MFU (bf16 on CUDA; float32 at tiny sizes on CPU);
 - ``memory``: each job's peak against pipeline/budget/memory.py's estimate, at the papers' fine-tuning dropout
   (0.1): above it by more than the margin fails; each job kind keeps its own factor;
 - ``resume``: a fused job killed (SIGKILL) after its first save and run again gives the numbers and prediction
@@ -24,151 +28,25 @@ from __future__ import annotations
 import math
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.acceptance import estimates, jobs, verdicts
+from pipeline.acceptance.layout import (
+    BASE_K,
+    DDP_STEPS,
+    FINETUNE_DROPOUT,
+    FP32,
+    MFU_KEYS,
+    PRETRAIN_RUNS,
+    PROFILES,
+    QUICK_PRETRAIN,
+    RESUME_K,
+    Pair,
+    chid_k,
+    fused_batches,
+    memory_shapes,
+)
 from pipeline.acceptance.results import Results
-
-# every objective the paper configs train (paper-en: MiSAD and its span and entity variants with the released
-# loss, the equation in its ulr-electra experiment), and wwm and entity, which the configs offer; .released: the
-# released run_mse.py's loss (--misad-loss released --pooling pooler)
-PRETRAIN_OBJECTIVES = [
-    "mlm", "wwm", "burt", "spanbert", "entity", "misad", "misad.released", "misad-span.released",
-    "misad-entity.released", "nsp", "sop",
-]  # fmt: skip
-PRETRAIN_RUNS = [("bert-base", label) for label in PRETRAIN_OBJECTIVES]
-PRETRAIN_RUNS += [("electra-base", "misad"), ("albert-xxlarge", "misad.released")]  # ULR-ELECTRA; Table 2's xxlarge
-QUICK_PRETRAIN = [("bert-base", "mlm"), ("bert-base", "misad.released"), ("electra-base", "misad")]
-FP32_K = 4
-BASE_K = estimates.PAPER_FUSE
-RESUME_K = 2  # a save holds K members' weights and AdamW moments (5 GB at K 4 on BERT-base): kept small
-FINETUNE_DROPOUT = 0.1  # the papers' fine-tuning dropout (ULR-BERT §5.1.2): memory is measured at it
-# the plan's keys (pipeline/plan/plan_costs.py objective_mfu) of the runs not on BERT-base
-MFU_KEYS = {"electra-base+misad": "electra+misad", "albert-xxlarge+misad.released": "albert-xxlarge+misad"}
-FP32 = {"NVIDIA_TF32_OVERRIDE": "0"}  # cuBLAS and cuDNN: no TF32 in the float32 jobs, whatever torch's flags say
-DDP_STEPS = 4
-QUICK_LEAVES_OUT = ("bert-large", "albert-xxlarge")  # models --quick does not build (no row of theirs runs)
-
-
-@dataclass(frozen=True)
-class Profile:
-    """The sizes of one form of the run: the models (tiny-model options), steps, batches."""
-
-    models: dict  # name -> tiny-model options
-    vocab_size: int
-    pretrain_steps: int
-    pretrain_batch: int
-    albert_steps: int
-    lr: float
-    classify_steps: int
-    classify_batch: int  # the grids' batch (bf16 rows)
-    fp32_batch: int
-    classify_lr: float
-    resume_steps: int
-    resume_every: int
-    skip_steps: int  # steps left out of tokens/s (warm-up)
-
-
-PROFILES = {
-    "cuda": Profile(
-        models={
-            "bert-base": ["--architecture", "bert-base-uncased"],
-            "bert-large": ["--architecture", "bert-large-uncased"],
-            "electra-base": ["--architecture", "electra-base-discriminator"],
-            "albert-xxlarge": ["--architecture", "albert-xxlarge-v2"],
-        },
-        vocab_size=4000,
-        pretrain_steps=20,
-        pretrain_batch=64,  # the ULR runs' batch (paper-en.yaml ulr*)
-        albert_steps=12,
-        lr=1e-4,
-        classify_steps=20,
-        classify_batch=32,  # GLUE's grid (8-64): the batch at which paper-en's BERT-large fuses 7
-        fp32_batch=8,
-        classify_lr=1e-4,
-        resume_steps=30,
-        resume_every=10,
-        skip_steps=4,
-    ),
-    "cpu": Profile(  # tiny_hub's base / large / xxlarge proportions (pipeline/rehearsal/tiny_hub.py)
-        models={
-            "bert-base": ["--hidden", "32", "--layers", "2", "--heads", "2"],
-            "bert-large": ["--hidden", "48", "--layers", "4", "--heads", "4"],
-            "electra-base": ["--family", "electra", "--hidden", "32", "--layers", "2", "--heads", "2"],
-            "albert-xxlarge": ["--family", "albert", "--hidden", "64", "--layers", "3", "--heads", "1"]
-            + ["--embedding-size", "16"],
-        },
-        vocab_size=1000,
-        pretrain_steps=8,
-        pretrain_batch=16,
-        albert_steps=8,
-        lr=1e-3,
-        classify_steps=6,
-        classify_batch=8,
-        fp32_batch=8,
-        classify_lr=3e-3,
-        resume_steps=8,
-        resume_every=2,
-        skip_steps=2,
-    ),
-}
-
-
-@dataclass(frozen=True)
-class Launch:
-    """One process batch the run starts (pipeline/acceptance/jobs.py ``run_jobs`` / ``run_job``), as
-    pipeline/acceptance/run_time.py counts its time: the OS processes (a torchrun launcher and each of its ranks
-    count: each imports torch), the stage runs in them (each loads and saves a model), and what they train, one
-    ``(backbone, sequences a step, tokens a sequence, member-steps, float32)`` per kind of step."""
-
-    group: str
-    processes: int
-    jobs: int
-    work: tuple = ()
-
-
-def model_names(device: str, quick: bool) -> list[str]:
-    """The models the run builds (tiny-model), in order."""
-    return [name for name in PROFILES[device].models if not (quick and name in QUICK_LEAVES_OUT)]
-
-
-def bf16_pairs(device: str, quick: bool, large_k: int) -> list[tuple[str, int]]:
-    """(backbone, K) of the fused bf16 pairs: the grids' shape, on CUDA only (bf16 autocast is the GPU's path)."""
-    if device != "cuda":
-        return []
-    return [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
-
-
-def memory_shapes(quick: bool, large_k: int) -> list[tuple[str, int]]:
-    """(backbone, K) of the stacks whose peak is measured at the papers' fine-tuning dropout."""
-    return [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
-
-
-def launches(device: str, quick: bool, large_k: int) -> list[Launch]:
-    """Every process batch :meth:`Acceptance.run_rows` starts, in order: what run_time.py's estimate counts
-    (tests/test_gpu_acceptance.py runs the rows with counting stand-ins for the jobs and checks the two agree)."""
-    p = PROFILES[device]
-    bf16 = device == "cuda"
-    found = [Launch("fused fp32", 1, 2, (("bert-base", p.fp32_batch, 128, 2 * FP32_K * p.classify_steps, True),))]
-    for backbone, k in bf16_pairs(device, quick, large_k):
-        found.append(Launch("fused bf16", 1, 2, ((backbone, p.classify_batch, 128, 2 * k * p.classify_steps, False),)))
-    shapes = memory_shapes(quick, large_k)
-    work = tuple((b, p.classify_batch, 128, k * p.classify_steps, not bf16) for b, k in shapes)
-    found.append(Launch("memory", 1, len(shapes), work))
-    runs = QUICK_PRETRAIN if quick else PRETRAIN_RUNS
-    work = tuple(
-        (b, p.pretrain_batch, 128, p.albert_steps if b == "albert-xxlarge" else p.pretrain_steps, False)
-        for b, _ in runs
-    )
-    found.append(Launch("pretrain", 1, len(runs), work))
-    ddp = (("bert-base", p.pretrain_batch, 128, DDP_STEPS, False),)
-    found += [Launch("ddp", 1, 1, ddp), Launch("ddp", 1 + 2, 2, ddp)]  # torchrun and its 2 ranks
-    if not quick:
-        resume = (("bert-base", p.fp32_batch, 128, RESUME_K * p.resume_steps, not bf16),)
-        found += [Launch("resume", 1, 1, resume), Launch("resume", 1, 1), Launch("resume", 1, 1, resume)]
-        found.append(Launch("torchrun", 1 + 1, 1, (("bert-base", p.pretrain_batch, 128, p.pretrain_steps, False),)))
-    return found
 
 
 class Acceptance:
@@ -177,12 +55,12 @@ class Acceptance:
     def __init__(self, device: str, work: Path, deadline: float, results: Results, quick: bool = False):
         self.device, self.work, self.deadline, self.results, self.quick = device, work, deadline, results, quick
         self.profile = PROFILES[device]
-        self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}}
+        self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}, "finetune_mfu": {}}
         self.peak_tflops = estimates.peak_tflops() if device == "cuda" else None
-        self.large_k = 0
+        self.large_k, self.chid_k = 0, 0
 
     def run_rows(self, data: dict, glue: Path, models: dict) -> None:
-        """Every row, in the order :func:`launches` lists their processes."""
+        """Every row, in the order layout.py ``launches`` lists their processes."""
         self.classify(glue, models)
         self.pretrain(data, models)
         self.ddp(data, models)
@@ -259,44 +137,88 @@ class Acceptance:
         self.memory_row(kind, name, job, estimate)
 
     # ------------------------------------------------------------------ fused fine-tuning
-    def classify_argv(self, name: str, model: Path, glue: Path, seeds: int, fuse: int, batch: int, bf16: bool):
+    def classify_argv(
+        self,
+        name: str,
+        model: Path,
+        glue: Path,
+        seeds: int,
+        fuse: int,
+        batch: int,
+        bf16: bool,
+        pair: Pair | None = None,
+    ):
         p = self.profile
         out = self.work / "classify" / name
-        argv = ["classify", "--model", model, "--task", "sst2", "--data", glue, "--seeds", seeds, "--fuse", fuse]
-        argv += ["--max-steps", p.classify_steps, "--batch-size", batch, "--max-length", 128, "--lr", p.classify_lr]
+        task, length, steps = (pair.task, pair.length, pair.steps(p)) if pair else ("sst2", 128, p.classify_steps)
+        argv = ["classify", "--model", model, "--task", task, "--data", glue, "--seeds", seeds, "--fuse", fuse]
+        argv += ["--max-steps", steps, "--batch-size", batch, "--max-length", length, "--lr", p.classify_lr]
         argv += ["--warmup-ratio", 0, "--dropout", 0, "--no-test", "--out", out]
         return (name, argv + (["--bf16"] if bf16 else [])), out
 
-    def fused_pair(self, backbone: str, model: Path, glue: Path, k: int, batch: int, bf16: bool) -> None:
-        """K solo runs and one fused stack of the same K seeds, compared seed by seed."""
-        group, label = ("fused bf16", f"{backbone} K={k}") if bf16 else ("fused fp32", f"{backbone} K={k}")
-        if self.out_of_time(group, [label]):
+    def fused_pairs(self, pairs: list[Pair], data: Path, models: dict) -> None:
+        """For each pair, K solo runs and one fused stack of the same K seeds, compared seed by seed; all in one
+        process (float32 pairs with TF32 off in it)."""
+        if not pairs or self.left() <= 0:
+            for pair in pairs:
+                self.row(pair.group, pair.label, False, "skipped: the time budget ran out")
             return
-        solo_spec, solo_out = self.classify_argv(f"{backbone}-solo{k}-{group[-4:]}", model, glue, k, 1, batch, bf16)
-        fused_spec, fused_out = self.classify_argv(f"{backbone}-fused{k}-{group[-4:]}", model, glue, k, k, batch, bf16)
-        solo, fused = jobs.run_jobs([solo_spec, fused_spec], self.work, max(self.left(), 60), None if bf16 else FP32)
-        solo_loss, fused_loss = jobs.per_seed_losses(solo_out), jobs.per_seed_losses(fused_out)
+        specs, outs = [], []
+        for pair in pairs:
+            model, tag = models[pair.backbone], f"{pair.backbone}-{pair.task}-{'bf16' if pair.bf16 else 'fp32'}"
+            for kind, fuse in (("solo", 1), ("fused", pair.k)):
+                spec, out = self.classify_argv(
+                    f"{tag}-{kind}{pair.k}", model, data, pair.k, fuse, pair.batch, pair.bf16, pair
+                )
+                specs.append(spec)
+                outs.append(out)
+        done = jobs.run_jobs(specs, self.work, max(self.left(), 60), None if pairs[0].bf16 else FP32)
+        for n, pair in enumerate(pairs):
+            self.pair_row(pair, models[pair.backbone], done[2 * n : 2 * n + 2], outs[2 * n : 2 * n + 2])
+
+    def pair_row(self, pair: Pair, model: Path, done: list, outs: list) -> None:
+        """The pair's verdict (pipeline/acceptance/verdicts.py ``fused_verdict``), ms per member-step, and on CUDA
+        the MFU of its solo and fused steps (what the plan costs fine-tuning at: acceptance.yaml finetune_mfu)."""
+        solo, fused = done
         if solo.status != 0 or fused.status != 0:
             failed = solo if solo.status != 0 else fused
-            self.row(group, label, False, f"{failed.name} exit {failed.status}: {failed.tail()}")
+            self.row(pair.group, pair.label, False, f"{failed.name} exit {failed.status}: {failed.tail()}")
             return
-        verdict = verdicts.fused_verdict(solo_loss, fused_loss, None if bf16 else verdicts.FLOAT32_TOLERANCE)
-        solo_ms, member_ms = jobs.mean_speed(solo.log, batch), jobs.mean_speed(fused.log, batch)
+        solo_loss, fused_loss = jobs.per_seed_losses(outs[0]), jobs.per_seed_losses(outs[1])
+        verdict = verdicts.fused_verdict(solo_loss, fused_loss, None if pair.bf16 else verdicts.FLOAT32_TOLERANCE)
+        solo_ms, member_ms = jobs.mean_speed(solo.log, pair.batch), jobs.mean_speed(fused.log, pair.batch)
         ratio = member_ms / solo_ms if solo_ms else math.nan
-        self.row(group, label, verdict.ok, verdict.result, f"{member_ms:.2f} ms per member-step ({ratio:.3f} of solo)")
-        if backbone == "bert-base" and (bf16 or self.device == "cpu"):  # the plan's ratios: the grid, in bf16
+        measure = f"{member_ms:.2f} ms per member-step ({ratio:.3f} of solo)"
+        if pair.shape and self.peak_tflops:
+            rows_run = pair.steps(self.profile) * pair.batch * pair.candidates
+            mfu = {
+                k: estimates.finetune_mfu(
+                    model, jobs.padded_tokens(out), jobs.seed_seconds(job.log), rows_run, self.peak_tflops
+                )
+                for k, out, job in ((1, outs[0], solo), (pair.k, outs[1], fused))
+            }
+            if None in mfu.values():
+                verdict = verdicts.Verdict(False, verdict.result + "; no processed tokens or seconds to find the MFU")
+            else:
+                self.plan["finetune_mfu"].setdefault(pair.shape, {}).update({k: round(v, 4) for k, v in mfu.items()})
+                measure += f", MFU solo {100 * mfu[1]:.1f}%, fused {100 * mfu[pair.k]:.1f}%"
+        elif pair.shape:
+            measure += ", MFU n/a (CPU)" if self.device == "cpu" else ", MFU n/a (no known peak for this card)"
+        self.row(pair.group, pair.label, verdict.ok, verdict.result, measure)
+        if pair.backbone == "bert-base" and (pair.bf16 or self.device == "cpu"):  # the plan's ratios: the grid
             self.plan["fused_ms"][1] = solo_ms
-            self.plan["fused_ms"][k] = member_ms
+            self.plan["fused_ms"][pair.k] = member_ms
 
     def classify(self, glue: Path, models: dict) -> None:
         p = self.profile
         self.large_k = estimates.largest_k(models["bert-large"], p.classify_batch)
-        self.fused_pair("bert-base", models["bert-base"], glue, FP32_K, p.fp32_batch, bf16=False)
+        if "wwm-ext" in models:
+            self.chid_k = chid_k(self.device, models["wwm-ext"])
         if self.device == "cpu":  # bf16 autocast is the GPU's path: its rows are n/a on CPU
             for backbone, k in (("bert-base", BASE_K), ("bert-large", self.large_k)):
                 self.row("fused bf16", f"{backbone} K={k}", None, "bf16 autocast runs on CUDA only")
-        for backbone, k in bf16_pairs(self.device, self.quick, self.large_k):
-            self.fused_pair(backbone, models[backbone], glue, k, p.classify_batch, bf16=True)
+        for batch in fused_batches(self.device, self.quick, self.large_k, self.chid_k):
+            self.fused_pairs(batch, glue, models)
         self.memory_jobs(glue, models)
 
     def memory_jobs(self, glue: Path, models: dict) -> None:
@@ -404,21 +326,6 @@ class Acceptance:
         self.row("memory", name, verdict != "FAIL", text)
 
 
-def expected_rows(large_k: int, quick: bool = False) -> list[tuple[str, str]]:
-    """Every row the table must have (group, row): a run that lacks one fails, so the CPU form in CI proves that
-    every path still runs."""
-    runs = QUICK_PRETRAIN if quick else PRETRAIN_RUNS
-    pretrain = [f"{backbone}+{label}" for backbone, label in runs]
-    bf16 = [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
-    rows = [("pretrain", name) for name in pretrain]
-    rows += [("fused fp32", f"bert-base K={FP32_K}")] + [("fused bf16", f"{b} K={k}") for b, k in bf16]
-    rows += [("memory", name) for name in pretrain] + [("memory", f"{b} K={k} dropout 0.1") for b, k in bf16]
-    rows += [("ddp", "2 processes = 1 process")]
-    if not quick:
-        rows += [("resume", f"fused K={RESUME_K} killed + rerun"), ("torchrun", "pretrain rule, 1 process")]
-    return rows
-
-
 def plan_file(run: Acceptance, card: str, layers: int) -> dict:
     """What the plan reads (pipeline/budget/acceptance_file.py SCHEMA); ``layers``: BERT-base's, over which its
     solo step is the per-layer floor, as workloads.yaml states the floor."""
@@ -437,4 +344,4 @@ def plan_file(run: Acceptance, card: str, layers: int) -> dict:
         "fused_ratio": {k: round(ms / solo, 4) for k, ms in sorted(fused.items())} if solo else {},
         "mfu": run.plan["mfu"],
         "memory_factor": {kind: round(f, 4) for kind, f in run.plan["memory_factor"].items()},
-    }
+    } | ({"finetune_mfu": run.plan["finetune_mfu"]} if run.plan.get("finetune_mfu") else {})

@@ -1,13 +1,13 @@
 """The time, GPU memory and disk the acceptance run needs before it starts (docs/stages/acceptance.md "Time"),
 which the preflight (pipeline/acceptance/host.py) checks against the budget, the card and the disk.
 
-What the run starts is read from where its rows are defined (pipeline/acceptance/rows.py ``launches`` and
+What the run starts is read from where its rows are defined (pipeline/acceptance/layout.py ``launches`` and
 ``model_names``), so that a row or job added there is counted here (tests/test_gpu_acceptance.py runs the rows
 with counting stand-ins for the jobs and checks both agree)."""
 
 from __future__ import annotations
 
-from pipeline.acceptance import rows
+from pipeline.acceptance import layout
 from pipeline.acceptance.estimates import PAPER_FUSE
 
 # The run's time, as preflight checks it against --budget-s (docs/stages/acceptance.md "Time"): a process start
@@ -18,9 +18,9 @@ TIME = {
     "cuda": {"process_s": 12.0, "job_s": 3.0, "model_s": 12.0, "mfu": 0.25, "tflops": 989.0, "fp32_tflops": 67.0},
     "cpu": {"process_s": 6.0, "job_s": 1.5, "model_s": 2.0, "mfu": None, "tflops": None, "fp32_tflops": None},
 }
-# the papers' architectures the CUDA run builds (rows.PROFILES["cuda"] ``--architecture``), for the FLOPs
+# the papers' architectures the CUDA run builds (layout.PROFILES["cuda"] ``--architecture``), for the FLOPs
 ARCHITECTURE_OF = {
-    name: options[options.index("--architecture") + 1] for name, options in rows.PROFILES["cuda"].models.items()
+    name: options[options.index("--architecture") + 1] for name, options in layout.PROFILES["cuda"].models.items()
 }
 
 
@@ -29,16 +29,25 @@ def large_k() -> int:
     from pipeline.budget import cost, memory
 
     arch = cost.ARCHITECTURES[ARCHITECTURE_OF["bert-large"]]
-    return min(PAPER_FUSE, memory.largest_fused_members(arch, rows.PROFILES["cuda"].classify_batch, 128))
+    return min(PAPER_FUSE, memory.largest_fused_members(arch, layout.PROFILES["cuda"].classify_batch, 128))
+
+
+def chid_k() -> int:
+    """The ChID stack's K, as layout.py ``chid_k`` finds it on the CUDA run's wwm-ext model."""
+    from pipeline.budget import cost, memory
+
+    p = layout.PROFILES["cuda"]
+    arch = cost.ARCHITECTURES[ARCHITECTURE_OF["wwm-ext"]]
+    return min(PAPER_FUSE, memory.largest_fused_members(arch, p.chid_batch * layout.jobs.CHID_CANDIDATES, 256))
 
 
 def counts(device: str, quick: bool) -> dict:
-    """``processes``, ``jobs`` and ``models`` the run starts (rows.py ``launches``, ``model_names``)."""
-    plan = rows.launches(device, quick, large_k())
+    """``processes``, ``jobs`` and ``models`` the run starts (layout.py ``launches``, ``model_names``)."""
+    plan = layout.launches(device, quick, large_k(), chid_k())
     return {
         "processes": sum(launch.processes for launch in plan),
         "jobs": sum(launch.jobs for launch in plan),
-        "models": len(rows.model_names(device, quick)),
+        "models": len(layout.model_names(device, quick)),
     }
 
 
@@ -51,7 +60,7 @@ def step_seconds(device: str, quick: bool) -> float:
     if not t["tflops"]:
         return 0.0
     seconds = 0.0
-    for launch in rows.launches(device, quick, large_k()):
+    for launch in layout.launches(device, quick, large_k(), chid_k()):
         for backbone, sequences, length, member_steps, float32 in launch.work:
             arch = cost.ARCHITECTURES[ARCHITECTURE_OF[backbone]]
             flops = sequences * length * member_steps * arch.training_flops_per_token(length)
@@ -64,7 +73,7 @@ def run_need(device: str, quick: bool) -> dict:
     memory model estimates it) and ``disk_gb`` (the models and saves it writes), from the released shapes."""
     from pipeline.budget import cost, memory
 
-    t, p, n = TIME[device], rows.PROFILES[device], counts(device, quick)
+    t, p, n = TIME[device], layout.PROFILES[device], counts(device, quick)
     seconds = n["processes"] * t["process_s"] + n["jobs"] * t["job_s"] + n["models"] * t["model_s"]
     seconds += step_seconds(device, quick)
     base = cost.ARCHITECTURES[ARCHITECTURE_OF["bert-base"]]
@@ -74,8 +83,8 @@ def run_need(device: str, quick: bool) -> dict:
         largest = max(largest, memory.GPU_GB * memory.HEADROOM)  # BERT-large's K fills the plan's share
     if device == "cpu":
         largest = 0.0
-    pretrain = rows.QUICK_PRETRAIN if quick else rows.PRETRAIN_RUNS
-    built = {name: cost.ARCHITECTURES[ARCHITECTURE_OF[name]] for name in rows.model_names("cuda", quick)}
+    pretrain = layout.QUICK_PRETRAIN if quick else layout.PRETRAIN_RUNS
+    built = {name: cost.ARCHITECTURES[ARCHITECTURE_OF[name]] for name in layout.model_names("cuda", quick)}
     params = base.parameters * (len(pretrain) + 4) + sum(a.parameters for n, a in built.items() if n != "bert-base")
-    disk = 4 * params / gb + 16 * rows.RESUME_K * base.parameters / gb
+    disk = 4 * params / gb + 16 * layout.RESUME_K * base.parameters / gb
     return {"seconds": seconds, "gpu_gb": largest, "disk_gb": disk if device == "cuda" else 0.5}

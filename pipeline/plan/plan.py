@@ -445,6 +445,7 @@ def run(args: argparse.Namespace) -> None:
             "; pre-training at the MFU measured for its objective, fused stacks at the measured time per"
             f" member-step, memory scaled where measured more than 15% off ({acceptance_file.source()})"
         )
+    assumption += "; " + acceptance_file.finetune_source(args.mfu)
     commits = planner.commits()
     total = budget(records, unread := planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()

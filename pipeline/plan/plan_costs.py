@@ -13,6 +13,7 @@ batch), or, for a task, batch or length not measured there, the task's max_lengt
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 
 from pipeline import experiments, fused_groups
@@ -133,8 +134,8 @@ class PlanCosts:
         tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
         # a pair step encodes both sentences in one pass (recipes.pair_softmax_loss); nli-mnrl's anchors apart
         floor = (2 if recipe == "nli-mnrl" else 1) * self.floor(arch)
-        flops = cost.Workload(arch, tokens, section["max_length"]).flops
-        return cost.job_cost(flops, updates, floor, self.gpu, self.mfu)
+        flops = cost.Workload(arch, tokens, section["max_length"]).flops  # at the solo sentence MFU where measured
+        return cost.job_cost(flops, updates, floor, self.gpu, acceptance_file.finetune_mfu(False, 1, self.mfu))
 
     def finetune_runs(self) -> dict[str, tuple[str, str, str]]:
         """label -> (start, recipe, twin objectives) of every Siamese fine-tuning the workflow runs: every start x
@@ -414,13 +415,13 @@ class PlanCosts:
         group = self.fused_group(benchmark, label)
 
         def listed(key, task):
-            value = section[key].get(task, section[key][benchmark])
-            return value if isinstance(value, list) else [value]
+            return _listed(section[key].get(task, section[key][benchmark]))
 
         total, floor = cost.JobCost(), self.floor(arch)
         for task in section[benchmark]["tasks"]:
             shape = shapes.get(task) or {}
             sequences = shape.get("candidates", 1)  # sequences per training example
+            mfu = partial(acceptance_file.finetune_mfu, sequences > 1, default=self.mfu)  # measured, else --mfu
             settings_per_point, runs = len(listed("lr", task)), section["seeds"] * len(group)
             for batch in section["batch_sizes"][benchmark]:
                 for epochs in listed("epochs", task):
@@ -430,7 +431,7 @@ class PlanCosts:
                         point = (arch, benchmark, task, batch, length)
                         if fuse <= 1:
                             flops = features * sequences * epochs * self.sequence_flops(*point, 1)
-                            job = cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
+                            job = cost.job_cost(flops, steps, floor, self.gpu, mfu(1))
                             total += settings_per_point * runs * job
                             continue
                         for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
@@ -438,7 +439,7 @@ class PlanCosts:
                             flops = (
                                 features * sequences * epochs * self.sequence_flops(*point, self.stack_orders(members))
                             )
-                            job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
+                            job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, mfu(members))
                             total += settings_per_point * job
         return total * (1 / len(group))  # the group's jobs, shared by its models
 

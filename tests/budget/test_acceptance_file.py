@@ -72,8 +72,26 @@ def test_the_repository_s_measurement_if_any_is_valid():
         ({"memory_factor": {"pretrain": 0}}, "memory_factor.pretrain"),
         ({"memory_factor": {"decode": 1.0}}, "memory_factor"),
         ({"fused_ratio": {"four": 0.3}}, "fused_ratio"),
+        ({"finetune_mfu": {"sentence": {1: 1.2}}}, "finetune_mfu.sentence.1"),
+        ({"finetune_mfu": {"sentence": {1: 0}}}, "finetune_mfu.sentence.1"),
+        ({"finetune_mfu": {"reading": {1: 0.3}}}, "finetune_mfu"),
+        ({"finetune_mfu": {"sentence": {"K16": 0.3}}}, "finetune_mfu.sentence"),
+        ({"finetune_mfu": {"sentence": {}}}, "finetune_mfu.sentence"),
     ],
-    ids=["cpu run", "card html", "nan", "mfu above 1", "zero factor", "unknown kind", "bad K"],
+    ids=[
+        "cpu run",
+        "card html",
+        "nan",
+        "mfu above 1",
+        "zero factor",
+        "unknown kind",
+        "bad K",
+        "finetune mfu above 1",
+        "finetune mfu zero",
+        "unknown shape",
+        "finetune bad K",
+        "finetune empty",
+    ],
 )
 def test_a_bad_file_is_one_line_naming_the_place(change, place):
     with pytest.raises(InputError) as error:
@@ -111,3 +129,36 @@ def test_the_plan_reads_the_measurement(accepted, cli, capsys, tmp_path):
     out = tmp_path / "plan.md"
     assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
     assert "measured on NVIDIA H100 80GB HBM3, 2026-12-01 by python -m pipeline gpu-acceptance" in out.read_text()
+
+
+FINETUNE = {"sentence": {1: 0.1, 16: 0.4}, "multiple-choice": {1: 0.3, 6: 0.5}}
+
+
+def test_fine_tuning_is_costed_at_the_measured_mfu_of_its_shape(accepted, cli, capsys, tmp_path):
+    """Issue 53 §3: the GLUE / CLUE grids and the Siamese fine-tunings at the MFU classify's steps reached at the
+    grids' shapes (a multiple-choice task at ChID's, the rest at GLUE's; linear in K between the stacks
+    measured), --mfu where nothing was measured; the assumption line says which."""
+    planner = Planner(copy.deepcopy(resolve_config(PAPER_EN)), "h100", 0.4)
+    label = planner.config["classify"]["glue"]["models"][0]
+    stated = planner.classify_cost("glue", label).flops_hours
+    assert acceptance_file.finetune_mfu(False, 16, 0.4) == 0.4  # no file: --mfu
+    assert "fine-tuning at the assumed 40% MFU" in acceptance_file.finetune_source(0.4)
+    accepted(GOOD)  # a file from before fine-tuning was measured: still --mfu
+    assert planner.classify_cost("glue", label).flops_hours == pytest.approx(stated)
+    accepted({**GOOD, "finetune_mfu": FINETUNE})
+    assert acceptance_file.finetune_mfu(False, 16, 0.4) == 0.4 and acceptance_file.finetune_mfu(False, 1, 0.4) == 0.1
+    assert acceptance_file.finetune_mfu(False, 6, 0.4) == pytest.approx(0.1 + 5 / 15 * 0.3)
+    assert acceptance_file.finetune_mfu(True, 3, 0.4) == pytest.approx(0.3 + 2 / 5 * 0.2)
+    assert acceptance_file.finetune_mfu(True, 12, 0.4) == 0.5  # past the largest stack measured: its figure
+    measured = planner.classify_cost("glue", label).flops_hours
+    assert stated < measured < stated * 0.4 / 0.1  # K=16 stacks at 40%, smaller ones below it
+    siamese = planner.finetune_cost("bert-base-uncased", "sbert-nli", 1000)
+    accepted(GOOD)
+    assert siamese.flops_hours == pytest.approx(
+        planner.finetune_cost("bert-base-uncased", "sbert-nli", 1000).flops_hours * 4
+    )
+    accepted({**GOOD, "finetune_mfu": FINETUNE})
+    out = tmp_path / "plan.md"
+    assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
+    text = " ".join(out.read_text().split())
+    assert "fine-tuning at the MFU measured at the grids' shapes" in text and "sentence K=1 10.0%, K=16 40.0%" in text
