@@ -47,7 +47,17 @@ def test_every_objective_a_paper_config_trains_has_a_row(name):
 def test_the_table_names_every_row_the_issue_asks_for():
     rows = expected_rows(7)
     groups = {group for group, _ in rows}
-    assert groups == {"pretrain", "fused fp32", "fused bf16", "fused chid", "memory", "ddp", "resume", "torchrun"}
+    assert groups == {
+        "pretrain",
+        "fused fp32",
+        "fused bf16",
+        "fused chid",
+        "memory",
+        "floor",
+        "ddp",
+        "resume",
+        "torchrun",
+    }
     named = {name for _, name in rows}
     for wanted in ("bert-base+nsp", "bert-base+sop", "electra-base+misad", "albert-xxlarge+misad.released"):
         assert wanted in named
@@ -267,3 +277,73 @@ def test_a_fused_pair_measures_the_fine_tuning_mfu_the_plan_reads(tmp_path):
     (outs[1] / "metrics.json").unlink()  # no processed tokens: the MFU cannot be found, the row fails
     run.pair_row(pair, model, done, outs)
     assert run.results.rows[-1]["verdict"] == "FAIL"
+
+
+def test_pretrain_steps_are_timed_at_steady_state(tmp_path):
+    """Issue 53 §3: the warm-up is left out, a log's ``step_seconds`` (the step's own compute) is the time where
+    it has them, and from an older log every step that opens an epoch (its loader's workers start) is left out."""
+    import json
+
+    out = tmp_path / "pretrained"
+    out.mkdir()
+    steps = [
+        {"step": i, "epoch": i // 5, "loss": 1.0, "tokens": 100, "tokens_per_s": 100.0 if i % 5 else 10.0}
+        for i in range(1, 21)
+    ]
+    (out / "train_log.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    timed = jobs.timed_steps(out, 4)
+    assert [e["step"] for e in timed] == [6, 7, 8, 9, 11, 12, 13, 14, 16, 17, 18, 19]  # no epoch's first step
+    assert jobs.throughput(out, 4) == (100.0, 100.0)
+    (out / "train_log.jsonl").write_text("".join(json.dumps({**s, "step_seconds": 0.5}) + "\n" for s in steps))
+    assert len(jobs.timed_steps(out, 4)) == 16 and jobs.throughput(out, 4) == (200.0, 200.0)
+
+
+def test_the_floor_row_fits_the_shapes_and_feeds_the_plan(tmp_path):
+    """On CUDA the MLM shapes' steps give the floor, per Transformer layer (not a solo classify step); each shape's
+    MFU lands in acceptance.yaml pretrain_mfu, which the schema takes."""
+    import json
+
+    import yaml
+
+    from pipeline.acceptance.estimates import architecture_of
+    from pipeline.acceptance.layout import PROFILES, SHAPE_RUNS, pretrain_shape
+    from pipeline.budget.cost import ARCHITECTURES
+
+    run = acceptance(tmp_path)
+    run.device, run.peak_tflops = "cuda", 1000.0
+    run.profile = PROFILES["cuda"]
+    models = {}
+    for backbone, arch_name in (("bert-base", "bert-base-uncased"), ("bert-large", "bert-large-uncased")):
+        arch = ARCHITECTURES[arch_name]
+        models[backbone] = tmp_path / "models" / backbone
+        models[backbone].mkdir(parents=True)
+        config = {"num_hidden_layers": arch.layers, "hidden_size": arch.hidden}
+        config |= {"intermediate_size": arch.intermediate, "vocab_size": arch.vocab}
+        (models[backbone] / "config.json").write_text(json.dumps(config))
+    models["albert-xxlarge"] = models["bert-large"]  # a third shape of 24 layers
+    for backbone, label in [("bert-base", "mlm"), *SHAPE_RUNS]:
+        arch, _ = architecture_of(models[backbone])
+        sequences, length = pretrain_shape("cuda", label)
+        flops = sequences * length * arch.training_flops_per_token(length)
+        seconds = arch.layers * 0.0015 + flops / 400e12  # 1.5 ms a layer beyond the FLOPs at 400 TFLOP/s
+        out = tmp_path / "work" / "pretrain" / f"{backbone}+{label}"
+        out.mkdir(parents=True)
+        entries = [
+            {"step": i, "epoch": 0, "loss": 9.0 - i / 10, "tokens": sequences * length, "tokens_per_s": 1.0}
+            | {"step_seconds": seconds}
+            for i in range(1, 21)
+        ]
+        (out / "train_log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+        job = jobs.Job(label, 0, 1.0, "", peak_bytes=int(1e9))
+        run.pretrain_row(f"{backbone}+{label}", models[backbone], "mlm", job, out, label)
+    run.floor_row(models)
+    row = next(r for r in run.results.rows if r["group"] == "floor")
+    assert row["verdict"] == "ok" and run.plan["floor_ms"] == pytest.approx(1.5)
+    shapes = run.plan["pretrain_mfu"]
+    assert set(shapes) == {"base", "large", "xxlarge"} and set(shapes["large"]) == {"sentences", "packed"}
+    run.plan["fused_ms"] = {1: 24.0, 16: 2.4}  # a solo classify step of 2 ms a layer: not the floor any more
+    summary = plan_file(run, "NVIDIA H100 80GB HBM3", 12)
+    assert summary["step_floor_per_layer_ms"] == pytest.approx(1.5)
+    path = tmp_path / "acceptance.yaml"
+    path.write_text(yaml.safe_dump({**summary, "device": "cuda"}))
+    assert acceptance_file.read_acceptance(path)["pretrain_mfu"]["base"]["packed"] > 0

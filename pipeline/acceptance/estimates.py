@@ -40,22 +40,22 @@ def misad_extra_passes() -> float:
     return cost.workloads()["misad"]["extra_train_passes"]
 
 
-def flops_per_token(model: Path, objective: str) -> float:
+def flops_per_token(model: Path, objective: str, length: int = 128) -> float:
     """FLOPs per processed token as the plan counts a pre-training job's (pipeline/plan/plan_costs.py
-    pretrain_cost, plan_models.py generator_cost), at its 128 tokens: the training passes, MiSAD's w and R and
+    pretrain_cost, plan_models.py generator_cost), at its ``length`` (sentences: 128; packed blocks: 512): the training passes, MiSAD's w and R and
     its scored candidates (the default --misad-choice mlm-score, the plain ``misad`` objective), an ELECTRA
     generator's (``generator/``)."""
     from pipeline.budget import cost
 
     work = cost.workloads()
     arch, _ = architecture_of(model)
-    flops = arch.training_flops_per_token(128)
+    flops = arch.training_flops_per_token(length)
     if objective.startswith("misad"):
         flops *= 1 + work["misad"]["extra_train_passes"]
         if objective == "misad":
-            flops += work["misad"]["scored_candidates"] * arch.forward_flops_per_token(128)
+            flops += work["misad"]["scored_candidates"] * arch.forward_flops_per_token(length)
     if (model / "generator" / "config.json").exists():
-        flops += architecture_of(model / "generator")[0].training_flops_per_token(128)
+        flops += architecture_of(model / "generator")[0].training_flops_per_token(length)
     return flops
 
 

@@ -271,14 +271,29 @@ def falling(values: list[float]) -> bool:
     return sum(values[-quarter:]) / quarter < sum(values[:quarter]) / quarter
 
 
-def throughput(model: Path, skip: int) -> tuple[float, float]:
-    """``(tokens/s, processed tokens/s)`` over the steps after the first ``skip``
-    (warm-up: allocator, autotuning): tokens are the non-pad ones train_log.jsonl counts, processed ones
-    include the padding (its ``padding_share``), as the plan's cost model counts work (pipeline/budget/cost.py)."""
+def timed_steps(model: Path, skip: int) -> list[dict]:
+    """The steps at steady state: after the first ``skip`` (warm-up: allocator, autotuning), each with the
+    seconds it took. Those are ``step_seconds`` where the log has them (the step's own compute, CUDA events on a
+    GPU: pipeline/pretrain/step_timer.py, so no data-loader restart is inside them); else, from an older log, the
+    wall clock of ``tokens_per_s``, leaving out every step that opens an epoch (its loader's workers start then)."""
     entries = [e for e in train_log(model) if e.get("tokens_per_s")][skip:]
+    found = []
+    for before, entry in zip([None, *entries], entries, strict=False):
+        if entry.get("step_seconds"):
+            found.append({**entry, "seconds": entry["step_seconds"]})
+        elif before is not None and before.get("epoch") == entry.get("epoch"):
+            found.append({**entry, "seconds": entry["tokens"] / entry["tokens_per_s"]})
+    return found
+
+
+def throughput(model: Path, skip: int) -> tuple[float, float]:
+    """``(tokens/s, processed tokens/s)`` over the steady-state steps (:func:`timed_steps`): tokens are the
+    non-pad ones train_log.jsonl counts, processed ones include the padding (its ``padding_share``), as the
+    plan's cost model counts work (pipeline/budget/cost.py)."""
+    entries = timed_steps(model, skip)
     if not entries:
         return 0.0, 0.0
-    seconds = sum(e["tokens"] / e["tokens_per_s"] for e in entries)
+    seconds = sum(e["seconds"] for e in entries)
     tokens = sum(e["tokens"] for e in entries)
     processed = sum(e["tokens"] / (1 - e.get("padding_share", 0.0)) for e in entries)
     return tokens / seconds, processed / seconds

@@ -20,15 +20,24 @@ PRETRAIN_OBJECTIVES = [
 PRETRAIN_RUNS = [("bert-base", label) for label in PRETRAIN_OBJECTIVES]
 PRETRAIN_RUNS += [("electra-base", "misad"), ("albert-xxlarge", "misad.released")]  # ULR-ELECTRA; Table 2's xxlarge
 QUICK_PRETRAIN = [("bert-base", "mlm"), ("bert-base", "misad.released"), ("electra-base", "misad")]
+# pre-training MFU at every size and input the plan applies it to (issue 53 §3): MLM on base (``bert-base+mlm``
+# above), large and xxlarge, single sentences (128 tokens, batch 64) and 512-token packed blocks (batch 16, as the
+# paper configs' BURT runs); their step times against their FLOPs give the step floor (rows.py ``floor_row``)
+SHAPE_RUNS = [("bert-large", "mlm"), ("albert-xxlarge", "mlm")]
+SHAPE_RUNS += [(backbone, "mlm.packed") for backbone in ("bert-base", "bert-large")]  # no config packs xxlarge
+QUICK_SHAPE_RUNS = [("bert-base", "mlm.packed")]
+SIZE = {"bert-base": "base", "bert-large": "large", "albert-xxlarge": "xxlarge"}  # backbone_family.size_of's names
 FP32_K = 4
 BASE_K = estimates.PAPER_FUSE
 RESUME_K = 2  # a save holds K members' weights and AdamW moments (5 GB at K 4 on BERT-base): kept small
 FINETUNE_DROPOUT = 0.1  # the papers' fine-tuning dropout (ULR-BERT §5.1.2): memory is measured at it
 # the plan's keys (pipeline/plan/plan_costs.py objective_mfu) of the runs not on BERT-base
 MFU_KEYS = {"electra-base+misad": "electra+misad", "albert-xxlarge+misad.released": "albert-xxlarge+misad"}
+FLOOR_ROW = "step time = floor + FLOPs / rate"  # the step floor's row (rows.py floor_row)
 CHID_ROW = "wwm-ext ChID 256"  # the multiple-choice pair's row (its K in its measure)
 FP32 = {"NVIDIA_TF32_OVERRIDE": "0"}  # cuBLAS and cuDNN: no TF32 in the float32 jobs, whatever torch's flags say
 DDP_STEPS = 4
+MEMORY_STEPS = 4  # a stack's peak is reached at its first optimizer step (AdamW's moments made): a few suffice
 QUICK_LEAVES_OUT = ("bert-large", "albert-xxlarge", "wwm-ext")  # models --quick does not build (no row of theirs runs)
 
 
@@ -49,6 +58,8 @@ class Profile:
     resume_steps: int
     resume_every: int
     skip_steps: int  # steps left out of tokens/s (warm-up)
+    packed_batch: int  # 512-token blocks a step (the paper configs' packed runs: 16)
+    packed_length: int
     chid_batch: int  # ChID's grid batch (paper-zh: 8, 16; 8 is its longest job), ten candidates an example
     chid_steps: int
 
@@ -56,16 +67,16 @@ class Profile:
 PROFILES = {
     "cuda": Profile(
         models={
-            "bert-base": ["--architecture", "bert-base-uncased"],
-            "bert-large": ["--architecture", "bert-large-uncased"],
+            "bert-base": ["--architecture", "bert-base-uncased", "--max-length", "512"],
+            "bert-large": ["--architecture", "bert-large-uncased", "--max-length", "512"],
             "electra-base": ["--architecture", "electra-base-discriminator"],
-            "albert-xxlarge": ["--architecture", "albert-xxlarge-v2"],
+            "albert-xxlarge": ["--architecture", "albert-xxlarge-v2", "--max-length", "512"],
             "wwm-ext": ["--architecture", "chinese-bert-wwm-ext", "--max-length", "512"],  # Chinese vocabulary
         },
         vocab_size=4000,
         pretrain_steps=20,
         pretrain_batch=64,  # the ULR runs' batch (paper-en.yaml ulr*)
-        albert_steps=12,
+        albert_steps=8,  # 4 timed after the warm-up: ALBERT-xxlarge's steps are the run's dearest
         lr=1e-4,
         classify_steps=20,
         classify_batch=32,  # GLUE's grid (8-64): the batch at which paper-en's BERT-large fuses 7
@@ -74,6 +85,8 @@ PROFILES = {
         resume_steps=30,
         resume_every=10,
         skip_steps=4,
+        packed_batch=16,
+        packed_length=512,
         chid_batch=8,
         chid_steps=10,
     ),
@@ -98,6 +111,8 @@ PROFILES = {
         resume_steps=8,
         resume_every=2,
         skip_steps=2,
+        packed_batch=4,
+        packed_length=128,  # the tiny models' positions
         chid_batch=2,
         chid_steps=6,
     ),
@@ -165,6 +180,22 @@ class Launch:
     work: tuple = ()
 
 
+def pretrain_runs(quick: bool) -> list[tuple[str, str]]:
+    """(backbone, label) of every pre-training job: the objectives', then the shapes' (:data:`SHAPE_RUNS`)."""
+    return QUICK_PRETRAIN + QUICK_SHAPE_RUNS if quick else PRETRAIN_RUNS + SHAPE_RUNS
+
+
+def pretrain_shape(device: str, label: str) -> tuple[int, int]:
+    """(sequences a step, tokens a sequence) of a pre-training job: packed blocks, or sentences at 128."""
+    p = PROFILES[device]
+    return (p.packed_batch, p.packed_length) if label.endswith(".packed") else (p.pretrain_batch, 128)
+
+
+def pretrain_steps(device: str, backbone: str) -> int:
+    p = PROFILES[device]
+    return p.albert_steps if backbone == "albert-xxlarge" else p.pretrain_steps
+
+
 def model_names(device: str, quick: bool) -> list[str]:
     """The models the run builds (tiny-model), in order."""
     return [name for name in PROFILES[device].models if not (quick and name in QUICK_LEAVES_OUT)]
@@ -187,23 +218,26 @@ def launches(device: str, quick: bool, large_k: int, chid_k: int) -> list[Launch
     (tests/test_gpu_acceptance.py runs the rows with counting stand-ins for the jobs and checks the two agree)."""
     p = PROFILES[device]
     bf16, found = device == "cuda", []
-    for batch in fused_batches(device, quick, large_k, chid_k):
+    batches = fused_batches(device, quick, large_k, chid_k)
+    shapes = memory_shapes(quick, large_k)  # the memory jobs share the last batch's process
+    for n, batch in enumerate(batches):
         work = tuple(
             (pair.backbone, pair.batch * pair.candidates, pair.length, 2 * pair.k * pair.steps(p), not pair.bf16)
             for pair in batch
         )
-        found.append(Launch(batch[0].group, 1, 2 * len(batch), work))
-    shapes = memory_shapes(quick, large_k)
-    work = tuple((b, p.classify_batch, 128, k * p.classify_steps, not bf16) for b, k in shapes)
-    found.append(Launch("memory", 1, len(shapes), work))
-    runs = QUICK_PRETRAIN if quick else PRETRAIN_RUNS
+        memory = tuple((b, p.classify_batch, 128, k * MEMORY_STEPS, not bf16) for b, k in shapes)
+        last = n == len(batches) - 1
+        found.append(Launch(batch[0].group, 1, 2 * len(batch) + (len(shapes) if last else 0), work + memory * last))
+    runs = pretrain_runs(quick)
+    extra = 1 + estimates.misad_extra_passes()  # MiSAD's w and R beside S (workloads.yaml)
     work = tuple(
-        (b, p.pretrain_batch, 128, p.albert_steps if b == "albert-xxlarge" else p.pretrain_steps, False)
-        for b, _ in runs
+        (b, pretrain_shape(device, label)[0] * (extra if label.startswith("misad") else 1))
+        + (pretrain_shape(device, label)[1], pretrain_steps(device, b), False)
+        for b, label in runs
     )
-    found.append(Launch("pretrain", 1, len(runs), work))
     ddp = (("bert-base", p.pretrain_batch, 128, DDP_STEPS, False),)
-    found += [Launch("ddp", 1, 1, ddp), Launch("ddp", 1 + 2, 2, ddp)]  # torchrun and its 2 ranks
+    found.append(Launch("pretrain", 1, len(runs) + 1, work + ddp))  # and DDP's one-process job
+    found.append(Launch("ddp", 1 + 2, 2, ddp))  # torchrun and its 2 ranks
     if not quick:
         resume = (("bert-base", p.fp32_batch, 128, RESUME_K * p.resume_steps, not bf16),)
         found += [Launch("resume", 1, 1, resume), Launch("resume", 1, 1), Launch("resume", 1, 1, resume)]
@@ -214,14 +248,13 @@ def launches(device: str, quick: bool, large_k: int, chid_k: int) -> list[Launch
 def expected_rows(large_k: int, quick: bool = False) -> list[tuple[str, str]]:
     """Every row the table must have (group, row): a run that lacks one fails, so the CPU form in CI proves that
     every path still runs."""
-    runs = QUICK_PRETRAIN if quick else PRETRAIN_RUNS
-    pretrain = [f"{backbone}+{label}" for backbone, label in runs]
+    pretrain = [f"{backbone}+{label}" for backbone, label in pretrain_runs(quick)]
     bf16 = [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
     rows = [("pretrain", name) for name in pretrain]
     rows += [("fused fp32", f"bert-base K={FP32_K}")] + [("fused bf16", f"{b} K={k}") for b, k in bf16]
     rows += [] if quick else [("fused chid", CHID_ROW)]
     rows += [("memory", name) for name in pretrain] + [("memory", f"{b} K={k} dropout 0.1") for b, k in bf16]
-    rows += [("ddp", "2 processes = 1 process")]
+    rows += [("floor", FLOOR_ROW), ("ddp", "2 processes = 1 process")]
     if not quick:
         rows += [("resume", f"fused K={RESUME_K} killed + rerun"), ("torchrun", "pretrain rule, 1 process")]
     return rows

@@ -35,16 +35,23 @@ from pipeline.acceptance.layout import (
     BASE_K,
     DDP_STEPS,
     FINETUNE_DROPOUT,
+    FLOOR_ROW,
     FP32,
+    MEMORY_STEPS,
     MFU_KEYS,
     PRETRAIN_RUNS,
     PROFILES,
-    QUICK_PRETRAIN,
+    QUICK_SHAPE_RUNS,
     RESUME_K,
+    SHAPE_RUNS,
+    SIZE,
     Pair,
     chid_k,
     fused_batches,
     memory_shapes,
+    pretrain_runs,
+    pretrain_shape,
+    pretrain_steps,
 )
 from pipeline.acceptance.results import Results
 
@@ -55,11 +62,12 @@ class Acceptance:
     def __init__(self, device: str, work: Path, deadline: float, results: Results, quick: bool = False):
         self.device, self.work, self.deadline, self.results, self.quick = device, work, deadline, results, quick
         self.profile = PROFILES[device]
-        self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}, "finetune_mfu": {}}
+        self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}, "finetune_mfu": {}, "pretrain_mfu": {}}
         self.peak_tflops = estimates.peak_tflops() if device == "cuda" else None
         self.large_k, self.chid_k = 0, 0
+        self.ddp_one: jobs.Job | None = None  # DDP's one-process job, run in pretrain's batch
 
-    def run_rows(self, data: dict, glue: Path, models: dict) -> None:
+    def run_rows(self, data: dict, glue: Path, models: dict) -> None:  # the floor row: after pretrain's jobs
         """Every row, in the order layout.py ``launches`` lists their processes."""
         self.classify(glue, models)
         self.pretrain(data, models)
@@ -82,11 +90,8 @@ class Acceptance:
         return True
 
     # ------------------------------------------------------------------ pre-training
-    def pretrain_runs(self) -> list[tuple[str, str]]:
-        return QUICK_PRETRAIN if self.quick else PRETRAIN_RUNS
-
     def pretrain(self, data: dict, models: dict) -> None:
-        p, runs = self.profile, self.pretrain_runs()
+        p, runs = self.profile, pretrain_runs(self.quick)
         tokens = {}
         for backbone in {b for b, _ in runs}:
             tokens[backbone] = {"sample": jobs.tokenize(self.work, models[backbone], data["sample"])}
@@ -96,23 +101,52 @@ class Acceptance:
             return
         batch = []
         for backbone, label in runs:
-            objective, _, loss = label.partition(".")
-            steps = p.albert_steps if backbone == "albert-xxlarge" else p.pretrain_steps
+            objective, _, variant = label.partition(".")
+            sequences, length = pretrain_shape(self.device, label)
             out = self.work / "pretrain" / f"{backbone}+{label}"
             kind = "pairs" if objective in ("nsp", "sop") else "sample"
             argv = ["pretrain", "--data", tokens[backbone][kind], "--model", models[backbone], "--objective", objective]
-            argv += ["--max-steps", steps, "--batch-size", p.pretrain_batch, "--lr", p.lr, "--warmup", 0.1]
-            argv += ["--num-workers", 2, "--restart", "--out", out]
-            if loss == "released":  # the released run_mse.py's loss reads the trained pooler (paper-en.yaml)
+            argv += ["--max-steps", pretrain_steps(self.device, backbone), "--batch-size", sequences, "--lr", p.lr]
+            argv += ["--warmup", 0.1, "--num-workers", 2, "--restart", "--out", out]
+            if variant == "released":  # the released run_mse.py's loss reads the trained pooler (paper-en.yaml)
                 argv += ["--misad-loss", "released", "--pooling", "pooler"]
+            if variant == "packed":  # BURT §5.2: the sentences concatenated and cut into blocks
+                argv += ["--input", "packed", "--max-length", length]
             batch.append((f"{backbone}+{label}", argv))
-        for (backbone, label), job in zip(runs, jobs.run_jobs(batch, self.work, max(self.left(), 60)), strict=True):
-            self.pretrain_row(
-                job.name, models[backbone], label.partition(".")[0], job, self.work / "pretrain" / job.name
-            )
+        batch.append(self.ddp_one_spec(data, models))  # needs no process of its own
+        done = jobs.run_jobs(batch, self.work, max(self.left(), 60))
+        self.ddp_one = done.pop()
+        for (backbone, label), job in zip(runs, done, strict=True):
+            out = self.work / "pretrain" / job.name
+            self.pretrain_row(job.name, models[backbone], label.partition(".")[0], job, out, label)
+        self.floor_row(models)
 
-    def pretrain_row(self, name: str, model: Path, objective: str, job: jobs.Job, out: Path) -> None:
+    def floor_row(self, models: dict) -> None:
+        """The step floor (issue 53 §3): what a step costs beyond its FLOPs, the intercept of the MLM shapes' step
+        times against their FLOPs, per Transformer layer as the plan applies it (verdicts.py ``floor_fit``)."""
+        points = []
+        for backbone, label in [("bert-base", "mlm"), *(QUICK_SHAPE_RUNS if self.quick else SHAPE_RUNS)]:
+            out = self.work / "pretrain" / f"{backbone}+{label}"
+            steps = jobs.timed_steps(out, self.profile.skip_steps)
+            if not steps:
+                continue
+            arch, _ = estimates.architecture_of(models[backbone])
+            length = pretrain_shape(self.device, label)[1]
+            processed = sum(e["tokens"] / (1 - e.get("padding_share", 0.0)) for e in steps) / len(steps)
+            seconds = sum(e["seconds"] for e in steps) / len(steps)
+            points.append((processed * arch.training_flops_per_token(length) / arch.layers, seconds / arch.layers))
+        verdict, floor = verdicts.floor_fit(points)
+        if self.device == "cpu":  # the wall clock of tiny steps on a shared CPU: shown, not judged
+            self.row("floor", FLOOR_ROW, None, verdict.result + " (CPU: the floor is a GPU's)")
+            return
+        if verdict.ok:
+            self.plan["floor_ms"] = 1000 * floor
+        self.row("floor", FLOOR_ROW, verdict.ok, verdict.result, f"{len(points)} shapes, per Transformer layer")
+
+    def pretrain_row(self, name: str, model: Path, objective: str, job: jobs.Job, out: Path, label: str = "") -> None:
         values = jobs.losses(out)
+        backbone, _, label = name.partition("+")
+        sequences, length = pretrain_shape(self.device, label or objective)
         if job.status != 0 or not values:
             self.row("pretrain", name, False, f"exit {job.status}: {job.tail()}")
             return
@@ -124,16 +158,20 @@ class Acceptance:
             if objective.startswith("misad"):  # train_log's tokens hold w and R beside S; the plan counts S and
                 # puts w and R in the FLOPs per token (workloads.yaml misad.extra_train_passes)
                 processed_s /= 1 + estimates.misad_extra_passes()
-            mfu = processed_s * estimates.flops_per_token(model, objective) / (self.peak_tflops * 1e12)
+            mfu = processed_s * estimates.flops_per_token(model, objective, length) / (self.peak_tflops * 1e12)
             measure += f", MFU {100 * mfu:.1f}%"
-            self.plan["mfu"][MFU_KEYS.get(name, name.split("+", 1)[1])] = round(mfu, 4)
+            if (backbone, label) in PRETRAIN_RUNS:  # each objective's figure, on its family
+                self.plan["mfu"][MFU_KEYS.get(name, name.split("+", 1)[1])] = round(mfu, 4)
+            if objective == "mlm" and backbone in SIZE:  # each size's and input's (acceptance.yaml pretrain_mfu)
+                shape = "packed" if label.endswith(".packed") else "sentences"
+                self.plan["pretrain_mfu"].setdefault(SIZE[backbone], {})[shape] = round(mfu, 4)
         else:
             measure += ", MFU n/a (CPU)" if self.device == "cpu" else ", MFU n/a (no known peak for this card)"
         self.row("pretrain", name, falls, result, measure)
         inputs = 1 + estimates.misad_extra_passes() if objective.startswith("misad") else 1  # the estimate counts w, R
-        length = jobs.longest_batch(out, self.profile.pretrain_batch, inputs)
+        longest = jobs.longest_batch(out, sequences, inputs)
         kind = "electra" if name.startswith("electra") else "pretrain"
-        estimate = estimates.pretrain_estimate(model, objective, self.profile.pretrain_batch, length)
+        estimate = estimates.pretrain_estimate(model, objective, sequences, longest)
         self.memory_row(kind, name, job, estimate)
 
     # ------------------------------------------------------------------ fused fine-tuning
@@ -156,13 +194,13 @@ class Acceptance:
         argv += ["--warmup-ratio", 0, "--dropout", 0, "--no-test", "--out", out]
         return (name, argv + (["--bf16"] if bf16 else [])), out
 
-    def fused_pairs(self, pairs: list[Pair], data: Path, models: dict) -> None:
+    def fused_pairs(self, pairs: list[Pair], data: Path, models: dict, extra: list | None = None) -> list:
         """For each pair, K solo runs and one fused stack of the same K seeds, compared seed by seed; all in one
-        process (float32 pairs with TF32 off in it)."""
+        process (float32 pairs with TF32 off in it), and the ``extra`` jobs after them: their Jobs."""
         if not pairs or self.left() <= 0:
             for pair in pairs:
                 self.row(pair.group, pair.label, False, "skipped: the time budget ran out")
-            return
+            return []
         specs, outs = [], []
         for pair in pairs:
             model, tag = models[pair.backbone], f"{pair.backbone}-{pair.task}-{'bf16' if pair.bf16 else 'fp32'}"
@@ -172,9 +210,10 @@ class Acceptance:
                 )
                 specs.append(spec)
                 outs.append(out)
-        done = jobs.run_jobs(specs, self.work, max(self.left(), 60), None if pairs[0].bf16 else FP32)
+        done = jobs.run_jobs(specs + (extra or []), self.work, max(self.left(), 60), None if pairs[0].bf16 else FP32)
         for n, pair in enumerate(pairs):
             self.pair_row(pair, models[pair.backbone], done[2 * n : 2 * n + 2], outs[2 * n : 2 * n + 2])
+        return done[len(specs) :]
 
     def pair_row(self, pair: Pair, model: Path, done: list, outs: list) -> None:
         """The pair's verdict (pipeline/acceptance/verdicts.py ``fused_verdict``), ms per member-step, and on CUDA
@@ -217,28 +256,41 @@ class Acceptance:
         if self.device == "cpu":  # bf16 autocast is the GPU's path: its rows are n/a on CPU
             for backbone, k in (("bert-base", BASE_K), ("bert-large", self.large_k)):
                 self.row("fused bf16", f"{backbone} K={k}", None, "bf16 autocast runs on CUDA only")
-        for batch in fused_batches(self.device, self.quick, self.large_k, self.chid_k):
+        batches = fused_batches(self.device, self.quick, self.large_k, self.chid_k)
+        for batch in batches[:-1]:
             self.fused_pairs(batch, glue, models)
-        self.memory_jobs(glue, models)
+        memory = self.memory_specs(glue, models)  # in the last batch's process: no process of their own
+        self.memory_rows(models, self.fused_pairs(batches[-1], glue, models, memory))
 
-    def memory_jobs(self, glue: Path, models: dict) -> None:
-        """The fused stacks at the papers' fine-tuning dropout (0.1), bf16 where the GPU runs it: their peaks
-        against the memory model's estimate of a stack (what sizes K in the plan)."""
-        p = self.profile
-        shapes = memory_shapes(self.quick, self.large_k)
-        if self.out_of_time("memory", [f"{b} K={k} dropout 0.1" for b, k in shapes]):
-            return
-        batch, outs = [], []
-        for backbone, k in shapes:
-            spec, out = self.classify_argv(
-                f"{backbone}-memory{k}", models[backbone], glue, k, k, p.classify_batch, self.device == "cuda"
+    def memory_specs(self, glue: Path, models: dict) -> list:
+        """The fused stacks at the papers' fine-tuning dropout (0.1), bf16 where the GPU runs it, for
+        :data:`MEMORY_STEPS`: their peaks against the memory model's estimate of a stack (what sizes K in the
+        plan; :meth:`memory_rows`)."""
+        batch = []
+        for backbone, k in memory_shapes(self.quick, self.large_k):
+            spec, _ = self.classify_argv(
+                f"{backbone}-memory{k}",
+                models[backbone],
+                glue,
+                k,
+                k,
+                self.profile.classify_batch,
+                self.device == "cuda",
             )
             name, argv = spec
             argv[argv.index("--dropout") + 1] = FINETUNE_DROPOUT
+            argv[argv.index("--max-steps") + 1] = MEMORY_STEPS
             batch.append((name, argv))
-            outs.append(out)
-        for (backbone, k), job in zip(shapes, jobs.run_jobs(batch, self.work, max(self.left(), 60)), strict=True):
-            estimate = estimates.fused_estimate(models[backbone], p.classify_batch, k)
+        return batch
+
+    def memory_rows(self, models: dict, done: list) -> None:
+        shapes = memory_shapes(self.quick, self.large_k)
+        if len(done) != len(shapes):  # the batch was skipped: the time budget ran out
+            for backbone, k in shapes:
+                self.row("memory", f"{backbone} K={k} dropout 0.1", False, "skipped: the time budget ran out")
+            return
+        for (backbone, k), job in zip(shapes, done, strict=True):
+            estimate = estimates.fused_estimate(models[backbone], self.profile.classify_batch, k)
             self.memory_row("fused", f"{backbone} K={k} dropout 0.1", job, estimate)
 
     # ------------------------------------------------------------------ resume, DDP, torchrun
@@ -265,6 +317,17 @@ class Acceptance:
         result = f"killed at {killed}, rerun: {why}" if killed else "never killed: the job ended before a save"
         self.row("resume", name, ok, result, f"dropout {FINETUNE_DROPOUT}, save every {p.resume_every} steps")
 
+    def ddp_argv(self, data: dict, models: dict) -> list:
+        tokens = jobs.tokenize(self.work, models["bert-base"], data["sample"])
+        argv = ["pretrain", "--data", tokens, "--model", models["bert-base"], "--objective", "mlm", "--dropout", 0]
+        argv += ["--max-steps", DDP_STEPS, "--lr", self.profile.lr, "--warmup", 0, "--batching", "random"]
+        return argv + ["--num-workers", 0, "--restart"]
+
+    def ddp_one_spec(self, data: dict, models: dict) -> tuple[str, list]:
+        """DDP's one process at the whole batch (:meth:`ddp`)."""
+        out = self.work / "ddp" / "1-process"
+        return "ddp-1", [*self.ddp_argv(data, models), "--batch-size", self.profile.pretrain_batch, "--out", out]
+
     def ddp(self, data: dict, models: dict) -> None:
         """``pretrain`` MLM for a few steps as two processes at half the batch and as one at the whole, dropout 0,
         from the same weights: the weights must agree (pipeline/acceptance/verdicts.py ``ddp_verdict``)."""
@@ -272,14 +335,11 @@ class Acceptance:
         if self.out_of_time("ddp", [name]):
             return
         p = self.profile
-        tokens = jobs.tokenize(self.work, models["bert-base"], data["sample"])
         outs = {n: self.work / "ddp" / f"{n}-process" for n in (1, 2)}
-        base = ["pretrain", "--data", tokens, "--model", models["bert-base"], "--objective", "mlm", "--dropout", 0]
-        base += ["--max-steps", DDP_STEPS, "--lr", p.lr, "--warmup", 0, "--batching", "random", "--num-workers", 0]
-        base += ["--restart"]
-        one = jobs.run_job("ddp-1", [*base, "--batch-size", p.pretrain_batch, "--out", outs[1]], self.work, 300)
+        name_one, argv_one = self.ddp_one_spec(data, models)
+        one = self.ddp_one or jobs.run_job(name_one, argv_one, self.work, 300)  # run beside pretrain's jobs
         launcher = jobs.rule_launcher(2)
-        half = [*base, "--batch-size", p.pretrain_batch // 2, "--out", outs[2]]
+        half = [*self.ddp_argv(data, models), "--batch-size", p.pretrain_batch // 2, "--out", outs[2]]
         two = jobs.run_job("ddp-2", half, self.work, 300, launcher=launcher, env={"OMP_NUM_THREADS": "1"})
         if one.status != 0 or two.status != 0:
             failed = one if one.status != 0 else two
@@ -335,13 +395,16 @@ def plan_file(run: Acceptance, card: str, layers: int) -> dict:
 
     fused = run.plan["fused_ms"]
     solo = fused.get(1)
+    # the intercept of step time against FLOPs (floor_row); without one (CPU) a solo classify step, never read
+    floor = run.plan.get("floor_ms") or (solo / layers if solo else 0.0)
+    measured = {key: run.plan[key] for key in ("finetune_mfu", "pretrain_mfu") if run.plan.get(key)}
     return {
         "card": card,
         "date": datetime.date.today().isoformat(),
         "device": run.device,
         "torch": torch.__version__.split("+")[0],
-        "step_floor_per_layer_ms": round(solo / layers, 4) if solo else 0.0,
+        "step_floor_per_layer_ms": round(floor, 4),
         "fused_ratio": {k: round(ms / solo, 4) for k, ms in sorted(fused.items())} if solo else {},
         "mfu": run.plan["mfu"],
         "memory_factor": {kind: round(f, 4) for kind, f in run.plan["memory_factor"].items()},
-    } | ({"finetune_mfu": run.plan["finetune_mfu"]} if run.plan.get("finetune_mfu") else {})
+    } | measured

@@ -35,6 +35,9 @@ KINDS = ("pretrain", "electra", "fused")  # ELECTRA: a generator and a discrimin
 # The fine-tuning shapes whose MFU the run measures (issue 53 §3): ``sentence``, GLUE at 128 tokens, batch 32 on
 # BERT-base; ``multiple-choice``, ChID at 256 tokens, batch 8 x 10 candidates on the wwm-ext shape
 FINETUNE_SHAPES = ("sentence", "multiple-choice")
+# The pre-training sizes and inputs whose MLM MFU the run measures (issue 53 §3): what the plan applies it to
+SIZES, INPUTS = ("base", "large", "xxlarge"), ("sentences", "packed")
+MFU = {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
 CARD = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9 .()+-]{0,79}$"}  # as workloads_file.CARD
 RATIO = {"type": "number", "exclusiveMinimum": 0, "maximum": 100}
 SCHEMA = {
@@ -61,6 +64,16 @@ SCHEMA = {
             "type": "object",
             "propertyNames": {"enum": list(KINDS)},
             "additionalProperties": RATIO,
+        },
+        "pretrain_mfu": {  # size -> input -> MLM's MFU at steady state (CUDA events, warm-up left out)
+            "type": "object",
+            "propertyNames": {"enum": list(SIZES)},
+            "additionalProperties": {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"enum": list(INPUTS)},
+                "additionalProperties": MFU,
+            },
         },
         "finetune_mfu": {  # shape -> members K (1: solo) -> the MFU classify's steps reached, in (0, 1]
             "type": "object",
@@ -115,6 +128,23 @@ def memory_factor(kind: str) -> float:
     found = measured()
     factor = float(((found or {}).get("memory_factor") or {}).get(kind, 1.0))
     return factor if abs(factor - 1) > MEMORY_TOLERANCE else 1.0
+
+
+def pretrain_mfu(keys: list[str], size: str, form: str, default: float) -> float:
+    """The MFU a pre-training job runs at, ``keys`` its objective's labels in acceptance.yaml ``mfu``, most
+    specific first (``albert-xxlarge+misad``, ``misad.released``, ``misad``), ``size`` (base, large, xxlarge)
+    and ``form`` its input (sentences, packed): the objective's figure, measured on BERT-base's sentences (an
+    ``albert-xxlarge+`` one on ALBERT-xxlarge's), times MLM's figure at the job's size and input over MLM's
+    where the objective's was measured (``pretrain_mfu``), so that a large or packed job runs at its own shape's
+    rate, not base's; an objective not measured: MLM's figure at its size and input; neither: ``default``."""
+    found = measured() or {}
+    objectives, shapes = found.get("mfu") or {}, found.get("pretrain_mfu") or {}
+    here = (shapes.get(size) or {}).get(form)
+    for key in keys:
+        if key in objectives:
+            there = (shapes.get("xxlarge" if key.startswith("albert-xxlarge+") else "base") or {}).get("sentences")
+            return min(1.0, objectives[key] * here / there) if here and there else objectives[key]
+    return here or default
 
 
 def finetune_mfu(multiple_choice: bool, members: int, default: float) -> float:

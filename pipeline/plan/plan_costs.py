@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from pipeline import experiments, fused_groups
-from pipeline.backbone_family import family_kind, shares_layers
+from pipeline.backbone_family import family_kind, shares_layers, size_of
 from pipeline.budget import acceptance_file, cost
 from pipeline.budget.classify_tokens import TOKENS
 from pipeline.budget.cost import architecture
@@ -161,15 +161,12 @@ class PlanCosts:
     def objective_mfu(self, run: experiments.PretrainRun, settings: dict) -> float:
         """The MFU a pre-training job runs at: what the GPU acceptance run measured for its objective on its
         family (acceptance.yaml ``mfu``: ``electra+misad``, ``albert-xxlarge+misad``, ``misad.released``, ``mlm``
-        ...), the objective's on BERT-base where its family was not measured, else ``--mfu``."""
-        measured = (acceptance_file.measured() or {}).get("mfu") or {}
+        ...), the objective's on BERT-base where its family was not measured, at its size and input
+        (:func:`acceptance_file.pretrain_mfu`), else ``--mfu``."""
         repo = settings["backbone"].lower()
         family = "albert-xxlarge" if "albert-xxlarge" in repo else family_kind(repo) or ""
-        variant = f"{run.objective}.{run.settings.get('misad_loss')}"
-        for key in (f"{family}+{run.objective}", variant, run.objective):
-            if key in measured:
-                return measured[key]
-        return self.mfu
+        keys = [f"{family}+{run.objective}", f"{run.objective}.{run.settings.get('misad_loss')}", run.objective]
+        return acceptance_file.pretrain_mfu(keys, size_of(repo), settings["input"], self.mfu)
 
     def bilstm_models(self) -> list[tuple[str, int]]:
         """(pooling, units per direction) of every BiLSTM the config trains: poolings x sizes, then ``extra``

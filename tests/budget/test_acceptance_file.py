@@ -162,3 +162,49 @@ def test_fine_tuning_is_costed_at_the_measured_mfu_of_its_shape(accepted, cli, c
     assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
     text = " ".join(out.read_text().split())
     assert "fine-tuning at the MFU measured at the grids' shapes" in text and "sentence K=1 10.0%, K=16 40.0%" in text
+
+
+SHAPES = {"base": {"sentences": 0.3, "packed": 0.45}, "large": {"sentences": 0.36, "packed": 0.5}}
+
+
+def test_pre_training_runs_at_the_mfu_of_its_size_and_input(accepted):
+    """Issue 53 §3: a job at another size or input than its objective's measurement runs at the objective's figure
+    scaled by MLM's at its own size and input (not base's for all); an objective measured on its family keeps it;
+    no shape measured: the objective's figure as before."""
+    planner = Planner(copy.deepcopy(resolve_config(PAPER_EN)), "h100", 0.4)
+
+    def job(backbone, objective, form):
+        run = next(
+            r
+            for r in planner.runs.values()
+            if backbone in planner.pretrain_settings(r)["backbone"]
+            and r.objective == objective
+            and planner.pretrain_settings(r)["input"] == form
+        )
+        return planner.objective_mfu(run, planner.pretrain_settings(run))
+
+    accepted(GOOD)  # no shapes measured: base's figure for every size and input, as before
+    assert job("bert-large-uncased", "mlm", "packed") == 0.3
+    accepted({**GOOD, "pretrain_mfu": SHAPES})
+    assert job("bert-base-uncased", "mlm", "sentences") == pytest.approx(0.3)
+    assert job("bert-large-uncased", "mlm", "packed") == pytest.approx(0.5)
+    assert job("bert-base-uncased", "burt", "packed") == pytest.approx(0.45)  # not measured: MLM's at its shape
+    assert job("albert-xxlarge-v2", "misad", "sentences") == 0.5  # its family's own figure (no xxlarge MLM)
+    assert acceptance_file.pretrain_mfu(["misad.released"], "large", "sentences", 0.4) == pytest.approx(0.2 * 1.2)
+    assert acceptance_file.pretrain_mfu(["nsp"], "xxlarge", "packed", 0.4) == 0.4  # nothing measured: --mfu
+
+
+@pytest.mark.parametrize(
+    "shapes, place",
+    [
+        ({"huge": {"sentences": 0.3}}, "pretrain_mfu"),
+        ({"base": {"pairs": 0.3}}, "pretrain_mfu.base"),
+        ({"base": {"sentences": 1.3}}, "pretrain_mfu.base.sentences"),
+        ({"base": {}}, "pretrain_mfu.base"),
+    ],
+    ids=["unknown size", "unknown input", "above 1", "empty"],
+)
+def test_a_bad_shape_table_is_one_line(shapes, place):
+    with pytest.raises(InputError) as error:
+        acceptance_file.check({**GOOD, "pretrain_mfu": shapes}, "acceptance.yaml")
+    assert place in str(error.value)
