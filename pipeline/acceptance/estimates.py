@@ -87,7 +87,7 @@ def fused_estimate(model: Path, batch: int, members: int) -> float:
 def largest_k(model: Path, batch: int, length: int = 128) -> int:
     """The largest stack the plan allows (pipeline/fused_groups.py ``fused_runs``: the paper configs'
     ``classify.fuse`` 16 capped by pipeline/budget/memory.py, measured factor included) at ``batch`` sequences
-    (a multiple-choice batch: examples x candidates) of ``length``: BERT-large at batch 32 x 128 tokens, 7."""
+    (a multiple-choice batch: examples x candidates) of ``length``: BERT-large at batch 32 x 128 tokens, 6."""
     from pipeline.budget import memory
 
     arch, shared = architecture_of(model)

@@ -79,7 +79,7 @@ PROFILES = {
         albert_steps=8,  # 4 timed after the warm-up: ALBERT-xxlarge's steps are the run's dearest
         lr=1e-4,
         classify_steps=20,
-        classify_batch=32,  # GLUE's grid (8-64): the batch at which paper-en's BERT-large fuses 7
+        classify_batch=32,  # GLUE's grid (8-64): the batch at which paper-en's BERT-large fuses 6
         fp32_batch=8,
         classify_lr=1e-4,
         resume_steps=30,
@@ -162,7 +162,7 @@ def fused_batches(device: str, quick: bool, large_k: int, chid_k: int) -> list[l
 
 
 def chid_k(device: str, model: Path) -> int:
-    """The ChID stack: the plan's K at its batch x 10 candidates x 256 on CUDA (BERT-base shape: 6), 4 on CPU."""
+    """The ChID stack: the plan's K at its batch x 10 candidates x 256 on CUDA (BERT-base shape: 5), 4 on CPU."""
     p = PROFILES[device]
     return estimates.largest_k(model, p.chid_batch * jobs.CHID_CANDIDATES, 256) if device == "cuda" else FP32_K
 

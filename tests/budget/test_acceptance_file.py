@@ -114,7 +114,7 @@ def test_memory_is_corrected_only_past_15_percent(accepted):
     assert memory.member_bytes(large, 32, 128) == pytest.approx(
         1.5 * memory.member_bytes(large, 32, 128, corrected=False)
     )
-    assert memory.largest_fused_members(large, 32, 128) == 4  # 7 by the formula alone (docs/stages/classify.md)
+    assert memory.largest_fused_members(large, 32, 128) == 4  # 6 by the formula alone (docs/stages/classify.md)
 
 
 def test_the_plan_reads_the_measurement(accepted, cli, capsys, tmp_path):
