@@ -335,7 +335,7 @@ def test_the_floor_row_fits_the_shapes_and_feeds_the_plan(tmp_path):
         ]
         (out / "train_log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
         job = jobs.Job(label, 0, 1.0, "", peak_bytes=int(1e9))
-        run.pretrain_row(f"{backbone}+{label}", models[backbone], "mlm", job, out, label)
+        run.pretrain_row(f"{backbone}+{label}", models[backbone], "mlm", job, out)
     run.floor_row(models)
     row = next(r for r in run.results.rows if r["group"] == "floor")
     assert row["verdict"] == "ok" and run.plan["floor_ms"] == pytest.approx(1.5)

@@ -118,7 +118,7 @@ class Acceptance:
         self.ddp_one = done.pop()
         for (backbone, label), job in zip(runs, done, strict=True):
             out = self.work / "pretrain" / job.name
-            self.pretrain_row(job.name, models[backbone], label.partition(".")[0], job, out, label)
+            self.pretrain_row(job.name, models[backbone], label.partition(".")[0], job, out)
         self.floor_row(models)
 
     def floor_row(self, models: dict) -> None:
@@ -143,10 +143,11 @@ class Acceptance:
             self.plan["floor_ms"] = 1000 * floor
         self.row("floor", FLOOR_ROW, verdict.ok, verdict.result, f"{len(points)} shapes, per Transformer layer")
 
-    def pretrain_row(self, name: str, model: Path, objective: str, job: jobs.Job, out: Path, label: str = "") -> None:
+    def pretrain_row(self, name: str, model: Path, objective: str, job: jobs.Job, out: Path) -> None:
+        """``name``: BACKBONE+LABEL (layout.py ``pretrain_runs``)."""
         values = jobs.losses(out)
         backbone, _, label = name.partition("+")
-        sequences, length = pretrain_shape(self.device, label or objective)
+        sequences, length = pretrain_shape(self.device, label)
         if job.status != 0 or not values:
             self.row("pretrain", name, False, f"exit {job.status}: {job.tail()}")
             return
