@@ -4,6 +4,8 @@
   the rule the float32 row applies (pipeline/acceptance/verdicts.py ``fused_verdict``), on the learnable task the
   run trains (pipeline/acceptance/jobs.py ``make_glue``), where the seeds part by far more than the tolerance;
 - memory: a planted under-estimate fails the row;
+- step floor: steps that are not time = floor + FLOPs / rate (one shape, a negative intercept, a shape far off the
+  line) fail the row;
 - DDP: two processes at half the batch match one process at the whole batch; one process's gradients alone (as if
   the ranks never averaged theirs) do not;
 - preflight: every missing piece is reported at once, in seconds, and no job runs.
@@ -17,7 +19,7 @@ import pytest
 from testdata import REPO
 
 from pipeline.acceptance import estimates, host, jobs, run_time, verdicts
-from pipeline.acceptance.rows import PROFILES
+from pipeline.acceptance.layout import PROFILES
 from pipeline.classify import fused_training
 from pipeline.cli import main
 
@@ -109,6 +111,19 @@ def test_a_planted_memory_under_estimate_fails(task):
     assert verdicts.memory_verdict(1.05 * estimate, estimate)[0] == "ok"
     assert verdicts.memory_verdict(0.5 * estimate, estimate)[0] == "corrected"
     assert verdicts.memory_verdict(None, estimate)[0] == "FAIL"
+
+
+def test_the_step_floor_is_the_intercept_and_a_bad_fit_fails():
+    """Issue 53 §3: the floor is what a step costs beyond its FLOPs. Shapes on a line give its intercept; one shape,
+    a line through zero or below, or a shape far off the line fail the row."""
+    line = [(flops, 0.002 + flops / 400e12) for flops in (1e12, 4e12, 9e12)]  # 2 ms + FLOPs at 400 TFLOP/s
+    verdict, floor = verdicts.floor_fit(line)
+    assert verdict.ok and floor == pytest.approx(0.002) and "400 TFLOP/s" in verdict.result
+    assert not verdicts.floor_fit(line[:1])[0].ok  # one shape: no line
+    assert not verdicts.floor_fit([(x, x / 400e12) for x, _ in line])[0].ok  # no floor: a full step is FLOPs alone
+    assert not verdicts.floor_fit([(x, y - 0.004) for x, y in line])[0].ok  # a negative floor
+    bent = [*line, (16e12, 3 * (0.002 + 16e12 / 400e12))]  # a shape three times slower than the line
+    assert not verdicts.floor_fit(bent)[0].ok
 
 
 def test_ddp_matches_one_process_and_unequal_gradients_fail(task):

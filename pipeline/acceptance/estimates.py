@@ -40,22 +40,22 @@ def misad_extra_passes() -> float:
     return cost.workloads()["misad"]["extra_train_passes"]
 
 
-def flops_per_token(model: Path, objective: str) -> float:
+def flops_per_token(model: Path, objective: str, length: int = 128) -> float:
     """FLOPs per processed token as the plan counts a pre-training job's (pipeline/plan/plan_costs.py
-    pretrain_cost, plan_models.py generator_cost), at its 128 tokens: the training passes, MiSAD's w and R and
+    pretrain_cost, plan_models.py generator_cost), at its ``length`` (sentences: 128; packed blocks: 512): the training passes, MiSAD's w and R and
     its scored candidates (the default --misad-choice mlm-score, the plain ``misad`` objective), an ELECTRA
     generator's (``generator/``)."""
     from pipeline.budget import cost
 
     work = cost.workloads()
     arch, _ = architecture_of(model)
-    flops = arch.training_flops_per_token(128)
+    flops = arch.training_flops_per_token(length)
     if objective.startswith("misad"):
         flops *= 1 + work["misad"]["extra_train_passes"]
         if objective == "misad":
-            flops += work["misad"]["scored_candidates"] * arch.forward_flops_per_token(128)
+            flops += work["misad"]["scored_candidates"] * arch.forward_flops_per_token(length)
     if (model / "generator" / "config.json").exists():
-        flops += architecture_of(model / "generator")[0].training_flops_per_token(128)
+        flops += architecture_of(model / "generator")[0].training_flops_per_token(length)
     return flops
 
 
@@ -84,11 +84,27 @@ def fused_estimate(model: Path, batch: int, members: int) -> float:
     return members * memory.member_bytes(arch, batch, 128, shared_layers=shared, corrected=False)
 
 
-def largest_k(model: Path, batch: int) -> int:
+def largest_k(model: Path, batch: int, length: int = 128) -> int:
     """The largest stack the plan allows (pipeline/fused_groups.py ``fused_runs``: the paper configs'
-    ``classify.fuse`` 16 capped by pipeline/budget/memory.py, measured factor included): BERT-large at batch 32
-    x 128 tokens, 7."""
+    ``classify.fuse`` 16 capped by pipeline/budget/memory.py, measured factor included) at ``batch`` sequences
+    (a multiple-choice batch: examples x candidates) of ``length``: BERT-large at batch 32 x 128 tokens, 6."""
     from pipeline.budget import memory
 
     arch, shared = architecture_of(model)
-    return min(PAPER_FUSE, memory.largest_fused_members(arch, batch, 128, shared_layers=shared))
+    return min(PAPER_FUSE, memory.largest_fused_members(arch, batch, length, shared_layers=shared))
+
+
+def finetune_mfu(model: Path, padded: dict, seconds: dict, sequences: int, peak_tflops: float) -> float | None:
+    """The MFU a classify run reached: each seed's training FLOPs as the plan counts them (its processed tokens,
+    padding included, at the FLOPs per token of their mean padded length: pipeline/plan/plan_costs.py
+    ``sequence_flops``) over its training seconds (a fused member's: the stack's over K), over the card's peak,
+    averaged over the seeds; ``sequences``: the rows the run's steps took, to find the mean padded length.
+    None where a seed's tokens or seconds are missing."""
+    if not padded or set(padded) != set(seconds) or not sequences or not all(seconds.values()):
+        return None
+    arch, _ = architecture_of(model)
+    found = []
+    for seed, tokens in padded.items():
+        length = tokens / sequences
+        found.append(tokens * arch.training_flops_per_token(length) / seconds[seed] / (peak_tflops * 1e12))
+    return sum(found) / len(found)

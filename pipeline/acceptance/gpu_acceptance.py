@@ -105,8 +105,9 @@ def measure(args, work: Path, started: float, budget: float) -> int:
     import transformers
 
     from pipeline.acceptance import estimates, jobs
+    from pipeline.acceptance.layout import expected_rows, model_names
     from pipeline.acceptance.results import Results, table
-    from pipeline.acceptance.rows import Acceptance, expected_rows, plan_file
+    from pipeline.acceptance.rows import Acceptance, plan_file
 
     card = torch.cuda.get_device_name(0) if args.device == "cuda" else "CPU (tiny models)"
     today = datetime.date.today().isoformat()
@@ -125,20 +126,14 @@ def measure(args, work: Path, started: float, budget: float) -> int:
     models: dict = {}
     try:
         data = jobs.make_data(data_root)
-        glue = jobs.make_glue(data_root, data["sentences"])
+        glue = jobs.make_chid(jobs.make_glue(data_root, data["sentences"]), data["sentences"])
         models = {
-            name: jobs.make_model(work, name, data["sentences"], options, run.profile.vocab_size)
-            for name, options in run.profile.models.items()
-            if not (args.quick and name in ("bert-large", "albert-xxlarge"))
+            name: jobs.make_model(work, name, data["sentences"], run.profile.models[name], run.profile.vocab_size)
+            for name in model_names(args.device, args.quick)
         }
         if args.quick:
             models["bert-large"] = models["bert-base"]  # only its K is read (no bert-large row in --quick)
-        run.classify(glue, models)
-        run.pretrain(data, models)
-        run.ddp(data, models)
-        if not args.quick:
-            run.resume(glue, models)
-            run.torchrun(data, models)
+        run.run_rows(data, glue, models)
     except KeyboardInterrupt:
         results.log("interrupted: the rows above are kept; the rest are missing")
     present = {(r["group"], r["row"]) for r in results.rows}

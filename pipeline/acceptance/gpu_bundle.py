@@ -7,7 +7,7 @@ Made here, on CPU, in an ignored folder that travels with the working tree (the 
 
 - ``data/``: the acceptance's input data, made by the pipeline's own stages from the demo's English dump
   (``extract``, ``clean``, ``ngrams``, ``sample``: pipeline/acceptance/jobs.py ``make_data``) and the fine-tuning
-  task (``make_glue``), so that blingfire and polars, which the host lacks, never run there;
+  tasks (``make_glue``, ``make_chid``), so that blingfire and polars, which the host lacks, never run there;
 - ``wheels/``: the manylinux wheels, for the target Python, of every distribution the run imports that the host
   lacks (pipeline/acceptance/host.py ``HOST_HAS``), at the versions requirements.lock pins, found by importing
   the run's modules (``host.RUN_MODULES``) here and mapping what they loaded to their distributions;
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> None:
     if not re.fullmatch(r"3\.\d{1,2}", args.python_version):
         raise InputError("--python-version", f"expected 3.N, got {args.python_version!r}")
     data = jobs.make_data(out / "data")
-    jobs.make_glue(out / "data", data["sentences"])
+    jobs.make_chid(jobs.make_glue(out / "data", data["sentences"]), data["sentences"])
     requirements = carried(run_distributions(), lock_pins())
     download(requirements, out / "wheels", args.python_version)
     wheels = sorted(p.name for p in (out / "wheels").glob("*.whl"))

@@ -35,6 +35,9 @@ PRETRAIN_RULES = REPO / "workflow" / "rules" / "pretrain.smk"
 PEAK = "pipeline.acceptance.peak_memory"
 SENTENCES_PER_INPUT = 8  # demo sentences joined into one fine-tuning input: about 200 tokens, cut at 128
 TRAIN_INPUTS, DEV_INPUTS = 64, 32
+CHID_CANDIDATES = 10  # CLUE's ChID: ten candidate idioms a blank (workloads.yaml sequences_per_example)
+CHID_SENTENCES = 16  # demo sentences a ChID passage: about 400 tokens, cut at 256
+CHID_WORDS = 120  # a ChID candidate: one word this many times, about half of its 256 tokens
 # the jobs find this interpreter's tools first (torchrun), as `make` puts the venv first on PATH
 # (read when a job starts: the host's wheels and offline switches are set in os.environ first); jobs compared in
 # float32 add NVIDIA_TF32_OVERRIDE=0, so that no cuBLAS product rounds to TF32 in the jobs themselves
@@ -46,7 +49,7 @@ def job_env(extra: dict | None = None) -> dict:
 
 
 # classify's per-seed log line (pipeline/classify/classify.py log_seed)
-SEED_LINE = re.compile(r"seed (\d+): (\d+) steps in [\d.]+ s \(([\d.]+) train examples/s\)")
+SEED_LINE = re.compile(r"seed (\d+): (\d+) steps in ([\d.]+) s \(([\d.]+) train examples/s\)")
 
 
 @dataclass
@@ -115,6 +118,42 @@ def make_glue(work: Path, sentences: Path) -> Path:
     for name, rows in (("train", inputs[:TRAIN_INPUTS]), ("dev", inputs[TRAIN_INPUTS:])):
         lines = ["sentence\tlabel", *(f"{text}\t{label}" for text, label in rows)]
         (folder / f"{name}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def make_chid(root: Path, sentences: Path) -> Path:
+    """``chinese/chid/{train,dev}.json`` under ``root`` (FewCLUE's layout, pipeline/classify/clue_readers.py
+    ``read_chid``): passages of the demo's sentences, longer than 256 tokens, opening with one ``#idiom#`` blank,
+    and :data:`CHID_CANDIDATES` candidates, each one word :data:`CHID_WORDS` times (so that the choices differ
+    in half of their tokens, and seeds' heads score them apart from the first step: with idioms of four
+    characters in a passage of 256 tokens, a random-weight model scores every choice alike, every seed's loss
+    stays ln 10 and the row could not tell a permuted stack). The answer is the
+    corpus's most frequent word, at a random place, the others the nine next most frequent: one embedding decides it (as :func:`make_glue`'s label), so seeds part. Returns ``root``."""
+    import pyarrow.parquet as pq
+
+    folder = root / "chinese" / "chid"
+    if (folder / "dev.json").exists():
+        return root
+    texts = [" ".join(t.split()) for t in pq.read_table(sentences / "shard-000.parquet").column("text").to_pylist()]
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in text.lower().split():
+            counts[word] = counts.get(word, 0) + 1
+    words = sorted(counts, key=lambda w: (-counts[w], w))[:CHID_CANDIDATES]
+    draw = random.Random(0)
+    lines = []
+    for k in range(TRAIN_INPUTS + DEV_INPUTS):
+        start = k * CHID_SENTENCES // 4 % max(len(texts) - CHID_SENTENCES, 1)
+        answer = draw.randrange(CHID_CANDIDATES)
+        openers = words[1:]
+        draw.shuffle(openers)
+        openers = openers[:answer] + [words[0]] + openers[answer:]
+        candidates = [" ".join([word] * CHID_WORDS) for word in openers]
+        content = f"#idiom# {' '.join(texts[start : start + CHID_SENTENCES])}"
+        lines.append(json.dumps({"content": content, "candidates": candidates, "answer": answer}))
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, rows in (("train", lines[:TRAIN_INPUTS]), ("dev", lines[TRAIN_INPUTS:])):
+        (folder / f"{name}.json").write_text("\n".join(rows) + "\n", encoding="utf-8")
     return root
 
 
@@ -232,14 +271,29 @@ def falling(values: list[float]) -> bool:
     return sum(values[-quarter:]) / quarter < sum(values[:quarter]) / quarter
 
 
-def throughput(model: Path, skip: int) -> tuple[float, float]:
-    """``(tokens/s, processed tokens/s)`` over the steps after the first ``skip``
-    (warm-up: allocator, autotuning): tokens are the non-pad ones train_log.jsonl counts, processed ones
-    include the padding (its ``padding_share``), as the plan's cost model counts work (pipeline/budget/cost.py)."""
+def timed_steps(model: Path, skip: int) -> list[dict]:
+    """The steps at steady state: after the first ``skip`` (warm-up: allocator, autotuning), each with the
+    seconds it took. Those are ``step_seconds`` where the log has them (the step's own compute, CUDA events on a
+    GPU: pipeline/pretrain/step_timer.py, so no data-loader restart is inside them); else, from an older log, the
+    wall clock of ``tokens_per_s``, leaving out every step that opens an epoch (its loader's workers start then)."""
     entries = [e for e in train_log(model) if e.get("tokens_per_s")][skip:]
+    found = []
+    for before, entry in zip([None, *entries], entries, strict=False):
+        if entry.get("step_seconds"):
+            found.append({**entry, "seconds": entry["step_seconds"]})
+        elif before is not None and before.get("epoch") == entry.get("epoch"):
+            found.append({**entry, "seconds": entry["tokens"] / entry["tokens_per_s"]})
+    return found
+
+
+def throughput(model: Path, skip: int) -> tuple[float, float]:
+    """``(tokens/s, processed tokens/s)`` over the steady-state steps (:func:`timed_steps`): tokens are the
+    non-pad ones train_log.jsonl counts, processed ones include the padding (its ``padding_share``), as the
+    plan's cost model counts work (pipeline/budget/cost.py)."""
+    entries = timed_steps(model, skip)
     if not entries:
         return 0.0, 0.0
-    seconds = sum(e["tokens"] / e["tokens_per_s"] for e in entries)
+    seconds = sum(e["seconds"] for e in entries)
     tokens = sum(e["tokens"] for e in entries)
     processed = sum(e["tokens"] / (1 - e.get("padding_share", 0.0)) for e in entries)
     return tokens / seconds, processed / seconds
@@ -267,7 +321,25 @@ def weights(model: Path) -> dict:
 
 def seed_speeds(log: str, batch: int) -> dict[int, float]:
     """ms per member-step of each seed, from classify's per-seed log line (examples/s at ``batch`` a step)."""
-    return {int(m[1]): 1000 * batch / float(m[3]) for m in SEED_LINE.finditer(log) if float(m[3]) > 0}
+    return {int(m[1]): 1000 * batch / float(m[4]) for m in SEED_LINE.finditer(log) if float(m[4]) > 0}
+
+
+def seed_seconds(log: str) -> dict[int, float]:
+    """Each seed's training seconds, from classify's per-seed log line (a fused member's: the stack's over K)."""
+    return {int(m[1]): float(m[3]) for m in SEED_LINE.finditer(log)}
+
+
+def padded_tokens(out: Path) -> dict[int, int]:
+    """Each seed's processed tokens, padding included, over its epochs (metrics.json ``processed_tokens``,
+    pipeline/classify/processed_tokens.py): what its steps computed on."""
+    path = out / "metrics.json"
+    if not path.exists():
+        return {}
+    found = {}
+    for seed, record in json.loads(path.read_text())["per_seed"].items():
+        padded = (record.get("processed_tokens") or {}).get("padded") or []
+        found[int(seed)] = int(sum(padded))
+    return found
 
 
 def per_seed_losses(out: Path) -> dict[str, float]:

@@ -1,4 +1,5 @@
-"""The rows of the GPU acceptance run (docs/stages/acceptance.md): what each job is, and its verdict.
+"""The rows of the GPU acceptance run (docs/stages/acceptance.md): what each job is, and its verdict (what the run
+starts, and the sizes: pipeline/acceptance/layout.py).
 
 Groups:
 
@@ -9,7 +10,10 @@ Groups:
   lie further apart than the tolerance, so that a permuted stack fails);
 - ``fused bf16``: the same at the grids' shape (GLUE: 128 tokens, batch 32, K = 16 on BERT-base, and BERT-large
   at the largest K the plan allows) in bf16 autocast, its tolerance a share of the seeds' measured spread; ms per
-  member-step, the fused ratios the plan reads;
+  member-step, the fused ratios the plan reads; BERT-base's solo and fused MFU (acceptance.yaml finetune_mfu);
+- ``fused chid``: the same for a multiple-choice task, ChID at 256 tokens on the wwm-ext shape (BERT-base with
+  the Chinese vocabulary) at its grid's batch 8, ten candidates an example, at the K the plan allows there; its
+  solo and fused MFU (bf16 on CUDA; float32 at tiny sizes on CPU);
 - ``memory``: each job's peak against pipeline/budget/memory.py's estimate, at the papers' fine-tuning dropout
   (0.1): above it by more than the margin fails; each job kind keeps its own factor;
 - ``resume``: a fused job killed (SIGKILL) after its first save and run again gives the numbers and prediction
@@ -24,93 +28,32 @@ from __future__ import annotations
 import math
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.acceptance import estimates, jobs, verdicts
+from pipeline.acceptance.layout import (
+    BASE_K,
+    DDP_STEPS,
+    FINETUNE_DROPOUT,
+    FLOOR_ROW,
+    FP32,
+    MEMORY_STEPS,
+    MFU_KEYS,
+    PRETRAIN_RUNS,
+    PROFILES,
+    QUICK_SHAPE_RUNS,
+    RESUME_K,
+    SHAPE_RUNS,
+    SIZE,
+    Pair,
+    chid_k,
+    fused_batches,
+    memory_shapes,
+    pretrain_runs,
+    pretrain_shape,
+    pretrain_steps,
+)
 from pipeline.acceptance.results import Results
-
-# every objective the paper configs train (paper-en: MiSAD and its span and entity variants with the released
-# loss, the equation in its ulr-electra experiment), and wwm and entity, which the configs offer; .released: the
-# released run_mse.py's loss (--misad-loss released --pooling pooler)
-PRETRAIN_OBJECTIVES = [
-    "mlm", "wwm", "burt", "spanbert", "entity", "misad", "misad.released", "misad-span.released",
-    "misad-entity.released", "nsp", "sop",
-]  # fmt: skip
-PRETRAIN_RUNS = [("bert-base", label) for label in PRETRAIN_OBJECTIVES]
-PRETRAIN_RUNS += [("electra-base", "misad"), ("albert-xxlarge", "misad.released")]  # ULR-ELECTRA; Table 2's xxlarge
-QUICK_PRETRAIN = [("bert-base", "mlm"), ("bert-base", "misad.released"), ("electra-base", "misad")]
-FP32_K = 4
-BASE_K = estimates.PAPER_FUSE
-RESUME_K = 2  # a save holds K members' weights and AdamW moments (5 GB at K 4 on BERT-base): kept small
-FINETUNE_DROPOUT = 0.1  # the papers' fine-tuning dropout (ULR-BERT §5.1.2): memory is measured at it
-# the plan's keys (pipeline/plan/plan_costs.py objective_mfu) of the runs not on BERT-base
-MFU_KEYS = {"electra-base+misad": "electra+misad", "albert-xxlarge+misad.released": "albert-xxlarge+misad"}
-FP32 = {"NVIDIA_TF32_OVERRIDE": "0"}  # cuBLAS and cuDNN: no TF32 in the float32 jobs, whatever torch's flags say
-
-
-@dataclass(frozen=True)
-class Profile:
-    """The sizes of one form of the run: the models (tiny-model options), steps, batches."""
-
-    models: dict  # name -> tiny-model options
-    vocab_size: int
-    pretrain_steps: int
-    pretrain_batch: int
-    albert_steps: int
-    lr: float
-    classify_steps: int
-    classify_batch: int  # the grids' batch (bf16 rows)
-    fp32_batch: int
-    classify_lr: float
-    resume_steps: int
-    resume_every: int
-    skip_steps: int  # steps left out of tokens/s (warm-up)
-
-
-PROFILES = {
-    "cuda": Profile(
-        models={
-            "bert-base": ["--architecture", "bert-base-uncased"],
-            "bert-large": ["--architecture", "bert-large-uncased"],
-            "electra-base": ["--architecture", "electra-base-discriminator"],
-            "albert-xxlarge": ["--architecture", "albert-xxlarge-v2"],
-        },
-        vocab_size=4000,
-        pretrain_steps=20,
-        pretrain_batch=64,  # the ULR runs' batch (paper-en.yaml ulr*)
-        albert_steps=12,
-        lr=1e-4,
-        classify_steps=20,
-        classify_batch=32,  # GLUE's grid (8-64): the batch at which paper-en's BERT-large fuses 7
-        fp32_batch=8,
-        classify_lr=1e-4,
-        resume_steps=30,
-        resume_every=10,
-        skip_steps=4,
-    ),
-    "cpu": Profile(  # tiny_hub's base / large / xxlarge proportions (pipeline/rehearsal/tiny_hub.py)
-        models={
-            "bert-base": ["--hidden", "32", "--layers", "2", "--heads", "2"],
-            "bert-large": ["--hidden", "48", "--layers", "4", "--heads", "4"],
-            "electra-base": ["--family", "electra", "--hidden", "32", "--layers", "2", "--heads", "2"],
-            "albert-xxlarge": ["--family", "albert", "--hidden", "64", "--layers", "3", "--heads", "1"]
-            + ["--embedding-size", "16"],
-        },
-        vocab_size=1000,
-        pretrain_steps=8,
-        pretrain_batch=16,
-        albert_steps=8,
-        lr=1e-3,
-        classify_steps=6,
-        classify_batch=8,
-        fp32_batch=8,
-        classify_lr=3e-3,
-        resume_steps=8,
-        resume_every=2,
-        skip_steps=2,
-    ),
-}
 
 
 class Acceptance:
@@ -119,9 +62,19 @@ class Acceptance:
     def __init__(self, device: str, work: Path, deadline: float, results: Results, quick: bool = False):
         self.device, self.work, self.deadline, self.results, self.quick = device, work, deadline, results, quick
         self.profile = PROFILES[device]
-        self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}}
+        self.plan = {"mfu": {}, "fused_ms": {}, "memory_factor": {}, "finetune_mfu": {}, "pretrain_mfu": {}}
         self.peak_tflops = estimates.peak_tflops() if device == "cuda" else None
-        self.large_k = 0
+        self.large_k, self.chid_k = 0, 0
+        self.ddp_one: jobs.Job | None = None  # DDP's one-process job, run in pretrain's batch
+
+    def run_rows(self, data: dict, glue: Path, models: dict) -> None:  # the floor row: after pretrain's jobs
+        """Every row, in the order layout.py ``launches`` lists their processes."""
+        self.classify(glue, models)
+        self.pretrain(data, models)
+        self.ddp(data, models)
+        if not self.quick:
+            self.resume(glue, models)
+            self.torchrun(data, models)
 
     def row(self, group: str, name: str, ok: bool | None, result: str, measure: str = "") -> None:
         self.results.row(group, name, ok, result, measure)
@@ -137,11 +90,8 @@ class Acceptance:
         return True
 
     # ------------------------------------------------------------------ pre-training
-    def pretrain_runs(self) -> list[tuple[str, str]]:
-        return QUICK_PRETRAIN if self.quick else PRETRAIN_RUNS
-
     def pretrain(self, data: dict, models: dict) -> None:
-        p, runs = self.profile, self.pretrain_runs()
+        p, runs = self.profile, pretrain_runs(self.quick)
         tokens = {}
         for backbone in {b for b, _ in runs}:
             tokens[backbone] = {"sample": jobs.tokenize(self.work, models[backbone], data["sample"])}
@@ -151,23 +101,53 @@ class Acceptance:
             return
         batch = []
         for backbone, label in runs:
-            objective, _, loss = label.partition(".")
-            steps = p.albert_steps if backbone == "albert-xxlarge" else p.pretrain_steps
+            objective, _, variant = label.partition(".")
+            sequences, length = pretrain_shape(self.device, label)
             out = self.work / "pretrain" / f"{backbone}+{label}"
             kind = "pairs" if objective in ("nsp", "sop") else "sample"
             argv = ["pretrain", "--data", tokens[backbone][kind], "--model", models[backbone], "--objective", objective]
-            argv += ["--max-steps", steps, "--batch-size", p.pretrain_batch, "--lr", p.lr, "--warmup", 0.1]
-            argv += ["--num-workers", 2, "--restart", "--out", out]
-            if loss == "released":  # the released run_mse.py's loss reads the trained pooler (paper-en.yaml)
+            argv += ["--max-steps", pretrain_steps(self.device, backbone), "--batch-size", sequences, "--lr", p.lr]
+            argv += ["--warmup", 0.1, "--num-workers", 2, "--restart", "--out", out]
+            if variant == "released":  # the released run_mse.py's loss reads the trained pooler (paper-en.yaml)
                 argv += ["--misad-loss", "released", "--pooling", "pooler"]
+            if variant == "packed":  # BURT §5.2: the sentences concatenated and cut into blocks
+                argv += ["--input", "packed", "--max-length", length]
             batch.append((f"{backbone}+{label}", argv))
-        for (backbone, label), job in zip(runs, jobs.run_jobs(batch, self.work, max(self.left(), 60)), strict=True):
-            self.pretrain_row(
-                job.name, models[backbone], label.partition(".")[0], job, self.work / "pretrain" / job.name
-            )
+        batch.append(self.ddp_one_spec(data, models))  # needs no process of its own
+        done = jobs.run_jobs(batch, self.work, max(self.left(), 60))
+        self.ddp_one = done.pop()
+        for (backbone, label), job in zip(runs, done, strict=True):
+            out = self.work / "pretrain" / job.name
+            self.pretrain_row(job.name, models[backbone], label.partition(".")[0], job, out)
+        self.floor_row(models)
+
+    def floor_row(self, models: dict) -> None:
+        """The step floor (issue 53 §3): what a step costs beyond its FLOPs, the intercept of the MLM shapes' step
+        times against their FLOPs, per Transformer layer as the plan applies it (verdicts.py ``floor_fit``)."""
+        points = []
+        for backbone, label in [("bert-base", "mlm"), *(QUICK_SHAPE_RUNS if self.quick else SHAPE_RUNS)]:
+            out = self.work / "pretrain" / f"{backbone}+{label}"
+            steps = jobs.timed_steps(out, self.profile.skip_steps)
+            if not steps:
+                continue
+            arch, _ = estimates.architecture_of(models[backbone])
+            length = pretrain_shape(self.device, label)[1]
+            processed = sum(e["tokens"] / (1 - e.get("padding_share", 0.0)) for e in steps) / len(steps)
+            seconds = sum(e["seconds"] for e in steps) / len(steps)
+            points.append((processed * arch.training_flops_per_token(length) / arch.layers, seconds / arch.layers))
+        verdict, floor = verdicts.floor_fit(points)
+        if self.device == "cpu":  # the wall clock of tiny steps on a shared CPU: shown, not judged
+            self.row("floor", FLOOR_ROW, None, verdict.result + " (CPU: the floor is a GPU's)")
+            return
+        if verdict.ok:
+            self.plan["floor_ms"] = 1000 * floor
+        self.row("floor", FLOOR_ROW, verdict.ok, verdict.result, f"{len(points)} shapes, per Transformer layer")
 
     def pretrain_row(self, name: str, model: Path, objective: str, job: jobs.Job, out: Path) -> None:
+        """``name``: BACKBONE+LABEL (layout.py ``pretrain_runs``)."""
         values = jobs.losses(out)
+        backbone, _, label = name.partition("+")
+        sequences, length = pretrain_shape(self.device, label)
         if job.status != 0 or not values:
             self.row("pretrain", name, False, f"exit {job.status}: {job.tail()}")
             return
@@ -179,79 +159,139 @@ class Acceptance:
             if objective.startswith("misad"):  # train_log's tokens hold w and R beside S; the plan counts S and
                 # puts w and R in the FLOPs per token (workloads.yaml misad.extra_train_passes)
                 processed_s /= 1 + estimates.misad_extra_passes()
-            mfu = processed_s * estimates.flops_per_token(model, objective) / (self.peak_tflops * 1e12)
+            mfu = processed_s * estimates.flops_per_token(model, objective, length) / (self.peak_tflops * 1e12)
             measure += f", MFU {100 * mfu:.1f}%"
-            self.plan["mfu"][MFU_KEYS.get(name, name.split("+", 1)[1])] = round(mfu, 4)
+            if (backbone, label) in PRETRAIN_RUNS:  # each objective's figure, on its family
+                self.plan["mfu"][MFU_KEYS.get(name, name.split("+", 1)[1])] = round(mfu, 4)
+            if objective == "mlm" and backbone in SIZE:  # each size's and input's (acceptance.yaml pretrain_mfu)
+                shape = "packed" if label.endswith(".packed") else "sentences"
+                self.plan["pretrain_mfu"].setdefault(SIZE[backbone], {})[shape] = round(mfu, 4)
         else:
             measure += ", MFU n/a (CPU)" if self.device == "cpu" else ", MFU n/a (no known peak for this card)"
         self.row("pretrain", name, falls, result, measure)
         inputs = 1 + estimates.misad_extra_passes() if objective.startswith("misad") else 1  # the estimate counts w, R
-        length = jobs.longest_batch(out, self.profile.pretrain_batch, inputs)
+        longest = jobs.longest_batch(out, sequences, inputs)
         kind = "electra" if name.startswith("electra") else "pretrain"
-        estimate = estimates.pretrain_estimate(model, objective, self.profile.pretrain_batch, length)
+        estimate = estimates.pretrain_estimate(model, objective, sequences, longest)
         self.memory_row(kind, name, job, estimate)
 
     # ------------------------------------------------------------------ fused fine-tuning
-    def classify_argv(self, name: str, model: Path, glue: Path, seeds: int, fuse: int, batch: int, bf16: bool):
+    def classify_argv(
+        self,
+        name: str,
+        model: Path,
+        glue: Path,
+        seeds: int,
+        fuse: int,
+        batch: int,
+        bf16: bool,
+        pair: Pair | None = None,
+    ):
         p = self.profile
         out = self.work / "classify" / name
-        argv = ["classify", "--model", model, "--task", "sst2", "--data", glue, "--seeds", seeds, "--fuse", fuse]
-        argv += ["--max-steps", p.classify_steps, "--batch-size", batch, "--max-length", 128, "--lr", p.classify_lr]
+        task, length, steps = (pair.task, pair.length, pair.steps(p)) if pair else ("sst2", 128, p.classify_steps)
+        argv = ["classify", "--model", model, "--task", task, "--data", glue, "--seeds", seeds, "--fuse", fuse]
+        argv += ["--max-steps", steps, "--batch-size", batch, "--max-length", length, "--lr", p.classify_lr]
         argv += ["--warmup-ratio", 0, "--dropout", 0, "--no-test", "--out", out]
         return (name, argv + (["--bf16"] if bf16 else [])), out
 
-    def fused_pair(self, backbone: str, model: Path, glue: Path, k: int, batch: int, bf16: bool) -> None:
-        """K solo runs and one fused stack of the same K seeds, compared seed by seed."""
-        group, label = ("fused bf16", f"{backbone} K={k}") if bf16 else ("fused fp32", f"{backbone} K={k}")
-        if self.out_of_time(group, [label]):
-            return
-        solo_spec, solo_out = self.classify_argv(f"{backbone}-solo{k}-{group[-4:]}", model, glue, k, 1, batch, bf16)
-        fused_spec, fused_out = self.classify_argv(f"{backbone}-fused{k}-{group[-4:]}", model, glue, k, k, batch, bf16)
-        solo, fused = jobs.run_jobs([solo_spec, fused_spec], self.work, max(self.left(), 60), None if bf16 else FP32)
-        solo_loss, fused_loss = jobs.per_seed_losses(solo_out), jobs.per_seed_losses(fused_out)
+    def fused_pairs(self, pairs: list[Pair], data: Path, models: dict, extra: list | None = None) -> list:
+        """For each pair, K solo runs and one fused stack of the same K seeds, compared seed by seed; all in one
+        process (float32 pairs with TF32 off in it), and the ``extra`` jobs after them: their Jobs."""
+        if not pairs or self.left() <= 0:
+            for pair in pairs:
+                self.row(pair.group, pair.label, False, "skipped: the time budget ran out")
+            return []
+        specs, outs = [], []
+        for pair in pairs:
+            model, tag = models[pair.backbone], f"{pair.backbone}-{pair.task}-{'bf16' if pair.bf16 else 'fp32'}"
+            for kind, fuse in (("solo", 1), ("fused", pair.k)):
+                spec, out = self.classify_argv(
+                    f"{tag}-{kind}{pair.k}", model, data, pair.k, fuse, pair.batch, pair.bf16, pair
+                )
+                specs.append(spec)
+                outs.append(out)
+        done = jobs.run_jobs(specs + (extra or []), self.work, max(self.left(), 60), None if pairs[0].bf16 else FP32)
+        for n, pair in enumerate(pairs):
+            self.pair_row(pair, models[pair.backbone], done[2 * n : 2 * n + 2], outs[2 * n : 2 * n + 2])
+        return done[len(specs) :]
+
+    def pair_row(self, pair: Pair, model: Path, done: list, outs: list) -> None:
+        """The pair's verdict (pipeline/acceptance/verdicts.py ``fused_verdict``), ms per member-step, and on CUDA
+        the MFU of its solo and fused steps (what the plan costs fine-tuning at: acceptance.yaml finetune_mfu)."""
+        solo, fused = done
         if solo.status != 0 or fused.status != 0:
             failed = solo if solo.status != 0 else fused
-            self.row(group, label, False, f"{failed.name} exit {failed.status}: {failed.tail()}")
+            self.row(pair.group, pair.label, False, f"{failed.name} exit {failed.status}: {failed.tail()}")
             return
-        verdict = verdicts.fused_verdict(solo_loss, fused_loss, None if bf16 else verdicts.FLOAT32_TOLERANCE)
-        solo_ms, member_ms = jobs.mean_speed(solo.log, batch), jobs.mean_speed(fused.log, batch)
+        solo_loss, fused_loss = jobs.per_seed_losses(outs[0]), jobs.per_seed_losses(outs[1])
+        verdict = verdicts.fused_verdict(solo_loss, fused_loss, None if pair.bf16 else verdicts.FLOAT32_TOLERANCE)
+        solo_ms, member_ms = jobs.mean_speed(solo.log, pair.batch), jobs.mean_speed(fused.log, pair.batch)
         ratio = member_ms / solo_ms if solo_ms else math.nan
-        self.row(group, label, verdict.ok, verdict.result, f"{member_ms:.2f} ms per member-step ({ratio:.3f} of solo)")
-        if backbone == "bert-base" and (bf16 or self.device == "cpu"):  # the plan's ratios: the grid, in bf16
+        measure = f"{member_ms:.2f} ms per member-step ({ratio:.3f} of solo)"
+        if pair.shape and self.peak_tflops:
+            rows_run = pair.steps(self.profile) * pair.batch * pair.candidates
+            mfu = {
+                k: estimates.finetune_mfu(
+                    model, jobs.padded_tokens(out), jobs.seed_seconds(job.log), rows_run, self.peak_tflops
+                )
+                for k, out, job in ((1, outs[0], solo), (pair.k, outs[1], fused))
+            }
+            if None in mfu.values():
+                verdict = verdicts.Verdict(False, verdict.result + "; no processed tokens or seconds to find the MFU")
+            else:
+                self.plan["finetune_mfu"].setdefault(pair.shape, {}).update({k: round(v, 4) for k, v in mfu.items()})
+                measure += f", MFU solo {100 * mfu[1]:.1f}%, fused {100 * mfu[pair.k]:.1f}%"
+        elif pair.shape:
+            measure += ", MFU n/a (CPU)" if self.device == "cpu" else ", MFU n/a (no known peak for this card)"
+        self.row(pair.group, pair.label, verdict.ok, verdict.result, measure)
+        if pair.backbone == "bert-base" and (pair.bf16 or self.device == "cpu"):  # the plan's ratios: the grid
             self.plan["fused_ms"][1] = solo_ms
-            self.plan["fused_ms"][k] = member_ms
+            self.plan["fused_ms"][pair.k] = member_ms
 
     def classify(self, glue: Path, models: dict) -> None:
         p = self.profile
         self.large_k = estimates.largest_k(models["bert-large"], p.classify_batch)
-        self.fused_pair("bert-base", models["bert-base"], glue, FP32_K, p.fp32_batch, bf16=False)
+        if "wwm-ext" in models:
+            self.chid_k = chid_k(self.device, models["wwm-ext"])
         if self.device == "cpu":  # bf16 autocast is the GPU's path: its rows are n/a on CPU
             for backbone, k in (("bert-base", BASE_K), ("bert-large", self.large_k)):
                 self.row("fused bf16", f"{backbone} K={k}", None, "bf16 autocast runs on CUDA only")
-        else:
-            self.fused_pair("bert-base", models["bert-base"], glue, BASE_K, p.classify_batch, bf16=True)
-            if not self.quick:
-                self.fused_pair("bert-large", models["bert-large"], glue, self.large_k, p.classify_batch, bf16=True)
-        self.memory_jobs(glue, models)
+        batches = fused_batches(self.device, self.quick, self.large_k, self.chid_k)
+        for batch in batches[:-1]:
+            self.fused_pairs(batch, glue, models)
+        memory = self.memory_specs(glue, models)  # in the last batch's process: no process of their own
+        self.memory_rows(models, self.fused_pairs(batches[-1], glue, models, memory))
 
-    def memory_jobs(self, glue: Path, models: dict) -> None:
-        """The fused stacks at the papers' fine-tuning dropout (0.1), bf16 where the GPU runs it: their peaks
-        against the memory model's estimate of a stack (what sizes K in the plan)."""
-        p = self.profile
-        shapes = [("bert-base", BASE_K)] + ([] if self.quick else [("bert-large", self.large_k)])
-        if self.out_of_time("memory", [f"{b} K={k} dropout 0.1" for b, k in shapes]):
-            return
-        batch, outs = [], []
-        for backbone, k in shapes:
-            spec, out = self.classify_argv(
-                f"{backbone}-memory{k}", models[backbone], glue, k, k, p.classify_batch, self.device == "cuda"
+    def memory_specs(self, glue: Path, models: dict) -> list:
+        """The fused stacks at the papers' fine-tuning dropout (0.1), bf16 where the GPU runs it, for
+        :data:`MEMORY_STEPS`: their peaks against the memory model's estimate of a stack (what sizes K in the
+        plan; :meth:`memory_rows`)."""
+        batch = []
+        for backbone, k in memory_shapes(self.quick, self.large_k):
+            spec, _ = self.classify_argv(
+                f"{backbone}-memory{k}",
+                models[backbone],
+                glue,
+                k,
+                k,
+                self.profile.classify_batch,
+                self.device == "cuda",
             )
             name, argv = spec
             argv[argv.index("--dropout") + 1] = FINETUNE_DROPOUT
+            argv[argv.index("--max-steps") + 1] = MEMORY_STEPS
             batch.append((name, argv))
-            outs.append(out)
-        for (backbone, k), job in zip(shapes, jobs.run_jobs(batch, self.work, max(self.left(), 60)), strict=True):
-            estimate = estimates.fused_estimate(models[backbone], p.classify_batch, k)
+        return batch
+
+    def memory_rows(self, models: dict, done: list) -> None:
+        shapes = memory_shapes(self.quick, self.large_k)
+        if len(done) != len(shapes):  # the batch was skipped: the time budget ran out
+            for backbone, k in shapes:
+                self.row("memory", f"{backbone} K={k} dropout 0.1", False, "skipped: the time budget ran out")
+            return
+        for (backbone, k), job in zip(shapes, done, strict=True):
+            estimate = estimates.fused_estimate(models[backbone], self.profile.classify_batch, k)
             self.memory_row("fused", f"{backbone} K={k} dropout 0.1", job, estimate)
 
     # ------------------------------------------------------------------ resume, DDP, torchrun
@@ -278,6 +318,17 @@ class Acceptance:
         result = f"killed at {killed}, rerun: {why}" if killed else "never killed: the job ended before a save"
         self.row("resume", name, ok, result, f"dropout {FINETUNE_DROPOUT}, save every {p.resume_every} steps")
 
+    def ddp_argv(self, data: dict, models: dict) -> list:
+        tokens = jobs.tokenize(self.work, models["bert-base"], data["sample"])
+        argv = ["pretrain", "--data", tokens, "--model", models["bert-base"], "--objective", "mlm", "--dropout", 0]
+        argv += ["--max-steps", DDP_STEPS, "--lr", self.profile.lr, "--warmup", 0, "--batching", "random"]
+        return argv + ["--num-workers", 0, "--restart"]
+
+    def ddp_one_spec(self, data: dict, models: dict) -> tuple[str, list]:
+        """DDP's one process at the whole batch (:meth:`ddp`)."""
+        out = self.work / "ddp" / "1-process"
+        return "ddp-1", [*self.ddp_argv(data, models), "--batch-size", self.profile.pretrain_batch, "--out", out]
+
     def ddp(self, data: dict, models: dict) -> None:
         """``pretrain`` MLM for a few steps as two processes at half the batch and as one at the whole, dropout 0,
         from the same weights: the weights must agree (pipeline/acceptance/verdicts.py ``ddp_verdict``)."""
@@ -285,14 +336,11 @@ class Acceptance:
         if self.out_of_time("ddp", [name]):
             return
         p = self.profile
-        tokens = jobs.tokenize(self.work, models["bert-base"], data["sample"])
         outs = {n: self.work / "ddp" / f"{n}-process" for n in (1, 2)}
-        base = ["pretrain", "--data", tokens, "--model", models["bert-base"], "--objective", "mlm", "--dropout", 0]
-        base += ["--max-steps", 4, "--lr", p.lr, "--warmup", 0, "--batching", "random", "--num-workers", 0]
-        base += ["--restart"]
-        one = jobs.run_job("ddp-1", [*base, "--batch-size", p.pretrain_batch, "--out", outs[1]], self.work, 300)
+        name_one, argv_one = self.ddp_one_spec(data, models)
+        one = self.ddp_one or jobs.run_job(name_one, argv_one, self.work, 300)  # run beside pretrain's jobs
         launcher = jobs.rule_launcher(2)
-        half = [*base, "--batch-size", p.pretrain_batch // 2, "--out", outs[2]]
+        half = [*self.ddp_argv(data, models), "--batch-size", p.pretrain_batch // 2, "--out", outs[2]]
         two = jobs.run_job("ddp-2", half, self.work, 300, launcher=launcher, env={"OMP_NUM_THREADS": "1"})
         if one.status != 0 or two.status != 0:
             failed = one if one.status != 0 else two
@@ -301,7 +349,13 @@ class Acceptance:
         start, weights = jobs.weights(models["bert-base"]), {n: jobs.weights(o) for n, o in outs.items()}
         verdict = verdicts.ddp_verdict(start, weights[1], weights[2], verdicts.DDP_TOLERANCE[self.device])
         backend = "gloo" if self.device == "cpu" else "NCCL or gloo (ranks on one GPU)"
-        self.row("ddp", name, verdict.ok, verdict.result, f"4 steps, batch {p.pretrain_batch} = 2 x half, {backend}")
+        self.row(
+            "ddp",
+            name,
+            verdict.ok,
+            verdict.result,
+            f"{DDP_STEPS} steps, batch {p.pretrain_batch} = 2 x half, {backend}",
+        )
 
     def torchrun(self, data: dict, models: dict) -> None:
         """torchrun --nproc_per_node 1 through the pretrain rule's launch line."""
@@ -333,21 +387,6 @@ class Acceptance:
         self.row("memory", name, verdict != "FAIL", text)
 
 
-def expected_rows(large_k: int, quick: bool = False) -> list[tuple[str, str]]:
-    """Every row the table must have (group, row): a run that lacks one fails, so the CPU form in CI proves that
-    every path still runs."""
-    runs = QUICK_PRETRAIN if quick else PRETRAIN_RUNS
-    pretrain = [f"{backbone}+{label}" for backbone, label in runs]
-    bf16 = [("bert-base", BASE_K)] + ([] if quick else [("bert-large", large_k)])
-    rows = [("pretrain", name) for name in pretrain]
-    rows += [("fused fp32", f"bert-base K={FP32_K}")] + [("fused bf16", f"{b} K={k}") for b, k in bf16]
-    rows += [("memory", name) for name in pretrain] + [("memory", f"{b} K={k} dropout 0.1") for b, k in bf16]
-    rows += [("ddp", "2 processes = 1 process")]
-    if not quick:
-        rows += [("resume", f"fused K={RESUME_K} killed + rerun"), ("torchrun", "pretrain rule, 1 process")]
-    return rows
-
-
 def plan_file(run: Acceptance, card: str, layers: int) -> dict:
     """What the plan reads (pipeline/budget/acceptance_file.py SCHEMA); ``layers``: BERT-base's, over which its
     solo step is the per-layer floor, as workloads.yaml states the floor."""
@@ -357,13 +396,16 @@ def plan_file(run: Acceptance, card: str, layers: int) -> dict:
 
     fused = run.plan["fused_ms"]
     solo = fused.get(1)
+    # the intercept of step time against FLOPs (floor_row); without one (CPU) a solo classify step, never read
+    floor = run.plan.get("floor_ms") or (solo / layers if solo else 0.0)
+    measured = {key: run.plan[key] for key in ("finetune_mfu", "pretrain_mfu") if run.plan.get(key)}
     return {
         "card": card,
         "date": datetime.date.today().isoformat(),
         "device": run.device,
         "torch": torch.__version__.split("+")[0],
-        "step_floor_per_layer_ms": round(solo / layers, 4) if solo else 0.0,
+        "step_floor_per_layer_ms": round(floor, 4),
         "fused_ratio": {k: round(ms / solo, 4) for k, ms in sorted(fused.items())} if solo else {},
         "mfu": run.plan["mfu"],
         "memory_factor": {kind: round(f, 4) for kind, f in run.plan["memory_factor"].items()},
-    }
+    } | measured

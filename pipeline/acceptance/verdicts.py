@@ -7,6 +7,11 @@
 - :func:`memory_verdict`: the plan sizes stacks and splits batches from pipeline/budget/memory.py's estimate, so a
   measured peak above the estimate by more than :data:`MEMORY_MARGIN` fails: the plan must never size a job
   that runs out of memory. A peak well below it is kept and corrected (the factor the plan applies).
+- :func:`floor_fit`: the step floor the plan applies (each job at least its steps x the floor) is what a step
+  costs beyond its FLOPs: the intercept of a least-squares line through the measured shapes' (FLOPs, seconds) a
+  step, per Transformer layer. Fewer than two distinct shapes, an intercept under 1 µs or a slope not above
+  zero, or a line that misses a shape by more than :data:`FLOOR_RESIDUAL` of its time fail: the floor would be a
+  guess.
 - :func:`ddp_verdict`: two DDP processes at half the batch each give the weights of one process at the whole
   batch (docs/stages/pretrain.md: the MLM loss is averaged over the global batch's masked tokens).
 """
@@ -25,6 +30,8 @@ FLOAT32_TOLERANCE = 1e-4
 BF16_SHARE_OF_SPREAD = 0.1
 MEMORY_MARGIN = 0.10  # a peak up to 10% above the estimate is allocator noise the HEADROOM absorbs
 MEMORY_LOW = 0.15  # a peak more than 15% below: the estimate is corrected (acceptance.yaml memory_factor)
+FLOOR_RESIDUAL = 0.25  # a shape's step time off the fitted line by more than this share: no line describes them
+FLOOR_LEAST_S = 1e-6  # a floor under 1 µs a layer is none (acceptance_file.py's least step_floor_per_layer_ms)
 DDP_TOLERANCE = {"cpu": 1e-4, "cuda": 2e-2}  # ||two-process update - one-process update|| / ||update||
 
 
@@ -90,3 +97,24 @@ def ddp_verdict(start: dict, one: dict, two: dict, tolerance: float) -> Verdict:
         distance <= tolerance,
         f"||2 processes - 1 process|| = {distance:.1e} of the update (tolerance {tolerance:g})",
     )
+
+
+def floor_fit(points: list[tuple[float, float]]) -> tuple[Verdict, float]:
+    """(verdict, intercept) of the line seconds = floor + FLOPs / rate through ``points`` (FLOPs, seconds) of one
+    step of each measured shape, by least squares."""
+    if len({x for x, _ in points}) < 2:
+        return Verdict(False, f"{len(points)} shape(s) measured: a line needs two of different FLOPs"), 0.0
+    n = len(points)
+    mean_x, mean_y = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _ in points)
+    floor = mean_y - slope * mean_x
+    worst = max(abs(y - floor - slope * x) / y for x, y in points)
+    rate = f"{1 / slope / 1e12:.3g} TFLOP/s" if slope > 0 else "no rate"
+    text = f"floor {1000 * floor:.4f} ms, {rate} beyond it; worst shape {worst:.0%} off the line"
+    if floor < FLOOR_LEAST_S or slope <= 0:
+        return Verdict(
+            False, text + ": no positive floor and rate (the steps are not time = floor + FLOPs / rate)"
+        ), 0.0
+    if worst > FLOOR_RESIDUAL:
+        return Verdict(False, text + f": more than {FLOOR_RESIDUAL:.0%} off"), floor
+    return Verdict(True, text), floor

@@ -5,7 +5,8 @@ checked for the budget and the plan.
 architectures and writes this file beside ``workloads.yaml``: the card's name and the date, the per-step floor
 per Transformer layer (a BERT-base fine-tuning step as the classify stage takes it, over its 12 layers), the
 time per member-step of a fused stack over a solo step by stack size, the model FLOPs utilisation each
-pre-training objective reached, and the GPU memory measured over pipeline/budget/memory.py's estimate, the
+pre-training objective reached, the MFU classify's solo and fused steps reached at the grids' shapes
+(``finetune_mfu``, read by :func:`finetune_mfu`; absent from a file made before it was measured), and the GPU memory measured over pipeline/budget/memory.py's estimate, the
 largest over the jobs of each kind (pre-training, fused fine-tuning). Where the file exists the plan costs its
 jobs with these (pipeline/plan/plan_costs.py) and says "measured on CARD, DATE" in its assumption line, and the
 memory model corrects an estimate that was more than :data:`MEMORY_TOLERANCE` off (:func:`memory_factor`).
@@ -19,6 +20,7 @@ checked against :data:`SCHEMA`; anything else stops the plan with one line namin
 from __future__ import annotations
 
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from pipeline.budget.workloads_file import not_finite
@@ -30,6 +32,12 @@ LIMIT = MIB
 # The estimate is kept where the measured peak is within 15% of it (issue 48 §1), and corrected otherwise.
 MEMORY_TOLERANCE = 0.15
 KINDS = ("pretrain", "electra", "fused")  # ELECTRA: a generator and a discriminator in one step
+# The fine-tuning shapes whose MFU the run measures (issue 53 §3): ``sentence``, GLUE at 128 tokens, batch 32 on
+# BERT-base; ``multiple-choice``, ChID at 256 tokens, batch 8 x 10 candidates on the wwm-ext shape
+FINETUNE_SHAPES = ("sentence", "multiple-choice")
+# The pre-training sizes and inputs whose MLM MFU the run measures (issue 53 §3): what the plan applies it to
+SIZES, INPUTS = ("base", "large", "xxlarge"), ("sentences", "packed")
+MFU = {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
 CARD = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9 .()+-]{0,79}$"}  # as workloads_file.CARD
 RATIO = {"type": "number", "exclusiveMinimum": 0, "maximum": 100}
 SCHEMA = {
@@ -56,6 +64,26 @@ SCHEMA = {
             "type": "object",
             "propertyNames": {"enum": list(KINDS)},
             "additionalProperties": RATIO,
+        },
+        "pretrain_mfu": {  # size -> input -> MLM's MFU at steady state (CUDA events, warm-up left out)
+            "type": "object",
+            "propertyNames": {"enum": list(SIZES)},
+            "additionalProperties": {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"enum": list(INPUTS)},
+                "additionalProperties": MFU,
+            },
+        },
+        "finetune_mfu": {  # shape -> members K (1: solo) -> the MFU classify's steps reached, in (0, 1]
+            "type": "object",
+            "propertyNames": {"enum": list(FINETUNE_SHAPES)},
+            "additionalProperties": {
+                "type": "object",
+                "minProperties": 1,
+                "propertyNames": {"pattern": r"^[1-9][0-9]{0,3}$"},
+                "additionalProperties": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            },
         },
     },
 }
@@ -100,6 +128,60 @@ def memory_factor(kind: str) -> float:
     found = measured()
     factor = float(((found or {}).get("memory_factor") or {}).get(kind, 1.0))
     return factor if abs(factor - 1) > MEMORY_TOLERANCE else 1.0
+
+
+def pretrain_mfu(keys: list[str], size: str, form: str, default: float) -> float:
+    """The MFU a pre-training job runs at, ``keys`` its objective's labels in acceptance.yaml ``mfu``, most
+    specific first (``albert-xxlarge+misad``, ``misad.released``, ``misad``), ``size`` (base, large, xxlarge)
+    and ``form`` its input (sentences, packed): the objective's figure, measured on BERT-base's sentences (an
+    ``albert-xxlarge+`` one on ALBERT-xxlarge's), times MLM's figure at the job's size and input over MLM's
+    where the objective's was measured (``pretrain_mfu``), so that a large or packed job runs at its own shape's
+    rate, not base's; an objective not measured: MLM's figure at its size and input; neither: ``default``."""
+    found = measured() or {}
+    objectives, shapes = found.get("mfu") or {}, found.get("pretrain_mfu") or {}
+    here = (shapes.get(size) or {}).get(form)
+    for key in keys:
+        if key in objectives:
+            there = (shapes.get("xxlarge" if key.startswith("albert-xxlarge+") else "base") or {}).get("sentences")
+            return min(1.0, objectives[key] * here / there) if here and there else objectives[key]
+    return here or default
+
+
+def finetune_mfu(multiple_choice: bool, members: int, default: float) -> float:
+    """The MFU a fine-tuning job of ``members`` stacked runs (1: solo) reached on the GPU acceptance run, for its
+    shape (``multiple-choice`` or ``sentence``, :data:`FINETUNE_SHAPES`): linear in K between the stack sizes
+    measured, the nearest one's outside them; ``default`` (the plan's --mfu) where the shape was not measured."""
+    table = ((measured() or {}).get("finetune_mfu") or {}).get("multiple-choice" if multiple_choice else "sentence")
+    if not table:
+        return default
+    points = sorted((int(k), float(v)) for k, v in table.items())
+    if members <= points[0][0]:
+        return points[0][1]
+    for (k0, v0), (k1, v1) in pairwise(points):
+        if members <= k1:
+            return v0 + (members - k0) / (k1 - k0) * (v1 - v0)
+    return points[-1][1]
+
+
+def finetune_source(mfu: float) -> str:
+    """Which MFU the plan costs fine-tuning at, for its assumption line: the measured one per shape, or ``mfu``."""
+    table = (measured() or {}).get("finetune_mfu") or {}
+    shown = [
+        f"{shape} {', '.join(f'K={k} {100 * float(v):.1f}%' for k, v in sorted(table[shape].items(), key=lambda kv: int(kv[0])))}"
+        for shape in FINETUNE_SHAPES
+        if shape in table
+    ]
+    if not shown:
+        return (
+            f"fine-tuning at the assumed {100 * mfu:g}% MFU (not measured: python -m pipeline gpu-acceptance "
+            "measures it on a GPU)"
+        )
+    unmeasured = [shape for shape in FINETUNE_SHAPES if shape not in table]
+    rest = f"; {', '.join(unmeasured)} at the assumed {100 * mfu:g}%" if unmeasured else ""
+    return (
+        f"fine-tuning at the MFU measured at the grids' shapes, linear in K between ({'; '.join(shown)}: "
+        f"sentence = GLUE 128 x 32 on BERT-base, multiple-choice = ChID 256 x 8 x 10 on chinese-bert-wwm-ext){rest}"
+    )
 
 
 def source() -> str | None:

@@ -450,9 +450,11 @@ def run(args: argparse.Namespace) -> None:
     assumption = cost.assumptions(args.gpu, args.mfu, round(planner.per_layer_ms(), 3), planner.floor_source())
     if acceptance_file.measured():  # the GPU acceptance run's numbers replace the stated ones (issue 48 §1)
         assumption += (
-            "; pre-training at the MFU measured for its objective, fused stacks at the measured time per"
+            "; pre-training at the MFU measured for its objective, scaled to its size and input by MLM's there where"
+            " measured, fused stacks at the measured time per"
             f" member-step, memory scaled where measured more than 15% off ({acceptance_file.source()})"
         )
+    assumption += "; " + acceptance_file.finetune_source(args.mfu)
     commits = planner.commits()
     total = budget(records, unread := planner.unread_jobs(records))
     total["fused_stacks"] = planner.fused_stacks()

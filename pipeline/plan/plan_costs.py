@@ -13,10 +13,11 @@ batch), or, for a task, batch or length not measured there, the task's max_lengt
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 
 from pipeline import experiments, fused_groups
-from pipeline.backbone_family import family_kind, shares_layers
+from pipeline.backbone_family import family_kind, shares_layers, size_of
 from pipeline.budget import acceptance_file, cost
 from pipeline.budget.classify_tokens import TOKENS
 from pipeline.budget.cost import architecture
@@ -133,8 +134,8 @@ class PlanCosts:
         tokens = updates * section["batch_size"] * 2 * self.work["tokens_per_example"]["nli_sentence"]
         # a pair step encodes both sentences in one pass (recipes.pair_softmax_loss); nli-mnrl's anchors apart
         floor = (2 if recipe == "nli-mnrl" else 1) * self.floor(arch)
-        flops = cost.Workload(arch, tokens, section["max_length"]).flops
-        return cost.job_cost(flops, updates, floor, self.gpu, self.mfu)
+        flops = cost.Workload(arch, tokens, section["max_length"]).flops  # at the solo sentence MFU where measured
+        return cost.job_cost(flops, updates, floor, self.gpu, acceptance_file.finetune_mfu(False, 1, self.mfu))
 
     def finetune_runs(self) -> dict[str, tuple[str, str, str]]:
         """label -> (start, recipe, twin objectives) of every Siamese fine-tuning the workflow runs: every start x
@@ -160,15 +161,12 @@ class PlanCosts:
     def objective_mfu(self, run: experiments.PretrainRun, settings: dict) -> float:
         """The MFU a pre-training job runs at: what the GPU acceptance run measured for its objective on its
         family (acceptance.yaml ``mfu``: ``electra+misad``, ``albert-xxlarge+misad``, ``misad.released``, ``mlm``
-        ...), the objective's on BERT-base where its family was not measured, else ``--mfu``."""
-        measured = (acceptance_file.measured() or {}).get("mfu") or {}
+        ...), the objective's on BERT-base where its family was not measured, at its size and input
+        (:func:`acceptance_file.pretrain_mfu`), else ``--mfu``."""
         repo = settings["backbone"].lower()
         family = "albert-xxlarge" if "albert-xxlarge" in repo else family_kind(repo) or ""
-        variant = f"{run.objective}.{run.settings.get('misad_loss')}"
-        for key in (f"{family}+{run.objective}", variant, run.objective):
-            if key in measured:
-                return measured[key]
-        return self.mfu
+        keys = [f"{family}+{run.objective}", f"{run.objective}.{run.settings.get('misad_loss')}", run.objective]
+        return acceptance_file.pretrain_mfu(keys, size_of(repo), settings["input"], self.mfu)
 
     def bilstm_models(self) -> list[tuple[str, int]]:
         """(pooling, units per direction) of every BiLSTM the config trains: poolings x sizes, then ``extra``
@@ -414,13 +412,13 @@ class PlanCosts:
         group = self.fused_group(benchmark, label)
 
         def listed(key, task):
-            value = section[key].get(task, section[key][benchmark])
-            return value if isinstance(value, list) else [value]
+            return _listed(section[key].get(task, section[key][benchmark]))
 
         total, floor = cost.JobCost(), self.floor(arch)
         for task in section[benchmark]["tasks"]:
             shape = shapes.get(task) or {}
             sequences = shape.get("candidates", 1)  # sequences per training example
+            mfu = partial(acceptance_file.finetune_mfu, sequences > 1, default=self.mfu)  # measured, else --mfu
             settings_per_point, runs = len(listed("lr", task)), section["seeds"] * len(group)
             for batch in section["batch_sizes"][benchmark]:
                 for epochs in listed("epochs", task):
@@ -430,7 +428,7 @@ class PlanCosts:
                         point = (arch, benchmark, task, batch, length)
                         if fuse <= 1:
                             flops = features * sequences * epochs * self.sequence_flops(*point, 1)
-                            job = cost.job_cost(flops, steps, floor, self.gpu, self.mfu)
+                            job = cost.job_cost(flops, steps, floor, self.gpu, mfu(1))
                             total += settings_per_point * runs * job
                             continue
                         for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
@@ -438,7 +436,7 @@ class PlanCosts:
                             flops = (
                                 features * sequences * epochs * self.sequence_flops(*point, self.stack_orders(members))
                             )
-                            job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, self.mfu)
+                            job = cost.fused_job_cost([flops] * members, steps, floor, ratio, self.gpu, mfu(members))
                             total += settings_per_point * job
         return total * (1 / len(group))  # the group's jobs, shared by its models
 

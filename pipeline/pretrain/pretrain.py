@@ -1,16 +1,15 @@
 """Stage ``pretrain``: continue pre-training a masked-LM backbone with one objective (docs/method.md §3).
 
-Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n-gram masking,
-BURT §3.2), ``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD +
-MLM, ULR-BERT §3.2; ``--misad-choice mlm-score`` as the paper, ``random`` as the released
-code), ``misad-span`` / ``misad-entity`` (MiSAD with w a random span / a named entity, drawn
-uniformly: ULR-BERT §7.2), ``nsp`` and ``sop`` (sentence-pair baselines with MLM, ULR-BERT §7.1);
-each is one entry of :mod:`pipeline.objective_registry`. MiSAD's ``--pooling``: mean (default), cls,
-max, or ``pooler`` (BERT's pooler on [CLS], ULR-BERT §3.2; saved with the model:
-:mod:`pipeline.pretrain.pooler`); its ``--misad-loss``: ``equation`` (ULR-BERT §3.2 as written) or
-``released`` (the authors' ``run_mse.py``: the sum re-normalised, R masked with its MLM loss added, a
-fresh pooler; docs/method.md §3). ``--span-max-words``: SpanBERT's longest span (6, ULR-BERT §7.2;
-BURT's Span rows 10, as ``run_span.py``). Both are recorded in ``pretrain_config.json``.
+Objectives: ``mlm`` (BERT token masking), ``wwm`` (whole words), ``burt`` (PMI n-gram masking, BURT §3.2),
+``spanbert`` (random spans), ``entity`` (named-entity spans), ``misad`` (MiSAD + MLM, ULR-BERT §3.2;
+``--misad-choice mlm-score`` as the paper, ``random`` as the released code), ``misad-span`` / ``misad-entity``
+(MiSAD with w a random span / a named entity, drawn uniformly: ULR-BERT §7.2), ``nsp`` and ``sop`` (sentence-pair
+baselines with MLM, ULR-BERT §7.1); each is one entry of :mod:`pipeline.objective_registry`. MiSAD's ``--pooling``:
+mean (default), cls, max, or ``pooler`` (BERT's pooler on [CLS], ULR-BERT §3.2; saved with the model:
+:mod:`pipeline.pretrain.pooler`); its ``--misad-loss``: ``equation`` (ULR-BERT §3.2 as written) or ``released`` (the
+authors' ``run_mse.py``: the sum re-normalised, R masked with its MLM loss added, a fresh pooler; docs/method.md
+§3). ``--span-max-words``: SpanBERT's longest span (6, ULR-BERT §7.2; BURT's Span rows 10, as ``run_span.py``). Both
+are recorded in ``pretrain_config.json``.
 
 Optimisation as in both papers: AdamW, lr 5e-5, linear warm-up over the first 10% of the
 steps then linear decay, dropout 0.1, gradient clipping at 1.0, one epoch by default
@@ -29,18 +28,16 @@ Input: ``--input sentences`` (default; one sentence per example, as tokenize cut
 for sentences) puts sentences of similar length in a batch, ``random`` does not
 (:mod:`pipeline.pretrain.batching`); the log and ``stats.json`` give the share of padding.
 
-Outputs. ``OUT/`` appears only when training completes: ``save_pretrained`` model (encoder +
-MLM head) and tokenizer, sentence-transformers module files, ``pretrain_config.json``
-(resolved settings + provenance) and ``train_log.jsonl`` (one line per optimizer step: every
-loss term, lr, tokens, tokens/s, the step's mask rate) and ``stats.json`` (the run's masking
-statistics: :mod:`pipeline.pretrain.masking_stats`). While training, everything lives in
-``.OUT.work/`` beside it: the memory-mapped copy of the data, the log and ``checkpoint/``
-(every ``--save-every`` steps). ``--resume`` continues exactly from that checkpoint, or starts
-a fresh run when there is none (so a workflow can always pass it); a checkpoint made with
-other settings or data is refused (exit status 2, naming the differences) rather than thrown
-away, since it may hold days of GPU work: ``--restart`` discards it and starts afresh. The
-work directory is deleted on success, except that ``--keep-checkpoint`` moves the final
-checkpoint to ``OUT/checkpoint/``.
+Outputs. ``OUT/`` appears only when training completes: ``save_pretrained`` model (encoder + MLM head) and
+tokenizer, sentence-transformers module files, ``pretrain_config.json`` (resolved settings + provenance) and
+``train_log.jsonl`` (one line per optimizer step: every loss term, lr, tokens, tokens/s, the step's compute seconds
+``step_seconds``: :mod:`pipeline.pretrain.step_timer`, its mask rate) and ``stats.json`` (the run's masking
+statistics: :mod:`pipeline.pretrain.masking_stats`). While training, everything lives in ``.OUT.work/`` beside it:
+the memory-mapped copy of the data, the log and ``checkpoint/`` (every ``--save-every`` steps). ``--resume``
+continues exactly from that checkpoint, or starts a fresh run when there is none (so a workflow can always pass it);
+a checkpoint made with other settings or data is refused (exit status 2, naming the differences) rather than thrown
+away, since it may hold days of GPU work: ``--restart`` discards it and starts afresh. The work directory is deleted
+on success, except that ``--keep-checkpoint`` moves the final checkpoint to ``OUT/checkpoint/``.
 """
 
 from __future__ import annotations
@@ -112,6 +109,7 @@ from pipeline.pretrain.packing import (
     sentence_length,
 )
 from pipeline.pretrain.pooler import export_pooler
+from pipeline.pretrain.step_timer import StepTimer
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_data, data_fingerprint
 from pipeline.progress import Progress
 from pipeline.shards import input_files
@@ -398,7 +396,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
         checkpoint.save(work / "checkpoint", world, module, optimizer, scheduler, at, settings)
 
     step, epoch, done = position["step"], position["epoch"], position["batches_done"]
-    meter = Progress(log, "steps", total=total_steps)
+    meter, timer = Progress(log, "steps", total=total_steps), StepTimer(device)
     meter.count = step
     loader_rng = torch.Generator().manual_seed(args.seed)  # keeps worker seeding off the global (dropout) RNG
     model.train()
@@ -420,6 +418,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
             loader = epoch_loader(examples, batches[done:], collator, args.num_workers, device, loader_rng)
             sums, started, micro, step_stats, padding = {}, time.monotonic(), 0, MaskingStats(), PaddingMeter()
             for batch in loader:
+                timer.start()  # the step's compute from its first micro-batch on, no wait for the loader in it
                 stats = batch.pop("masking_stats", None)
                 batch = prepare(batch, module, collator, tokenizer, device)
                 step_stats.add(stats).add(batch.pop("masking_stats", None))
@@ -449,6 +448,7 @@ def _train(args, world: runtime.World, halt_after: int | None) -> Path:
                     **losses,
                     "tokens": all_tokens,
                     "tokens_per_s": round(all_tokens / seconds, 1),
+                    "step_seconds": timer.stop(),
                     "mask_rate": round(counts["masked_tokens"] / max(counts["eligible_tokens"], 1), 5),
                     **padding.shares(),
                 }

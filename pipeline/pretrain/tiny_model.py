@@ -45,9 +45,13 @@ log = logging.getLogger("pipeline.tiny-model")
 MAX_PIECE_CHARS = 24  # longer words are spelled with shorter pieces
 MAX_PARAMETERS = 350_000_000  # BERT-large's size: more is not a tiny model, and needs > 1.4 GB to build
 FAMILIES = ("bert", "albert", "electra")
-# the released checkpoints --architecture builds at their real size: the budget's table, of these families
+# the released checkpoints --architecture builds at their real size: the budget's table, of these families; the
+# Chinese BERTs (bert-base-chinese, chinese-bert-wwm-ext: BERT-base with a 21,128-row vocabulary) are BERTs
+FAMILY_OF = {"chinese": "bert"}
 NAMED = {
-    name: arch for name, arch in ARCHITECTURES.items() if family_kind(name) in FAMILIES and "generator" not in name
+    name: arch
+    for name, arch in ARCHITECTURES.items()
+    if FAMILY_OF.get(family_kind(name), family_kind(name)) in FAMILIES and "generator" not in name
 }
 HEAD_WIDTH = 64  # every released BERT, ALBERT and ELECTRA has 64-wide attention heads (hidden / heads)
 
@@ -100,7 +104,7 @@ def resolve_architecture(args: argparse.Namespace) -> None:
     if not args.architecture:
         return
     arch = NAMED[args.architecture]
-    args.family = family_kind(args.architecture)
+    args.family = FAMILY_OF.get(family_kind(args.architecture), family_kind(args.architecture))
     args.layers, args.hidden, args.heads = arch.layers, arch.hidden, arch.hidden // HEAD_WIDTH
     args.embedding_size = arch.embedding
 

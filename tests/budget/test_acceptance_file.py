@@ -72,8 +72,26 @@ def test_the_repository_s_measurement_if_any_is_valid():
         ({"memory_factor": {"pretrain": 0}}, "memory_factor.pretrain"),
         ({"memory_factor": {"decode": 1.0}}, "memory_factor"),
         ({"fused_ratio": {"four": 0.3}}, "fused_ratio"),
+        ({"finetune_mfu": {"sentence": {1: 1.2}}}, "finetune_mfu.sentence.1"),
+        ({"finetune_mfu": {"sentence": {1: 0}}}, "finetune_mfu.sentence.1"),
+        ({"finetune_mfu": {"reading": {1: 0.3}}}, "finetune_mfu"),
+        ({"finetune_mfu": {"sentence": {"K16": 0.3}}}, "finetune_mfu.sentence"),
+        ({"finetune_mfu": {"sentence": {}}}, "finetune_mfu.sentence"),
     ],
-    ids=["cpu run", "card html", "nan", "mfu above 1", "zero factor", "unknown kind", "bad K"],
+    ids=[
+        "cpu run",
+        "card html",
+        "nan",
+        "mfu above 1",
+        "zero factor",
+        "unknown kind",
+        "bad K",
+        "finetune mfu above 1",
+        "finetune mfu zero",
+        "unknown shape",
+        "finetune bad K",
+        "finetune empty",
+    ],
 )
 def test_a_bad_file_is_one_line_naming_the_place(change, place):
     with pytest.raises(InputError) as error:
@@ -96,7 +114,7 @@ def test_memory_is_corrected_only_past_15_percent(accepted):
     assert memory.member_bytes(large, 32, 128) == pytest.approx(
         1.5 * memory.member_bytes(large, 32, 128, corrected=False)
     )
-    assert memory.largest_fused_members(large, 32, 128) == 4  # 7 by the formula alone (docs/stages/classify.md)
+    assert memory.largest_fused_members(large, 32, 128) == 4  # 6 by the formula alone (docs/stages/classify.md)
 
 
 def test_the_plan_reads_the_measurement(accepted, cli, capsys, tmp_path):
@@ -111,3 +129,82 @@ def test_the_plan_reads_the_measurement(accepted, cli, capsys, tmp_path):
     out = tmp_path / "plan.md"
     assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
     assert "measured on NVIDIA H100 80GB HBM3, 2026-12-01 by python -m pipeline gpu-acceptance" in out.read_text()
+
+
+FINETUNE = {"sentence": {1: 0.1, 16: 0.4}, "multiple-choice": {1: 0.3, 6: 0.5}}
+
+
+def test_fine_tuning_is_costed_at_the_measured_mfu_of_its_shape(accepted, cli, capsys, tmp_path):
+    """Issue 53 §3: the GLUE / CLUE grids and the Siamese fine-tunings at the MFU classify's steps reached at the
+    grids' shapes (a multiple-choice task at ChID's, the rest at GLUE's; linear in K between the stacks
+    measured), --mfu where nothing was measured; the assumption line says which."""
+    planner = Planner(copy.deepcopy(resolve_config(PAPER_EN)), "h100", 0.4)
+    label = planner.config["classify"]["glue"]["models"][0]
+    stated = planner.classify_cost("glue", label).flops_hours
+    assert acceptance_file.finetune_mfu(False, 16, 0.4) == 0.4  # no file: --mfu
+    assert "fine-tuning at the assumed 40% MFU" in acceptance_file.finetune_source(0.4)
+    accepted(GOOD)  # a file from before fine-tuning was measured: still --mfu
+    assert planner.classify_cost("glue", label).flops_hours == pytest.approx(stated)
+    accepted({**GOOD, "finetune_mfu": FINETUNE})
+    assert acceptance_file.finetune_mfu(False, 16, 0.4) == 0.4 and acceptance_file.finetune_mfu(False, 1, 0.4) == 0.1
+    assert acceptance_file.finetune_mfu(False, 6, 0.4) == pytest.approx(0.1 + 5 / 15 * 0.3)
+    assert acceptance_file.finetune_mfu(True, 3, 0.4) == pytest.approx(0.3 + 2 / 5 * 0.2)
+    assert acceptance_file.finetune_mfu(True, 12, 0.4) == 0.5  # past the largest stack measured: its figure
+    measured = planner.classify_cost("glue", label).flops_hours
+    assert stated < measured < stated * 0.4 / 0.1  # K=16 stacks at 40%, smaller ones below it
+    siamese = planner.finetune_cost("bert-base-uncased", "sbert-nli", 1000)
+    accepted(GOOD)
+    assert siamese.flops_hours == pytest.approx(
+        planner.finetune_cost("bert-base-uncased", "sbert-nli", 1000).flops_hours * 4
+    )
+    accepted({**GOOD, "finetune_mfu": FINETUNE})
+    out = tmp_path / "plan.md"
+    assert cli("plan", "--configfile", PAPER_EN, "--out", out) == 0, capsys.readouterr().err
+    text = " ".join(out.read_text().split())
+    assert "fine-tuning at the MFU measured at the grids' shapes" in text and "sentence K=1 10.0%, K=16 40.0%" in text
+
+
+SHAPES = {"base": {"sentences": 0.3, "packed": 0.45}, "large": {"sentences": 0.36, "packed": 0.5}}
+
+
+def test_pre_training_runs_at_the_mfu_of_its_size_and_input(accepted):
+    """Issue 53 §3: a job at another size or input than its objective's measurement runs at the objective's figure
+    scaled by MLM's at its own size and input (not base's for all); an objective measured on its family keeps it;
+    no shape measured: the objective's figure as before."""
+    planner = Planner(copy.deepcopy(resolve_config(PAPER_EN)), "h100", 0.4)
+
+    def job(backbone, objective, form):
+        run = next(
+            r
+            for r in planner.runs.values()
+            if backbone in planner.pretrain_settings(r)["backbone"]
+            and r.objective == objective
+            and planner.pretrain_settings(r)["input"] == form
+        )
+        return planner.objective_mfu(run, planner.pretrain_settings(run))
+
+    accepted(GOOD)  # no shapes measured: base's figure for every size and input, as before
+    assert job("bert-large-uncased", "mlm", "packed") == 0.3
+    accepted({**GOOD, "pretrain_mfu": SHAPES})
+    assert job("bert-base-uncased", "mlm", "sentences") == pytest.approx(0.3)
+    assert job("bert-large-uncased", "mlm", "packed") == pytest.approx(0.5)
+    assert job("bert-base-uncased", "burt", "packed") == pytest.approx(0.45)  # not measured: MLM's at its shape
+    assert job("albert-xxlarge-v2", "misad", "sentences") == 0.5  # its family's own figure (no xxlarge MLM)
+    assert acceptance_file.pretrain_mfu(["misad.released"], "large", "sentences", 0.4) == pytest.approx(0.2 * 1.2)
+    assert acceptance_file.pretrain_mfu(["nsp"], "xxlarge", "packed", 0.4) == 0.4  # nothing measured: --mfu
+
+
+@pytest.mark.parametrize(
+    "shapes, place",
+    [
+        ({"huge": {"sentences": 0.3}}, "pretrain_mfu"),
+        ({"base": {"pairs": 0.3}}, "pretrain_mfu.base"),
+        ({"base": {"sentences": 1.3}}, "pretrain_mfu.base.sentences"),
+        ({"base": {}}, "pretrain_mfu.base"),
+    ],
+    ids=["unknown size", "unknown input", "above 1", "empty"],
+)
+def test_a_bad_shape_table_is_one_line(shapes, place):
+    with pytest.raises(InputError) as error:
+        acceptance_file.check({**GOOD, "pretrain_mfu": shapes}, "acceptance.yaml")
+    assert place in str(error.value)

@@ -19,7 +19,7 @@ def run(tokens, model, out, objective, workers):
     argv = [str(a) for a in argv]
     train(build_parser(argv).parse_args(argv))
     log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
-    return [{k: v for k, v in entry.items() if k != "tokens_per_s"} for entry in log], load_file(
+    return [{k: v for k, v in entry.items() if k not in ("tokens_per_s", "step_seconds")} for entry in log], load_file(
         out / "model.safetensors"
     )
 
