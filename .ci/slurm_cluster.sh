@@ -116,7 +116,8 @@ echo "cluster up after $(( $(date +%s) - started )) s"
 LOCAL=slurm-ci-local
 CLUSTER=slurm-ci-cluster
 rm -rf "results/$CLUSTER"
-# The local run to compare with; SLURM_CI_KEEP_LOCAL=1 keeps it between runs (while debugging).
+# The local run to compare with; SLURM_CI_KEEP_LOCAL=1 keeps one made before (while debugging, or in .ci/run,
+# the tests' end-to-end demo under this run name): Snakemake then finds it up to date, and runs what is not.
 [[ ${SLURM_CI_KEEP_LOCAL:-0} == 1 ]] || rm -rf "results/$LOCAL"
 # The local run goes on in the background while the cluster run waits on sbatch and squeue (most of
 # its time): the two runs write disjoint outputs (results/<run>), so Snakemake's locks let them run

@@ -32,36 +32,20 @@ def run_name():
     shutil.rmtree(REPO / "results" / name, ignore_errors=True)
 
 
-def test_lint_is_clean():
-    result = snakemake("--lint")
-    assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
+@pytest.fixture
+def demo_run_name(run_name):
+    """The end-to-end demo's run: a run of its own, removed afterwards; or, where ``ULR_CI_DEMO_RUN`` names one,
+    that run, kept: CI's SLURM part compares its cluster demo with this demo instead of running a local demo of
+    its own (.ci/run, .ci/slurm_cluster.sh)."""
+    kept = os.environ.get("ULR_CI_DEMO_RUN", "")
+    if not kept:
+        return run_name
+    shutil.rmtree(REPO / "results" / kept, ignore_errors=True)
+    return kept
 
 
-@pytest.mark.parametrize("config", sorted(p.name for p in (REPO / "workflow" / "config").glob("*.yaml")))
-def test_every_shipped_config_validates_and_plans(config):
-    result = snakemake("-n", "--configfile", f"workflow/config/{config}", check=False)
-    assert "ValidationError" not in result.stderr and "invalid config" not in result.stderr, result.stderr
-    if config in ("demo.yaml",) or (config == "sample.yaml" and (REPO.parent / "shared" / "data").exists()):
-        assert result.returncode == 0, result.stderr
-
-
-def test_bad_config_names_the_key(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("shards: 2", "shards: 0"))
-    result = snakemake("-n", "--configfile", str(bad), check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "less than the minimum of 1" in output and "corpus.shards" in output
-
-
-def test_unknown_config_key_is_rejected(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text((REPO / "workflow/config/demo.yaml").read_text().replace("shards: 2", "shards: 2\n  shard: 3"))
-    result = snakemake("-n", "--configfile", str(bad), check=False)
-    assert result.returncode != 0 and "unknown key corpus.shard; allowed: " in result.stdout + result.stderr
-
-
-def test_demo_dag_runs_end_to_end(run_name):
+def test_demo_dag_runs_end_to_end(demo_run_name, tmp_path):
+    run_name = demo_run_name
     snakemake("--cores", "2", "--config", f"run={run_name}")
     results = REPO / "results" / run_name
     for lang in ("en", "zh"):
@@ -131,8 +115,8 @@ def test_demo_dag_runs_end_to_end(run_name):
     assert card.startswith("---\n") and "burt" in card and (results / "models" / "tiny" / "README.md").exists()
     assert "articles_kept" in (results / "report" / "corpus_stats.html").read_text()
     assert (results / "report" / "training" / "tiny+burt.png").stat().st_size > 0
-    snakemake("--report", str(results / "report.html"), "--config", f"run={run_name}")
-    assert (results / "report.html").stat().st_size > 0
+    snakemake("--report", str(tmp_path / "report.html"), "--config", f"run={run_name}")  # not an output of a rule
+    assert (tmp_path / "report.html").stat().st_size > 0
 
 
 def test_a_changed_dump_reruns_its_language_only(run_name, tmp_path):
