@@ -375,8 +375,9 @@ def run(args: argparse.Namespace) -> None:
         stack = None
         if len(group) > 1:
             members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
-            # a member's numbers depend on the runs beside it (its dropout draws are the stack's): its provenance
-            # names them (issue 47 §2)
+            # its provenance names the runs beside it (issue 47 §2), though a member's numbers do not depend on
+            # them: its dropout masks come from its own key and its batches from its own sampler
+            # (docs/stages/classify.md "Fused seeds")
             stack = {
                 "index": stacks.index(group),
                 "of": len(stacks),
