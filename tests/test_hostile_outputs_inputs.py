@@ -273,14 +273,21 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=[case.__name__.strip("_") for case in CASES])
 def test_an_out_that_is_an_input_of_the_stage_is_refused(cli, good, tmp_path, capsys, case):
     args, out, fragment = case(good, tmp_path)
+    error = _refused_in_one_line(cli, capsys, tmp_path, args, out, fragment)
+    assert "an output never overwrites" in error, error
+
+
+def _refused_in_one_line(cli, capsys, tmp_path, args, out, fragment) -> str:
+    """Run the stage: exit 2, one ``error:`` line naming ``out`` and saying ``fragment``, nothing under
+    ``tmp_path`` changed; returns that line."""
     before = _bytes(tmp_path)
     status = cli(*args)
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if line.startswith("error: ")]
     assert status == 2 and "Traceback" not in err and len(errors) == 1, err
     assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
-    assert "an output never overwrites" in errors[0], errors[0]
     assert _bytes(tmp_path) == before
+    return errors[0]
 
 
 # ------------------------------------------------------------------ a second path to the same folder
@@ -350,10 +357,4 @@ def test_an_out_reached_by_a_second_path_to_an_input_folder_is_refused(cli, good
     """Issue 55 §1: a bind mount is a second name for a folder; the guard compares device and inode of every
     folder on the output's way, not names."""
     args, out, fragment = case(good, tmp_path, bind_mount)
-    before = _bytes(tmp_path)
-    status = cli(*args)
-    err = capsys.readouterr().err
-    errors = [line for line in err.splitlines() if line.startswith("error: ")]
-    assert status == 2 and "Traceback" not in err and len(errors) == 1, err
-    assert errors[0].startswith(f"error: {out}: ") and fragment in errors[0], errors[0]
-    assert _bytes(tmp_path) == before
+    _refused_in_one_line(cli, capsys, tmp_path, args, out, fragment)

@@ -92,22 +92,30 @@ def make_data(work: Path) -> dict[str, Path]:
     return made
 
 
-def make_glue(work: Path, sentences: Path) -> Path:
-    """A data root holding ``glue/SST-2/{train,dev}.tsv`` of long inputs (module docstring); returns the root.
-    The label is whether the input opens with the corpus's most frequent word or its second: one embedding
-    decides it, so even a random-weight model learns it within the run's few steps, and seeds' losses part."""
+def _frequent_words(sentences: Path) -> tuple[list[str], list[str]]:
+    """The first shard's sentences (whitespace made single), and their lower-cased words, most frequent first
+    (ties by the word): the marker words of the learnable tasks below."""
     import pyarrow.parquet as pq
 
-    root = work / "glue-data"
-    folder = root / "glue" / "SST-2"
-    if (folder / "dev.tsv").exists():
-        return root
     texts = [" ".join(t.split()) for t in pq.read_table(sentences / "shard-000.parquet").column("text").to_pylist()]
     counts: dict[str, int] = {}
     for text in texts:
         for word in text.lower().split():
             counts[word] = counts.get(word, 0) + 1
-    markers = sorted(counts, key=lambda w: (-counts[w], w))[:2]
+    return texts, sorted(counts, key=lambda w: (-counts[w], w))
+
+
+def make_glue(work: Path, sentences: Path) -> Path:
+    """A data root holding ``glue/SST-2/{train,dev}.tsv`` of long inputs (module docstring); returns the root.
+    The label is whether the input opens with the corpus's most frequent word or its second: one embedding
+    decides it, so even a random-weight model learns it within the run's few steps, and seeds' losses part."""
+
+    root = work / "glue-data"
+    folder = root / "glue" / "SST-2"
+    if (folder / "dev.tsv").exists():
+        return root
+    texts, frequent = _frequent_words(sentences)
+    markers = frequent[:2]
     draw = random.Random(0)
     inputs = []
     for k in range(TRAIN_INPUTS + DEV_INPUTS):
@@ -129,17 +137,12 @@ def make_chid(root: Path, sentences: Path) -> Path:
     characters in a passage of 256 tokens, a random-weight model scores every choice alike, every seed's loss
     stays ln 10 and the row could not tell a permuted stack). The answer is the
     corpus's most frequent word, at a random place, the others the nine next most frequent: one embedding decides it (as :func:`make_glue`'s label), so seeds part. Returns ``root``."""
-    import pyarrow.parquet as pq
 
     folder = root / "chinese" / "chid"
     if (folder / "dev.json").exists():
         return root
-    texts = [" ".join(t.split()) for t in pq.read_table(sentences / "shard-000.parquet").column("text").to_pylist()]
-    counts: dict[str, int] = {}
-    for text in texts:
-        for word in text.lower().split():
-            counts[word] = counts.get(word, 0) + 1
-    words = sorted(counts, key=lambda w: (-counts[w], w))[:CHID_CANDIDATES]
+    texts, frequent = _frequent_words(sentences)
+    words = frequent[:CHID_CANDIDATES]
     draw = random.Random(0)
     lines = []
     for k in range(TRAIN_INPUTS + DEV_INPUTS):
