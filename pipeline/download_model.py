@@ -68,16 +68,23 @@ CONFIG_FILES = (
 )
 
 
+_SAFETENSORS = re.compile(r"[^/]+\.safetensors|model\.safetensors\.index\.json")
+_PYTORCH_WEIGHTS = re.compile(r"pytorch_model(-\d+-of-\d+)?\.bin(\.index\.json)?")
+
+
+def snapshot_file(name: str) -> bool:
+    """Whether ``name`` is one this stage fetches into a snapshot (:func:`wanted_files`): a hub repository's
+    configuration, tokenizer or weights file. A ``SNAPSHOT.json`` is in the folder it describes, so anyone
+    can write one: a file it lists under any other name (a user's thesis.txt with its true SHA-256) is no
+    file of the snapshot's, and is never deleted with it (issue 55 §1)."""
+    return name in CONFIG_FILES or bool(_SAFETENSORS.fullmatch(name) or _PYTORCH_WEIGHTS.fullmatch(name))
+
+
 def wanted_files(files: list[str], spec: str = "hub") -> list[str]:
     """The files of a commit that loading needs: configuration, tokenizer and one weights format."""
     chosen = [name for name in files if name in CONFIG_FILES]
-    safetensors = [name for name in files if "/" not in name and name.endswith(".safetensors")]
-    safetensors += [name for name in files if name == "model.safetensors.index.json"]
-    weights = safetensors or [
-        name
-        for name in files
-        if "/" not in name and re.match(r"pytorch_model(-\d+-of-\d+)?\.bin(\.index\.json)?$", name)
-    ]
+    safetensors = [name for name in files if _SAFETENSORS.fullmatch(name)]
+    weights = safetensors or [name for name in files if _PYTORCH_WEIGHTS.fullmatch(name)]
     if not weights:
         raise InputError(spec, "the commit holds no model weights (model.safetensors or pytorch_model.bin)")
     if "config.json" not in chosen:
@@ -198,7 +205,8 @@ def check_out(out: Path) -> None:
     try:
         if not folder_entries(real):
             return
-        found = unproven(real, files, [RECORD, *WORKFLOW_MARKS]) if isinstance(files, dict) else None  # hashes prove
+        # hashes prove a file unchanged, and only a name this stage fetches makes it the snapshot's own
+        found = unproven(real, files, [RECORD, *WORKFLOW_MARKS], own=snapshot_file) if isinstance(files, dict) else None
     except OSError as exc:
         raise InputError(out, f"cannot read the existing output folder: {os_message(exc)}") from exc
     if found is None:

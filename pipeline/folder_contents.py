@@ -11,12 +11,20 @@ proves nothing by naming a file: it holds each file with the SHA-256 and size it
 (:func:`proof_of`, :func:`written_record`), and :func:`unproven` counts a listed file as the stage's own only
 where its bytes still match. A file the list names with other bytes, or an entry of an older list that
 carries no hash, is unproven: kept and named like any other file the stage did not write.
+
+Bytes prove a file is unchanged, not who wrote it: anyone can list a user's ``thesis.txt`` with its true
+SHA-256 (issue 55 §1). So each kind of folder also declares the names it writes (:func:`own_names`: a
+model directory's save_pretrained, tokenizer and sentence-transformers files and our records, a snapshot's
+hub files, a rehearsal's layout), and :func:`unproven` counts a listed file as the stage's own only where
+its name is one of those too: a forged list can then name only files the stage itself would write there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Iterable
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 
@@ -114,13 +122,42 @@ def _proven(path: Path, proof) -> bool:
         return False
 
 
-def unproven(folder, record, accepted=()) -> list[str]:
+OwnNames = Callable[[str], bool]
+
+
+def own_names(patterns: Iterable[str]) -> OwnNames:
+    """Whether an entry (``a/b``, an empty folder ``a/``) has a name a stage writes, by ``patterns``: each a
+    path of :func:`fnmatch.fnmatchcase` parts matched part by part (``*`` never crosses a ``/``), where a
+    last part ``**`` takes anything beneath the folders before it (``data/**``: ``data/a/b``, and ``data/`` as
+    an empty folder, but not a file ``data``; ``*/**``: nothing at the top but folders)."""
+    compiled = [tuple(pattern.split("/")) for pattern in patterns]
+
+    def matches(parts: tuple[str, ...], folder: bool, pattern: tuple[str, ...]) -> bool:
+        if pattern[-1] == "**":
+            head = pattern[:-1]
+            deep_enough = len(parts) > len(head) or (folder and len(parts) == len(head))
+            return deep_enough and all(map(fnmatchcase, parts, head))
+        return len(parts) == len(pattern) and all(map(fnmatchcase, parts, pattern))
+
+    def own(entry: str) -> bool:
+        parts = PurePosixPath(entry.rstrip("/")).parts
+        return any(matches(parts, entry.endswith("/"), pattern) for pattern in compiled)
+
+    return own
+
+
+def unproven(folder, record, accepted=(), *, own: OwnNames) -> list[str]:
     """What ``folder`` holds that ``record`` (entry -> :func:`proof_of`, as :func:`written_record` made it)
     does not prove the stage wrote, named as :func:`unwritten` names them: an entry not listed, one listed
-    with other bytes or another link target, and every entry of a list without proofs (an older one, a
-    list of bare names). ``accepted``: names the caller owns without a proof (the list itself, Snakemake's
-    marks). A record that is not a mapping proves nothing."""
+    with other bytes or another link target, one listed under a name the stage never writes (``own``, from
+    :func:`own_names`: a forged list with a user's file and its true hash), and every entry of a list without
+    proofs (an older one, a list of bare names). ``accepted``: names the caller owns without a proof (the
+    list itself, Snakemake's marks). A record that is not a mapping proves nothing."""
     folder = Path(folder)
     record = record if isinstance(record, dict) else {}
-    proven = [entry for entry in folder_entries(folder) if entry in record and _proven(folder / entry, record[entry])]
+    proven = [
+        entry
+        for entry in folder_entries(folder)
+        if entry in record and own(entry) and _proven(folder / entry, record[entry])
+    ]
     return unwritten(folder, [*proven, *accepted])

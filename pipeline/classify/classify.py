@@ -59,7 +59,7 @@ from pipeline.arguments import (
 )
 from pipeline.atomic import AtomicFiles, json_text
 from pipeline.classify import encoding, fused_stacks, fused_training, hyperparameters, submission, tasks, training
-from pipeline.classify.fused_resume import data_fingerprint
+from pipeline.classify.fused_resume import check_folder, data_fingerprint
 from pipeline.errors import InputError
 from pipeline.output_guard import refuse_inputs, refuse_read_files
 
@@ -321,6 +321,8 @@ def run(args: argparse.Namespace) -> None:
         )
     for job in jobs:  # no --out is, or lies inside, the data root or a model of the job
         refuse_inputs(job.out, args.data, [other.model for other in jobs])
+    if args.resume_every > 0:  # before any work: saves go only into a plain .resume folder of the run's own
+        check_folder(jobs[0].out / ".resume")
     if args.seeds < 1:
         raise InputError(jobs[0].out, f"--seeds must be at least 1, got {args.seeds}")
     last_seed = args.first_seed + args.seeds - 1

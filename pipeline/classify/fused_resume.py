@@ -7,7 +7,20 @@ A save proves what it holds (issue 47 §2): its identity names the training data
 fingerprint of the encoded examples, :func:`data_fingerprint`), and what it holds is checked against what the
 run expects (every tensor's shape and dtype, the step within the run, one outcome per member). A save that
 fails either is set aside with one line in the log, and the group trains afresh: never a traceback, never a
-run that silently goes on from something else."""
+run that silently goes on from something else.
+
+A save also proves it is what the run wrote (issue 55 §2): once it is complete and in place, a digest beside
+it (``NAME.digest``) records its SHA-256 and size and what it claims (the step it was made at, or how many
+outcomes it keeps). A save whose bytes were changed since (weights all +0.5 or all zeros, kept metrics
+edited, a step set to "finished" over an early step's weights) or that has no digest (a kill between the
+save and its digest, an older version's save) is set aside like any other. The digest is no signature:
+it catches a save changed by anything but this writer, not one forged together with its digest.
+
+The saves live in the run's own ``.resume`` folder (:func:`check_folder`): a ``.resume`` that is a link
+(to a user's folder, whose file of a save's name a finished group would delete) or holds a link is
+refused in one line, exit 2. Each save is written under a unique temporary
+(:class:`pipeline.atomic.AtomicFiles`), never a fixed name at which a planted link would have
+``torch.save`` write through it into a user's file."""
 
 from __future__ import annotations
 
@@ -22,7 +35,13 @@ from pathlib import Path
 
 import torch
 
+from pipeline.atomic import AtomicFiles, json_text
+from pipeline.errors import InputError
+from pipeline.small_files import read_small_text
+
 log = logging.getLogger("pipeline.classify")
+DIGEST = ".digest"  # beside each save: NAME.digest
+_DIGEST_LIMIT = 4096  # a digest is a few lines of JSON
 
 
 def _plain(value):
@@ -175,18 +194,49 @@ def _outcomes_problem(outcomes, identity: dict) -> str | None:
     return None
 
 
+def check_folder(folder: Path) -> None:
+    """Refuse (:class:`InputError`, exit 2) a resume folder that is not a plain folder of the run: a link (to
+    a user's folder, where saves would be written and a finished group's be deleted), or anything but a
+    folder, or one that holds a link (a save read or written through it would be a user's file)."""
+    folder = Path(folder)
+    if not os.path.lexists(folder):
+        return
+    if folder.is_symlink() or not folder.is_dir():
+        what = "a link" if folder.is_symlink() else "not a folder"
+        raise InputError(
+            folder,
+            f"is {what}: a run keeps its resume saves only in a plain folder of its own, so that no file elsewhere "
+            "is written or deleted as one; refused, nothing touched: remove it",
+        )
+    for entry in sorted(folder.iterdir()):
+        if entry.is_symlink():
+            raise InputError(
+                entry, "is a link in the run's resume folder: a save is never read or written through one; remove it"
+            )
+
+
+def _digest_path(path: Path) -> Path:
+    return path.with_name(path.name + DIGEST)
+
+
 def _read(path: Path, identity: dict):
-    """What ``path`` holds for ``identity``, or None (with the reason in the log) when it is not there, cannot
-    be read, or is another run's. A state is read as tensors and plain containers only (``weights_only``),
-    outcomes as JSON: nothing in the folder is unpickled."""
+    """What ``path`` holds for ``identity`` and the SHA-256 of its bytes as read, or None (with the reason in
+    the log) when it is not there, cannot be read, or is another run's. A state is read as tensors and plain
+    containers only (``weights_only``), outcomes as JSON: nothing in the folder is unpickled. The bytes are
+    hashed and loaded from one open file (never through a link), so the digest checked is of what was loaded."""
     if not path.is_file():
         return None
     try:
-        if path.suffix == ".json":
-            state = json.loads(path.read_text(encoding="utf-8"))
-            identity = json.loads(json.dumps(identity, default=_plain))  # as JSON keeps it (tuples are lists)
-        else:
-            state = torch.load(path, map_location="cpu", weights_only=True)
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+            digest = hashlib.sha256()
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+            handle.seek(0)
+            if path.suffix == ".json":
+                state = json.loads(handle.read().decode("utf-8"))
+                identity = json.loads(json.dumps(identity, default=_plain))  # as JSON keeps it (tuples are lists)
+            else:
+                state = torch.load(handle, map_location="cpu", weights_only=True)
     except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as error:
         log.warning("%s cannot be read (%s); starting afresh", path, error)
         return None
@@ -198,17 +248,50 @@ def _read(path: Path, identity: dict):
         differing = [key for key in identity if saved.get(key) != identity[key]] or sorted(saved)
         log.warning("%s is not this run's save (its %s differ); starting afresh", path, ", ".join(differing))
         return None
-    return state
+    return state, digest.hexdigest()
 
 
-def _write(path: Path, state: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    if path.suffix == ".json":
-        temporary.write_text(json.dumps(state, default=_plain), encoding="utf-8")
-    else:
-        torch.save(state, temporary)
-    os.replace(temporary, path)  # the last whole save survives a kill mid-write
+def _digest_problem(path: Path, sha256: str, claims: dict) -> str | None:
+    """Why the save at ``path`` (its bytes' ``sha256`` as read) is not what its digest says was written, with
+    the ``claims`` it makes (its step, its number of outcomes); None when it is."""
+    digest = _digest_path(path)
+    try:
+        text = read_small_text(digest, _DIGEST_LIMIT, "a resume save's digest", missing=None)
+        record = json.loads(text) if text is not None else None
+    except (InputError, ValueError, RecursionError):
+        record = "unreadable"
+    if record is None:
+        return f"it has no digest ({digest.name}: the save was not completed, or was made by an older version)"
+    if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
+        return f"its digest {digest.name} is not one this stage writes"
+    if record["sha256"] != sha256:
+        return f"its bytes are not those its digest {digest.name} records (changed since it was saved)"
+    for key, value in claims.items():
+        if record.get(key) != value:
+            return f"it claims {key} {value}, its digest {digest.name} records {record.get(key)}"
+    return None
+
+
+def _write(path: Path, state: dict, claims: dict) -> None:
+    """``state`` saved at ``path`` under a unique temporary (renamed in place: the last whole save survives a
+    kill mid-write), then its digest with ``claims`` beside it, written once the save is complete."""
+    check_folder(path.parent)  # again at every save: a link planted while the run trains
+    with AtomicFiles() as files:
+        temporary = files.temp(path)
+        if path.suffix == ".json":
+            temporary.write_text(json.dumps(state, default=_plain), encoding="utf-8")
+        else:
+            torch.save(state, temporary)
+        with temporary.open("rb") as handle:
+            sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
+    with AtomicFiles() as files:
+        files.temp(_digest_path(path)).write_text(json_text({"sha256": sha256, **claims}), encoding="utf-8")
+
+
+def _remove(path: Path) -> None:
+    """A save and its digest (the digest first: a save left without one is never resumed)."""
+    _digest_path(path).unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
@@ -226,10 +309,12 @@ class Resume:
         """The state saved for ``identity``, or None: a state is resumed only where it holds what the run
         holds (``expected``: the run's own state before its first step, by key, shape and dtype) at a step
         within the run's ``steps``; anything else is set aside with one line in the log."""
-        state = _read(self.path, identity)
-        if state is None:
+        check_folder(self.path.parent)
+        read = _read(self.path, identity)
+        if read is None:
             return None
-        problem = _state_problem(state, expected, steps)
+        state, sha256 = read
+        problem = _state_problem(state, expected, steps) or _digest_problem(self.path, sha256, {"step": state["step"]})
         if problem:
             log.warning("%s is not a usable save: %s; starting afresh", self.path, problem)
             return None
@@ -237,10 +322,10 @@ class Resume:
         return state
 
     def save(self, state: dict) -> None:
-        _write(self.path, state)
+        _write(self.path, state, {"step": state["step"]})
 
     def finish(self) -> None:
-        self.path.unlink(missing_ok=True)
+        _remove(self.path)
         self._tidy()
 
     @property
@@ -249,14 +334,18 @@ class Resume:
 
     def keep(self, identity: dict, outcomes: list[dict]) -> None:
         """The group's outcomes (predictions, metrics, steps, losses), kept until the job's files are written."""
-        _write(self.done_path, {"identity": identity, "outcomes": outcomes})
+        _write(self.done_path, {"identity": identity, "outcomes": outcomes}, {"outcomes": len(outcomes)})
 
     def finished(self, identity: dict) -> list[dict] | None:
         """The outcomes of this group where it finished in an earlier, killed try of the job; else None."""
-        state = _read(self.done_path, identity)
-        if state is None:
+        check_folder(self.path.parent)
+        read = _read(self.done_path, identity)
+        if read is None:
             return None
-        problem = _outcomes_problem(state.get("outcomes"), state["identity"])
+        state, sha256 = read
+        problem = _outcomes_problem(state.get("outcomes"), state["identity"]) or _digest_problem(
+            self.done_path, sha256, {"outcomes": len(state["outcomes"])}
+        )
         if problem:
             log.warning("%s is not a usable save: %s; training the group afresh", self.done_path, problem)
             return None
@@ -267,7 +356,7 @@ class Resume:
 
     def drop(self) -> None:
         """Remove the kept outcomes (the job's files are written)."""
-        self.done_path.unlink(missing_ok=True)
+        _remove(self.done_path)
         self._tidy()
 
     def _tidy(self) -> None:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from pipeline.atomic import abandon_temp_folder, json_text, open_temp_folder, resolve_target
 from pipeline.errors import InputError, os_message
-from pipeline.folder_contents import listing, unproven, written_record
+from pipeline.folder_contents import listing, own_names, unproven, written_record
 from pipeline.leftovers import leftover_name
 from pipeline.models.card import CARD_MARK, SETTINGS_FILES, hub_id, read_settings, write_card
 from pipeline.models.pooling import POOLING_FLAGS
@@ -56,6 +56,51 @@ FILES_RECORD = ".pipeline-files.json"
 # Snakemake's mark in a directory() output it was asked to ``--touch``: the workflow's own, beside the stage's files.
 WORKFLOW_MARKS = (".snakemake_timestamp",)
 Strangers = Callable[[Path], list[str]]
+# What transformers' save_pretrained (a model: its config, its weights whole or in shards with their index,
+# generation settings) and a tokenizer's save_pretrained write, by name.
+_SAVED_MODEL = (
+    "config.json",
+    "generation_config.json",
+    "model.safetensors",
+    "model-*-of-*.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model-*-of-*.bin",
+    "pytorch_model.bin.index.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "chat_template.jinja",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+)
+# The names a model directory's files have when a stage wrote them (issue 55 §1): a record that lists a file
+# under any other name (a user's thesis.txt with its true hash) does not make it the stage's to delete.
+MODEL_DIR_NAMES = own_names(
+    (
+        *_SAVED_MODEL,
+        *(f"generator/{name}" for name in _SAVED_MODEL),  # an ELECTRA discriminator's generator, beside it
+        # sentence-transformers: its module list and settings, and each module's folder (1_Pooling, 2_Dense)
+        "modules.json",
+        "config_sentence_transformers.json",
+        "sentence_*config.json",
+        "[0-9]*_*/**",
+        # ours: the card, the record, each stage's settings, statistics, log and heads, pretrain's kept checkpoint
+        "README.md",
+        FILES_RECORD,
+        *SETTINGS_FILES,
+        "stats.json",
+        "train_log.jsonl",
+        "heads.pt",
+        "checkpoint/state.pt",
+        "checkpoint/settings.json",
+        "checkpoint/rng-*.pt",
+    )
+)
 
 
 class AtomicDir:
@@ -133,8 +178,9 @@ def record_files(directory: Path) -> None:
 
 def model_dir_strangers(directory: Path) -> list[str]:
     """What an earlier model directory holds that the stage cannot prove it wrote into it: anything, hidden
-    or not, that its :data:`FILES_RECORD` does not list with the bytes it still has
-    (:func:`pipeline.folder_contents.unproven`; Snakemake's :data:`WORKFLOW_MARKS` aside). A record of an
+    or not, that its :data:`FILES_RECORD` does not list with the bytes it still has, or lists under a name no
+    stage writes into a model directory (:data:`MODEL_DIR_NAMES`; :func:`pipeline.folder_contents.unproven`;
+    Snakemake's :data:`WORKFLOW_MARKS` aside). A record of an
     earlier version (bare names, no hashes) proves none of its files: all are named. A directory without a
     readable record (written before the pipeline kept one) cannot tell its files from a user's: refused."""
     directory = Path(directory)
@@ -152,7 +198,8 @@ def model_dir_strangers(directory: Path) -> list[str]:
             "version?), so its own files cannot be told from anyone else's: refused, nothing touched; "
             "remove it or choose another output folder",
         ) from exc
-    return unproven(directory, files if isinstance(files, dict) else {}, [FILES_RECORD, *WORKFLOW_MARKS])
+    files = files if isinstance(files, dict) else {}
+    return unproven(directory, files, [FILES_RECORD, *WORKFLOW_MARKS], own=MODEL_DIR_NAMES)
 
 
 def output_strangers(directory: Path) -> list[str]:

@@ -58,7 +58,8 @@ from pipeline.rehearsal.work_folder import MarkedFolder
 from pipeline.tasks.semeval5a import INSTANCE_LINES
 
 SOURCE_FILES = ("evaluation-sources.yaml", "finetune-sources.yaml", "classification-sources.yaml")
-MIRROR = MarkedFolder(".rehearsal-mirror", "pipeline.rehearsal.mirror", "a mirror built here")  # its record
+# its record; every file it serves lies under its host's folder (relative_path: HOST/PATH), none at its top
+MIRROR = MarkedFolder(".rehearsal-mirror", "pipeline.rehearsal.mirror", "a mirror built here", ("*/**",))
 
 
 @dataclass

@@ -8,6 +8,10 @@ before the next rehearsal, deletes the folder only where that record proves ever
 (:func:`pipeline.folder_contents.unproven`); a file added since, or changed, or a folder whose marker
 records nothing (planted, or a rehearsal killed before it could seal), is refused with one line naming
 what it holds, and nothing is touched.
+
+The record proves a file unchanged, not that the stage wrote it (anyone can list a user's file with its true
+SHA-256, issue 55 §1): each folder also names its own layout, the names the stage writes at its top
+(``layout``, :func:`pipeline.folder_contents.own_names` patterns), and a listed file elsewhere is kept.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pathlib import Path
 
 from pipeline.atomic import json_text, write_json
 from pipeline.errors import InputError
-from pipeline.folder_contents import folder_entries, listing, unproven, written_record
+from pipeline.folder_contents import folder_entries, listing, own_names, unproven, written_record
 from pipeline.small_files import MIB, read_small_text
 
 MARKER_LIMIT = 64 * MIB  # a record of every file of a rehearsal's folder, each with its hash
@@ -26,10 +30,12 @@ MARKER_LIMIT = 64 * MIB  # a record of every file of a rehearsal's folder, each 
 
 class MarkedFolder:
     """A folder a stage makes and empties again on its next run: ``marker`` holds the record of what the
-    stage wrote (module docstring); ``what`` names such a folder in an error (``a rehearsal's folder``)."""
+    stage wrote (module docstring); ``what`` names such a folder in an error (``a rehearsal's folder``);
+    ``layout``: the names the stage writes in it (:func:`pipeline.folder_contents.own_names` patterns)."""
 
-    def __init__(self, marker: str, made_by: str, what: str) -> None:
+    def __init__(self, marker: str, made_by: str, what: str, layout: tuple[str, ...]) -> None:
         self.marker, self.made_by, self.what = marker, made_by, what
+        self.own = own_names(layout)
 
     def _record(self, folder: Path) -> dict | None:
         """The files the marker proves (entry -> proof), None where it is not this stage's record."""
@@ -55,7 +61,7 @@ class MarkedFolder:
             if record is None:
                 planted = f" (its {self.marker} records no files)" if (folder / self.marker).exists() else ""
                 raise InputError(folder, f"exists, is not empty and is not {self.what}{planted}: move it or give --out")
-            strangers = unproven(folder, record, [self.marker]) if entries else []
+            strangers = unproven(folder, record, [self.marker], own=self.own) if entries else []
             if strangers:
                 raise InputError(
                     folder,
@@ -77,4 +83,10 @@ class MarkedFolder:
             write_json(folder / self.marker, {"made_by": self.made_by, "files": written_record(folder, [self.marker])})
 
 
-REHEARSAL = MarkedFolder(".rehearsal-work", "python -m pipeline rehearsal", "a rehearsal's folder")
+# What a rehearsal writes in its folder (pipeline/rehearsal/rehearsal.py, docs/stages/rehearsal.md "Outputs"):
+# its servers' folders, its data roots and Hugging Face cache, each whole, and its listings, config and log.
+REHEARSAL_LAYOUT = (
+    *(f"{folder}/**" for folder in ("mirror", "sources", "hub", "data", "paper-data", "hf-home")),
+    *("paper-dry-run.txt", "rehearsal-dry-run.txt", "rehearsal.yaml", "rehearsal.json", "snakemake.log"),
+)
+REHEARSAL = MarkedFolder(".rehearsal-work", "python -m pipeline rehearsal", "a rehearsal's folder", REHEARSAL_LAYOUT)

@@ -412,9 +412,11 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
     monkeypatch.setattr(fused_training, "linear_warmup", dies_in_the_second_group)
     with pytest.raises(Killed):
         cli("classify", *job(tmp_path / "killed"))
-    saves = sorted(p.name for p in (tmp_path / "killed" / "a" / ".resume").iterdir())
+    found = sorted(p.name for p in (tmp_path / "killed" / "a" / ".resume").iterdir())
+    saves = [name for name in found if not name.endswith(".digest")]  # each save's digest beside it (issue 55 §2)
     # the first group finished: its state dropped, its outcomes kept; the second's state at its last save
     assert saves == ["fused-model0-seed0-to-model0-seed1.done.json", "fused-model1-seed0-to-model1-seed1.pt"]
+    assert found == sorted([*saves, *(name + ".digest" for name in saves)])
     assert torch.load(tmp_path / "killed" / "a" / ".resume" / saves[1], weights_only=False)["step"] == 3
     assert not (tmp_path / "killed" / "b").exists()  # nothing written before every model is done
     rerun = {"n": 0}

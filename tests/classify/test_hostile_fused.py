@@ -115,7 +115,8 @@ def test_a_resume_save_is_read_as_tensors_only_and_a_planted_object_never_runs(t
     assert not (tmp_path / "PLANTED").exists()
     assert "cannot be read" in caplog.text
     expected = {"step": 0, "params": {"w": torch.zeros(2)}, "optimiser": {"step": 0}}
-    torch.save({"identity": {"members": []}, **expected, "step": 3, "optimiser": {"step": 3}}, resume.path)
+    # a save of plain tensors, as the run writes it (with its digest, issue 55 §2), is resumed
+    resume.save({"identity": {"members": []}, **expected, "step": 3, "optimiser": {"step": 3}})
     assert resume.load({"members": []}, expected, 10)["step"] == 3
 
 
@@ -331,7 +332,9 @@ def kept(tiny_en, demo_root, tmp_path_factory):
             main(["classify", *map(str, _job(tiny_en, demo_root, folder / "killed", 16))])
     assert sorted(p.name for p in (folder / "killed" / ".resume").iterdir()) == [
         "fused-seeds0-1.done.json",
+        "fused-seeds0-1.done.json.digest",  # each save's digest beside it (issue 55 §2)
         "fused-seeds2-3.pt",
+        "fused-seeds2-3.pt.digest",
     ]
     return folder
 
