@@ -126,13 +126,18 @@ def fine_tune(args: argparse.Namespace, train: semeval5a.Instances, work: Path):
 
 
 def predict(model, loss, bigrams: list[str], words: list[str], batch_size: int = 64) -> np.ndarray:
-    """The head's class (0/1) for each (bigram, word) pair, in eval mode (no dropout)."""
+    """The head's class (0/1) for each (bigram, word) pair, in eval mode (no dropout). Each distinct string
+    is encoded once (a split repeats its words and bigrams across pairs: the 37,330 sides of train's and
+    test's 18,665 pairs are 9,731 + 6,765 distinct strings, 2.3 times fewer)."""
     import torch
 
+    strings = list(dict.fromkeys([*bigrams, *words]))
+    row = {text: i for i, text in enumerate(strings)}
     model.eval()
     with torch.no_grad():
-        u = model.encode(bigrams, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False)
-        v = model.encode(words, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False)
+        table = model.encode(strings, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False)
+        u = table[[row[text] for text in bigrams]]
+        v = table[[row[text] for text in words]]
         features = pair_features(u, v).to(loss.classifier.weight.dtype)
         return loss.classifier(features).argmax(dim=1).cpu().numpy()
 

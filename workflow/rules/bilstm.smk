@@ -23,7 +23,7 @@ rule bilstm:
         label="bilstm-[a-z-]+-[0-9]+",
     conda:
         "../../envs/models.yaml"
-    threads: BILSTM_CPUS_PER_GPU
+    threads: gpu_job_threads(BILSTM_CPUS_PER_GPU)
     resources:
         gpu=1,
         mem_mb=16000,

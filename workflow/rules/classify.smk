@@ -28,7 +28,7 @@ rule classify:
         setting=r"batch\d+-lr[0-9.e+-]+-epochs[0-9.e+-]+-len\d+",
     conda:
         "../../envs/models.yaml"
-    threads: CLASSIFY_CPUS_PER_GPU
+    threads: gpu_job_threads(CLASSIFY_CPUS_PER_GPU)
     resources:
         gpu=1,
         mem_mb=16000,
@@ -70,7 +70,7 @@ for _rule, (_benchmark, _backbone, _labels) in CLASSIFY_FUSED.items():
             setting=r"batch\d+-lr[0-9.e+-]+-epochs[0-9.e+-]+-len\d+",
         conda:
             "../../envs/models.yaml"
-        threads: CLASSIFY_CPUS_PER_GPU
+        threads: gpu_job_threads(CLASSIFY_CPUS_PER_GPU)
         resources:
             gpu=1,
             cpus_per_gpu=CLASSIFY_CPUS_PER_GPU,  # its name is the config's: no entry in the SLURM profile

@@ -103,6 +103,14 @@ def options(settings, *keys):
     return [arg for key in keys for arg in (f"--{key.replace('_', '-')}", str(settings[key]))]
 
 
+# ------------------------------------------------------------------ threads of the GPU rules
+def gpu_job_threads(cpus_per_gpu, gpus=1):
+    """A GPU rule's threads: its CPUs per GPU times its GPUs (the SLURM profile's cpus_per_gpu), or the
+    config's threads_per_job where set, for a run on a few CPU cores (Snakemake gives a job's threads to
+    torch as OMP_NUM_THREADS)."""
+    return config["threads_per_job"] or cpus_per_gpu * gpus
+
+
 # The shapes of the config's names (the schema's patterns): a backbone's name has no "+", a pre-trained
 # model's label is "<backbone>+<objective><suffix>", a pinned hub model's folder is
 # <data_root>/models/ORG/NAME@COMMIT. Rules whose names grow with the config constrain their wildcards with

@@ -33,7 +33,7 @@ for lang, group in EVALUATION_GROUPS.items():
             pooling="mean|cls|max",
         conda:
             "../../envs/models.yaml"
-        threads: EVALUATE_CPUS_PER_GPU
+        threads: gpu_job_threads(EVALUATE_CPUS_PER_GPU)
         resources:
             gpu=lambda wc: evaluation_gpus(wc.label),
             mem_mb=8000,
@@ -95,7 +95,7 @@ rule finetune_semeval:
         pooling="mean|cls|max",
     conda:
         "../../envs/models.yaml"
-    threads: EVALUATE_CPUS_PER_GPU
+    threads: gpu_job_threads(EVALUATE_CPUS_PER_GPU)
     resources:
         gpu=lambda wc: evaluation_gpus(wc.label),
         mem_mb=8000,
@@ -132,7 +132,7 @@ rule evaluate_frozen:
         label=FIXED_ENCODER_LABEL,
     conda:
         "../../envs/models.yaml"
-    threads: EVALUATE_CPUS_PER_GPU
+    threads: gpu_job_threads(EVALUATE_CPUS_PER_GPU)
     resources:
         gpu=lambda wc: evaluation_gpus(wc.label),
         mem_mb=8000,
@@ -197,7 +197,7 @@ rule evaluate_transfer:
         pooling="mean|cls|max",
     conda:
         "../../envs/models.yaml"
-    threads: EVALUATE_CPUS_PER_GPU
+    threads: gpu_job_threads(EVALUATE_CPUS_PER_GPU)
     resources:
         gpu=lambda wc: evaluation_gpus(wc.label),
         mem_mb=8000,

@@ -21,7 +21,7 @@ rule finetune:
         label="|".join(re.escape(label) for label in FINETUNE_RUNS) or "(?!)",
     conda:
         "../../envs/models.yaml"
-    threads: FINETUNE_CPUS_PER_GPU * FINETUNE["gpus"]
+    threads: gpu_job_threads(FINETUNE_CPUS_PER_GPU, FINETUNE["gpus"])
     resources:
         gpu=FINETUNE["gpus"],
         mem_mb=16000,

@@ -80,7 +80,7 @@ rule pretrain:
         label=PRETRAINED_LABEL if PRETRAIN_RUNS else "(?!)",
     conda:
         "../../envs/models.yaml"
-    threads: PRETRAIN_CPUS_PER_GPU * PRETRAIN["gpus"]
+    threads: gpu_job_threads(PRETRAIN_CPUS_PER_GPU, PRETRAIN["gpus"])
     resources:
         gpu=PRETRAIN["gpus"],
         mem_mb=16000,
