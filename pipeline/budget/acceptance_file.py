@@ -19,6 +19,7 @@ checked against :data:`SCHEMA`; anything else stops the plan with one line namin
 
 from __future__ import annotations
 
+import datetime
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
@@ -101,12 +102,28 @@ def check(data, path) -> dict:
         raise InputError(
             path, "not a finite number (rerun python -m pipeline gpu-acceptance)", ".".join(map(str, place))
         )
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(data))
+    # YAML reads a key `4:` as the number 4, which a schema's propertyNames pattern does not check: the
+    # schema sees every key as text (0, -4 or `true` as a stack size is then refused)
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(_keys_as_text(data)))
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "the top level"
         what = " ".join(error.message.split())[:200]
         raise InputError(path, f"{what} (rerun python -m pipeline gpu-acceptance on a CUDA GPU)", where)
+    try:
+        datetime.date.fromisoformat(data["date"])
+    except ValueError:
+        raise InputError(path, f"{data['date']} is not a calendar date (YYYY-MM-DD)", "date") from None
     return data
+
+
+def _keys_as_text(node):
+    """``node`` with every mapping key as text: a number as its digits, ``true`` / ``false`` as ``True`` /
+    ``False`` (which no key pattern of the schema admits)."""
+    if isinstance(node, dict):
+        return {str(key): _keys_as_text(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_keys_as_text(value) for value in node]
+    return node
 
 
 def read_acceptance(path: str | Path = ACCEPTANCE) -> dict | None:

@@ -77,6 +77,10 @@ def test_the_repository_s_measurement_if_any_is_valid():
         ({"finetune_mfu": {"reading": {1: 0.3}}}, "finetune_mfu"),
         ({"finetune_mfu": {"sentence": {"K16": 0.3}}}, "finetune_mfu.sentence"),
         ({"finetune_mfu": {"sentence": {}}}, "finetune_mfu.sentence"),
+        # issue 55 §2: YAML reads these keys as numbers or a boolean, past a key pattern
+        ({"fused_ratio": {0: 0.3, 1: 1.0}}, "fused_ratio"),
+        ({"fused_ratio": {-4: 0.3, 1: 1.0}}, "fused_ratio"),
+        ({"fused_ratio": {True: 0.3, 2: 0.6}}, "fused_ratio"),
     ],
     ids=[
         "cpu run",
@@ -91,6 +95,9 @@ def test_the_repository_s_measurement_if_any_is_valid():
         "unknown shape",
         "finetune bad K",
         "finetune empty",
+        "K 0",
+        "K -4",
+        "K true",
     ],
 )
 def test_a_bad_file_is_one_line_naming_the_place(change, place):
@@ -208,3 +215,10 @@ def test_a_bad_shape_table_is_one_line(shapes, place):
     with pytest.raises(InputError) as error:
         acceptance_file.check({**GOOD, "pretrain_mfu": shapes}, "acceptance.yaml")
     assert place in str(error.value)
+
+
+def test_a_date_that_is_no_calendar_date_is_one_line():
+    """Issue 55 §2: 2026-13-45 has the form YYYY-MM-DD but is no date."""
+    with pytest.raises(InputError, match="2026-13-45 is not a calendar date"):
+        acceptance_file.check({**GOOD, "date": "2026-13-45"}, "acceptance.yaml")
+    assert acceptance_file.check({**GOOD, "date": "2026-12-07"}, "acceptance.yaml")["date"] == "2026-12-07"
