@@ -17,7 +17,7 @@ from pipeline.errors import InputError
 from pipeline.models.loading import DROPOUT_FIELDS
 from pipeline.models.pooling import POOLINGS
 from pipeline.models.spec import resolve_path
-from pipeline.models.tokenizer_check import check_tokenizer
+from pipeline.models.tokenizer_check import check_tokenizer, without_load_options
 from pipeline.models.weights import check_weights
 
 
@@ -44,4 +44,5 @@ def build(spec: str, pooling: str = "mean", max_length: int = 128, dropout: floa
     except (OSError, ValueError) as exc:
         raise InputError(path, f"cannot load an encoder and its tokenizer: {exc}") from exc
     check_tokenizer(transformer.tokenizer, path)  # a tokenizer that lost its vocabulary maps words to [UNK]
+    without_load_options(transformer.tokenizer)  # its saved config then does not follow HF_HUB_OFFLINE
     return SentenceTransformer(modules=[transformer, Pooling(transformer.get_embedding_dimension(), pooling)])

@@ -46,6 +46,20 @@ def load_tokenizer(name_or_path: str):
             first = f"no {exc.args[0]!r} in its files"
         raise InputError(name_or_path, f"cannot load a tokenizer: {first}") from exc
     check_tokenizer(tokenizer, name_or_path)
+    return without_load_options(tokenizer)
+
+
+# How a tokenizer was loaded, which transformers keeps among its settings and writes into a saved folder's
+# tokenizer_config.json: ``local_files_only`` follows HF_HUB_OFFLINE, so the same stage would write other
+# bytes with the variable set (the test suite, a cluster node) than without it.
+LOAD_OPTIONS = ("local_files_only",)
+
+
+def without_load_options(tokenizer):
+    """``tokenizer`` without :data:`LOAD_OPTIONS` among its saved settings: a model folder is the same file
+    whatever the environment it was made in."""
+    for option in LOAD_OPTIONS:
+        tokenizer.init_kwargs.pop(option, None)
     return tokenizer
 
 

@@ -80,3 +80,17 @@ def test_a_saved_masked_lm_loads_with_its_pooling_and_length(tiny_model, tmp_pat
     assert loaded.max_seq_length == 64 and loaded[1].pooling_mode == "max"
     assert (tmp_path / "saved" / "README.md").exists()  # completed on the way in: card, pooler
     assert not list(tmp_path.glob(".saved.tmp-*"))
+
+
+def test_a_saved_tokenizer_does_not_follow_hf_hub_offline(tiny_model, tmp_path, monkeypatch):
+    """The tests' demo (HF_HUB_OFFLINE=1) and CI's cluster demo (unset) wrote other tokenizer_config.json bytes:
+    transformers saves how a tokenizer was loaded (``local_files_only``) among its settings."""
+    from pipeline.models.loading import load_tokenizer
+
+    saved = {}
+    for offline in ("1", "0"):
+        monkeypatch.setenv("HF_HUB_OFFLINE", offline)
+        load_tokenizer(str(tiny_model)).save_pretrained(tmp_path / offline)
+        saved[offline] = (tmp_path / offline / "tokenizer_config.json").read_bytes()
+    assert b"local_files_only" not in saved["1"]
+    assert saved["1"] == saved["0"]
