@@ -123,9 +123,17 @@ rm -rf "results/$CLUSTER"
 # its time): the two runs write disjoint outputs (results/<run>), so Snakemake's locks let them run
 # side by side in one working directory. Its log goes to a file of its own, shown when it ends.
 local_started=$(date +%s)
-snakemake --workflow-profile workflow/profiles/default --cores 2 --config run=$LOCAL --quiet rules \
-    > "$WORK/local.log" 2>&1 &
-LOCAL_PID=$!
+local_status=0
+if [[ ${SLURM_CI_KEEP_LOCAL:-0} == 1 && -d results/$LOCAL ]]; then
+    # A kept local run is brought up to date first, in the foreground (usually nothing to do): a Snakemake
+    # that ends while the cluster run takes its locks removes .snakemake/locks under it.
+    snakemake --workflow-profile workflow/profiles/default --cores 2 --config run=$LOCAL --quiet rules \
+        > "$WORK/local.log" 2>&1 || local_status=$?
+else
+    snakemake --workflow-profile workflow/profiles/default --cores 2 --config run=$LOCAL --quiet rules \
+        > "$WORK/local.log" 2>&1 &
+    LOCAL_PID=$!
+fi
 
 cluster_started=$(date +%s)
 snakemake --profile workflow/profiles/slurm --config run=$CLUSTER --quiet rules --verbose \
@@ -136,9 +144,10 @@ cluster_seconds=$(( $(date +%s) - cluster_started ))
 
 # `wait PID` gives the local run's exit status (a failed `wait` would end the script under set -e
 # before the log is shown, hence the `||`); the EXIT trap no longer has a job to stop after it.
-local_status=0
-wait "$LOCAL_PID" || local_status=$?
-LOCAL_PID=
+if [[ -n $LOCAL_PID ]]; then
+    wait "$LOCAL_PID" || local_status=$?
+    LOCAL_PID=
+fi
 # its own time: until its log was last written (it may well have ended before the cluster run)
 local_seconds=$(( $(stat -c %Y "$WORK/local.log") - local_started ))
 echo "local demo (run $LOCAL):"
