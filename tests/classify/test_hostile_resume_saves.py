@@ -101,6 +101,16 @@ def _finished_over_early_weights(state):
 def test_a_save_changed_since_it_was_written_is_set_aside(saves, demo_root, tmp_path, caplog, change, digest, said):
     """The weights and step of a save pass every check of their kind and range: only its digest tells that
     they are not what the run saved. One line names the file, and the run ends as the unbroken run."""
+    path, trainers, losses = _resume_from(saves, demo_root, tmp_path, caplog, change, digest)
+    lines = [record.getMessage() for record in caplog.records if str(path) in record.getMessage()]
+    assert len(lines) == 1 and said in lines[0] and lines[0].endswith("starting afresh"), lines
+    assert "resuming" not in caplog.text
+    _assert_unbroken(saves, trainers, losses)
+
+
+def _resume_from(saves, demo_root, tmp_path, caplog, change=None, digest=True):
+    """Train the saved group from a copy of its killed run's save (with its digest, unless not; ``change``
+    applied to the copy): ``(the copy's path, the members' trainers, their losses)``."""
     task, config, members, found = saves
     path = tmp_path / ".resume" / "fused.pt"
     path.parent.mkdir()
@@ -116,10 +126,12 @@ def test_a_save_changed_since_it_was_written_is_set_aside(saves, demo_root, tmp_
         trainers, _, losses, _ = fused_training.train_members(
             task, members, tokenizer, train, config, scratch, resume=resume
         )
-    lines = [record.getMessage() for record in caplog.records if str(path) in record.getMessage()]
-    assert len(lines) == 1 and said in lines[0] and lines[0].endswith("starting afresh"), lines
-    assert "resuming" not in caplog.text
-    weights, unbroken_losses = found["unbroken"]
+    return path, trainers, losses
+
+
+def _assert_unbroken(saves, trainers, losses) -> None:
+    """The members ended with the losses and weights of the run never killed, to the bit."""
+    weights, unbroken_losses = saves[3]["unbroken"]
     assert losses == unbroken_losses
     for got, want in zip(_weights(trainers), weights):
         assert all(torch.equal(got[name], want[name]) for name in want)
@@ -127,23 +139,9 @@ def test_a_save_changed_since_it_was_written_is_set_aside(saves, demo_root, tmp_
 
 def test_an_unchanged_save_with_its_digest_is_resumed(saves, demo_root, tmp_path, caplog):
     """The control: the same save, untouched, is resumed at its step and ends as the unbroken run."""
-    task, config, members, found = saves
-    path = tmp_path / ".resume" / "fused.pt"
-    path.parent.mkdir()
-    shutil.copy(found["all"], path)
-    shutil.copy(found["all"].with_name(found["all"].name + DIGEST), path.with_name(path.name + DIGEST))
-    tokenizer, train = _train(task, demo_root, members[0].model_path, config, 0)
-    caplog.set_level("INFO")
-    with tempfile.TemporaryDirectory() as scratch:
-        resume = fused_training.Resume(path, EVERY)
-        trainers, _, losses, _ = fused_training.train_members(
-            task, members, tokenizer, train, config, scratch, resume=resume
-        )
+    path, trainers, losses = _resume_from(saves, demo_root, tmp_path, caplog)
     assert f"at step 3 from {path}" in caplog.text
-    weights, unbroken_losses = found["unbroken"]
-    assert losses == unbroken_losses
-    for got, want in zip(_weights(trainers), weights):
-        assert all(torch.equal(got[name], want[name]) for name in want)
+    _assert_unbroken(saves, trainers, losses)
 
 
 def _better_metrics(outcomes):
