@@ -237,10 +237,11 @@ def check_one_commit_per_model(specs, lock_path: str | Path | None, where: str) 
     commits, pinned or locked: one model, one commit, wherever a config names it (``where``, for the error)."""
     from pipeline.models.spec import hub_reference
 
+    entries = read_lock(lock_path)  # once, not once a spec
     seen: dict[str, tuple[str, str | None]] = {}
     for spec in specs:
         repo_id, revision = hub_reference(spec)
-        commit = revision or locked(read_lock(lock_path), repo_id)
+        commit = revision or locked(entries, repo_id)
         first = seen.setdefault(repo_id.casefold(), (spec, commit))
         if first[1] is not None and commit is not None and first[1] != commit:
             raise InputError(where, f"{first[0]} and {spec} are one hub model at two commits: one commit per model")
