@@ -132,43 +132,87 @@ def cluster_bootstrap(high: list[Hits], low: list[Hits]) -> dict | None:
     }
 
 
-def _replicate_ranks(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Each item's rank within every replicate (ties: the mean rank), where ``counts`` (replicates x items)
-    says how often each item was drawn: the ranks of the resampled values, without sorting each replicate."""
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    new_value = np.r_[True, ordered[1:] != ordered[:-1]]
-    groups = np.add.reduceat(counts[:, order], np.flatnonzero(new_value), axis=1)  # drawn items per value
-    group_rank = np.cumsum(groups, axis=1) - groups + (groups + 1) / 2
-    of_item = np.empty(len(values), dtype=np.int64)
-    of_item[order] = np.cumsum(new_value) - 1
-    return group_rank[:, of_item]
+@dataclass(frozen=True)
+class RankOrder:
+    """The sort of one score list, made once and used by every replicate: the items in ascending order, the
+    first position of each distinct value in it, and each item's distinct-value index."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    of_item: np.ndarray
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> RankOrder:
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        new_value = np.r_[True, ordered[1:] != ordered[:-1]]
+        of_item = np.empty(len(values), dtype=np.int64)
+        of_item[order] = np.cumsum(new_value) - 1
+        return cls(order, np.flatnonzero(new_value), of_item)
 
 
-def _weighted_correlation(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of every replicate, each item counted as often as it was drawn."""
-    total = counts.sum(axis=1, keepdims=True)
-    x = x - (counts * x).sum(axis=1, keepdims=True) / total
-    y = y - (counts * y).sum(axis=1, keepdims=True) / total
+def centred_ranks(values: np.ndarray | RankOrder, counts: np.ndarray) -> np.ndarray:
+    """Each item's rank within every replicate (ties: the mean rank) less the replicate's mean rank, where
+    ``counts`` (replicates x items) says how often each item was drawn: the ranks of the resampled values
+    without sorting each replicate (the one sort, :class:`RankOrder`, serves every replicate).
+
+    A value's drawn items take the ranks after the c items below it: mean rank below + (g + 1) / 2 for its g
+    drawn items, i.e. cumsum - g / 2 + 1 / 2; the mean rank of N drawn items is (N + 1) / 2 in every
+    replicate, ties or not, so the centred rank is cumsum - g / 2 - N / 2."""
+    sorted_once = values if isinstance(values, RankOrder) else RankOrder.of(values)
+    groups = counts[:, sorted_once.order]
+    if len(sorted_once.starts) < len(sorted_once.order):  # ties: the drawn items of each value together
+        groups = np.add.reduceat(groups, sorted_once.starts, axis=1)
+    ranks = np.cumsum(groups, axis=1)
+    groups *= 0.5
+    ranks -= groups
+    ranks -= counts.sum(axis=1, keepdims=True) / 2
+    return ranks[:, sorted_once.of_item]
+
+
+def _correlation(covariance: np.ndarray, x_squares: np.ndarray, y_squares: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (counts * x * y).sum(axis=1) / np.sqrt((counts * x * x).sum(axis=1) * (counts * y * y).sum(axis=1))
+        r = covariance / np.sqrt(x_squares * y_squares)
     return np.nan_to_num(r)  # a replicate whose scores are all equal: no correlation
 
 
+def _weighted_squares(counts: np.ndarray, centred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(counts * centred, its row sums of squares): the weighted deviations and their sum of squares."""
+    weighted = counts * centred
+    return weighted, np.einsum("ij,ij->i", weighted, centred)
+
+
+def _pearson_sums(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of every replicate for scores that are the same in every replicate: five matrix-vector
+    products (weighted sums of x, y, x², y², xy), on scores centred at their full-sample means."""
+    x, y = x - x.mean(), y - y.mean()
+    total = counts.sum(axis=1)
+    sx, sy = counts @ x, counts @ y
+    return _correlation(
+        counts @ (x * y) - sx * sy / total, counts @ (x * x) - sx * sx / total, counts @ (y * y) - sy * sy / total
+    )
+
+
+def _spearman(counts: np.ndarray, ranked: np.ndarray, weighted_gold: np.ndarray, gold_squares: np.ndarray):
+    """Spearman's rho of every replicate from centred ranks (Pearson's r of the ranks; their weighted mean
+    is zero by construction, so no centring pass)."""
+    covariance = np.einsum("ij,ij->i", weighted_gold, ranked)
+    return _correlation(covariance, _weighted_squares(counts, ranked)[1], gold_squares)
+
+
 def replicate_correlations(method: str, counts: np.ndarray, predicted: np.ndarray, gold: np.ndarray) -> np.ndarray:
-    """The correlation of ``predicted`` with ``gold`` in each replicate (``counts``: draws of each item);
-    ``gold`` may be given already ranked per replicate (replicates x items)."""
-    if gold.ndim == 1:
-        gold = _replicate_ranks(gold, counts) if method == "spearman" else gold[None, :]
-    if method == "spearman":
-        return _weighted_correlation(counts, _replicate_ranks(predicted, counts), gold)
-    return _weighted_correlation(counts, predicted[None, :], gold)
+    """The correlation (Spearman or Pearson) of ``predicted`` with ``gold`` in each replicate, each item
+    counted as often as it was drawn (``counts``: replicates x items)."""
+    if method == "pearson":
+        return _pearson_sums(counts, predicted, gold)
+    return _spearman(counts, centred_ranks(predicted, counts), *_weighted_squares(counts, centred_ranks(gold, counts)))
 
 
 def correlation_bootstrap(method: str, high: list[tuple[float, Scored]], low: list[tuple[float, Scored]]):
     """Paired bootstrap of the difference of two models' weighted mean correlation with the same gold
     scores; None where the two rows were not scored on the same pairs. A replicate is the number of times
-    each pair is drawn (multinomial), the same for both models."""
+    each pair is drawn (multinomial), the same for both models. Each list is sorted once, not once a chunk
+    of replicates, so the time is linear in the pairs."""
     if len(high) != len(low) or any(
         len(h.gold) != len(lo.gold) or not np.array_equal(h.gold, lo.gold) for (_, h), (_, lo) in zip(high, low)
     ):
@@ -177,12 +221,17 @@ def correlation_bootstrap(method: str, high: list[tuple[float, Scored]], low: li
     differences = np.zeros(REPLICATES)
     for (weight, h), (_, lo) in zip(high, low):
         n, start = len(h.gold), 0
+        if method == "spearman":
+            gold, higher, lower = RankOrder.of(h.gold), RankOrder.of(h.predicted), RankOrder.of(lo.predicted)
         for count in _chunks(4 * n):  # counts, and the ranks of gold, high and low
             counts = draw_counts(rng, count, n)
-            gold = _replicate_ranks(h.gold, counts) if method == "spearman" else h.gold[None, :]  # shared by both sides
-            difference = replicate_correlations(method, counts, h.predicted, gold) - replicate_correlations(
-                method, counts, lo.predicted, gold
-            )
+            if method == "pearson":
+                difference = _pearson_sums(counts, h.predicted, h.gold) - _pearson_sums(counts, lo.predicted, h.gold)
+            else:  # the gold's ranks and their sum of squares, shared by both sides
+                ranked_gold = _weighted_squares(counts, centred_ranks(gold, counts))
+                difference = _spearman(counts, centred_ranks(higher, counts), *ranked_gold) - _spearman(
+                    counts, centred_ranks(lower, counts), *ranked_gold
+                )
             differences[start : start + count] += weight * difference
             start += count
     pairs = sum(len(h.gold) for _, h in high)
