@@ -49,9 +49,10 @@ demo: install
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
 
 # Two workers (pytest-xdist), each test file whole on one of them: a file's module fixtures are built once,
-# and its tests keep their order.
+# and its tests keep their order. The 25 slowest tests are listed at the end, so that CI's log says where its
+# time went.
 test: install
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 
 # The sample's classification with a budget that shows learning (workflow/config/sample-learning.yaml:
 # SST-2 and MRPC, full passes at the papers' lr; about 90 minutes on 2 cores; needs the data root).

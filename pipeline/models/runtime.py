@@ -69,6 +69,24 @@ def barrier(world: World) -> None:
         dist.barrier()
 
 
+def shared_text(world: World, text: str, limit: int = 1024) -> str:
+    """Rank 0's ``text`` in every process (a broadcast of its UTF-8 bytes as a tensor, no pickle): a name rank 0
+    chose, such as a temporary's, that the other ranks write into."""
+    if world.size <= 1:
+        return text
+    import torch
+    import torch.distributed as dist
+
+    device = torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
+    data = text.encode("utf-8")[:limit] if world.is_main else b""
+    buffer = torch.zeros(limit + 2, dtype=torch.uint8, device=device)
+    buffer[:2] = torch.tensor([len(data) // 256, len(data) % 256], dtype=torch.uint8)
+    buffer[2 : 2 + len(data)] = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else buffer[2:2]
+    dist.broadcast(buffer, src=0)
+    received = buffer.cpu().tolist()
+    return bytes(received[2 : 2 + received[0] * 256 + received[1]]).decode("utf-8")
+
+
 def close_world(world: World) -> None:
     import torch.distributed as dist
 

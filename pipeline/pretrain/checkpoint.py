@@ -29,10 +29,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pipeline import leftovers
 from pipeline.atomic import writing
 from pipeline.errors import InputError
 from pipeline.models.directory import is_resume_checkpoint, replace_dir
-from pipeline.models.runtime import World, barrier
+from pipeline.models.runtime import World, barrier, shared_text
 
 STATE = "state.pt"
 
@@ -128,10 +129,14 @@ def save(directory: Path, world: World, model, optimizer, scheduler, position: d
 
 
 def _save(directory: Path, world: World, model, optimizer, scheduler, position: dict, settings: dict) -> None:
-    temp = directory.with_name(f".{directory.name}.tmp")
+    # A new temporary of the atomic writers' form (pipeline/leftovers.py: host, pid, random token), made by rank
+    # 0 and named to the other ranks: a fixed name let a link or a folder planted there be written through or
+    # deleted, and a name of this form is never one a user's file or an earlier run's live save has.
+    name = leftovers.leftover_name(directory.name) if world.is_main else ""
+    temp = directory.with_name(shared_text(world, name))
     if world.is_main:
-        shutil.rmtree(temp, ignore_errors=True)
-        temp.mkdir(parents=True)
+        temp.parent.mkdir(parents=True, exist_ok=True)
+        temp.mkdir()  # exclusive: never into a folder that is there
         torch.save(
             {
                 "model": model.state_dict(),
@@ -147,7 +152,11 @@ def _save(directory: Path, world: World, model, optimizer, scheduler, position: 
     torch.save(rng_state(), temp / f"rng-{world.rank}.pt")
     barrier(world)
     if world.is_main:
-        replace_dir(temp, directory, owned=is_resume_checkpoint)
+        try:
+            replace_dir(temp, directory, owned=is_resume_checkpoint)
+        except BaseException:
+            shutil.rmtree(temp, ignore_errors=True)  # made above, exclusively: ours to remove
+            raise
     barrier(world)
 
 

@@ -204,3 +204,32 @@ def test_an_argument_outside_its_domain_stops_before_anything_is_read(tokens_en,
     status = cli("pretrain", *args, "--out", tmp_path / "m")
     assert_clean_failure(status, capsys.readouterr().err, f"argument {flag}", tmp_path / "m")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("planted", ["link to a user's folder", "user's folder"])
+def test_a_save_never_writes_through_or_removes_what_is_at_the_old_temporary_name(tmp_path, planted):
+    """The checkpoint's temporary was the fixed ``.checkpoint.tmp`` beside it: a link planted there, pointing at
+    a user's folder, stopped every save with a traceback (FileExistsError), and a folder there was removed by
+    the save. A save makes a new temporary of its own now (pipeline/leftovers.py's form; rank 0's name shared
+    with the other ranks): what is at the old name is left as it is, and the checkpoint is written."""
+    from pipeline.models.runtime import World
+    from pipeline.pretrain import checkpoint
+
+    user = tmp_path / "thesis"
+    user.mkdir()
+    (user / "chapter.txt").write_text("three years of work\n")
+    work = tmp_path / ".m.work"
+    work.mkdir()
+    old_name = work / ".checkpoint.tmp"
+    if planted == "user's folder":
+        shutil.copytree(user, old_name)
+    else:
+        old_name.symlink_to(user, target_is_directory=True)
+    model = torch.nn.Linear(3, 2)
+    optimizer = torch.optim.AdamW(model.parameters())
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    checkpoint.save(work / "checkpoint", World(), model, optimizer, scheduler, {"step": 2}, {"seed": 0})
+    assert sorted(p.name for p in user.iterdir()) == ["chapter.txt"]
+    assert (old_name / "chapter.txt").read_text() == "three years of work\n"
+    assert sorted(p.name for p in (work / "checkpoint").iterdir()) == ["rng-0.pt", "settings.json", "state.pt"]
+    assert sorted(p.name for p in work.iterdir()) == [".checkpoint.tmp", "checkpoint"]  # no temporary left
