@@ -5,8 +5,9 @@ A protocol's grid (4 weight decays × k folds for :func:`.transfer_classifier.ch
 of :func:`.transfer_classifier.dev_then_test`) is dozens of independent fits of thousands of Adam steps on
 batches of 64; one step of one 2-class model is a few thousand multiply-adds, so fitted one after another their
 time is almost all Python and dispatcher overhead per step. :func:`train_lockstep` trains G of them at once:
-weights stacked ``[G, d + 1, c]`` (the bias as the last row, the features carrying a column of ones), each
-model gathering its own batch from one shared feature matrix per step, and Adam written out per model.
+weights stacked ``[G, c, d + 1]`` (``nn.Linear``'s layout with the bias as the last column, the features
+carrying a column of ones), each model gathering its own batch from one shared feature matrix per step, and
+Adam written out per model.
 
 Each model does what its solo fit (``nn.Linear(d, c)`` under ``torch.manual_seed(seed)``, ``torch.optim.Adam``
 at lr 1e-3, betas (0.9, 0.999), eps 1e-8, coupled L2 ``grad += weight_decay * param``, cross-entropy summed)
@@ -17,9 +18,12 @@ set, early stopping (every ``epoch_size`` epochs; stop after ``tenacity`` rounds
 ``max_epoch``) and best state. A model that has stopped leaves the group. The single fit,
 :class:`AdamLogisticRegression`, is the group of one, so there is one implementation.
 
-On this CPU's BLAS a model's products come out bit for bit the same whether it is trained alone or in a group
-for 2, 3, 4 and 8 columns but not 5 to 7, so 5 to 8 classes are padded to 8 columns (weights 0, scores
--inf: they never move); tests/tasks/test_transfer_lockstep.py checks the equality.
+On the development CPU's BLAS (torch 2.13) a model's products come out bit for bit the same whether it is
+trained alone or in a group when the stacked weights have 4 or 8 rows, but not 2, 3 or 5 to 7 (the gradient's
+``[c, 64] x [64, d + 1]`` product takes another kernel); so 2 to 4 classes are padded to 4 rows and 5 to 8 to
+8 (weights 0, scores -inf: they never move), and a model stops at the same epoch with the same bits in any
+group. tests/tasks/test_transfer_lockstep.py checks the equality to 1e-5, and the fit alone against the
+previous ``torch.optim.Adam`` loop.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def held_out_fit(rows: np.ndarray, weight_decay: float, seed: int, settings: Ada
 
 @dataclass
 class Trained:
-    params: torch.Tensor  # [d + 1, width]: the best state's weights, the bias as the last row
+    params: torch.Tensor  # [width, d + 1]: the best state's weights, the bias as the last column
     classes: np.ndarray
     epochs: int  # epochs trained
     best: float  # the kept model's validation accuracy ×100
@@ -88,8 +92,9 @@ def augmented(x: np.ndarray) -> torch.Tensor:
 
 
 def padded_width(classes: int) -> int:
-    """Columns of the stacked weights: 5 to 8 classes padded to 8 (module docstring: the same bits in a group)."""
-    return 8 if 4 < classes < 8 else classes
+    """Rows of the stacked weights: 4 for up to 4 classes, 8 for 5 to 8 (module docstring: the same bits in
+    a group); SentEval's tasks have at most 6."""
+    return 4 if classes <= 4 else max(8, classes)
 
 
 def train_lockstep(x: np.ndarray, y: np.ndarray, fits: list[Fit], settings: AdamSettings = AdamSettings()):
@@ -194,11 +199,11 @@ class Lockstep:
         self.steps[self.live] += batches
 
     def gradient(self, x: torch.Tensor, targets: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-        """The gradient of the summed cross-entropy (SentEval: ``size_average = False``): ``x^T (softmax - y)``."""
-        scores = torch.bmm(x, self.params)
+        """The gradient of the summed cross-entropy (SentEval: ``size_average = False``): ``(softmax - y)^T x``."""
+        scores = torch.bmm(x, self.params.transpose(1, 2))
         if self.column_mask is not None:
             scores.add_(self.column_mask)
-        return torch.bmm(x.transpose(1, 2), torch.softmax(scores, -1).mul_(weight).sub_(targets))
+        return torch.bmm(torch.softmax(scores, -1).mul_(weight).sub_(targets).transpose(1, 2), x)
 
     def adam(self, grad, step_size, correction2, active) -> None:
         """``torch.optim.Adam``'s update (its single-tensor arithmetic) per model; ``active`` [G, 1, 1], where
@@ -217,7 +222,7 @@ class Lockstep:
 
     def accuracies(self) -> np.ndarray:
         """Each live model's accuracy ×100 on its validation rows (0 without any, as SentEval's)."""
-        scores = torch.matmul(self.validation_features, self.params)[..., : self.classes]
+        scores = torch.matmul(self.validation_features, self.params.transpose(1, 2).contiguous())[..., : self.classes]
         predicted = scores.argmax(-1).numpy()
         at, labels = self.validation_at[self.live], self.validation_labels[self.live]
         hits = (predicted[np.arange(len(self.live))[:, None], at] == labels).sum(axis=1)
@@ -244,13 +249,13 @@ class Lockstep:
 
 
 def initial_params(seed: int, d: int, classes: int, width: int) -> torch.Tensor:
-    """``nn.Linear(d, classes)``'s initial weights under ``torch.manual_seed(seed)`` as one [d + 1, width]."""
+    """``nn.Linear(d, classes)``'s initial weights under ``torch.manual_seed(seed)`` as one [width, d + 1]."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         layer = torch.nn.Linear(d, classes)
-    params = torch.zeros(d + 1, width)
-    params[:d, :classes] = layer.weight.detach().T
-    params[d, :classes] = layer.bias.detach()
+    params = torch.zeros(width, d + 1)
+    params[:classes, :d] = layer.weight.detach()
+    params[:classes, d] = layer.bias.detach()
     return params
 
 
@@ -260,7 +265,7 @@ class AdamLogisticRegression:
 
     def __init__(self, weight_decay: float, seed: int, settings: AdamSettings = AdamSettings()):
         self.weight_decay, self.seed, self.settings = weight_decay, seed, settings
-        self.params = None  # [d + 1, width], as trained (predict scores with these)
+        self.params = None  # [width, d + 1], as trained (predict scores with these)
         self.model = None  # the same weights as torch's nn.Linear(d, classes), to inspect
         self.classes = np.zeros(0)
         self.epochs = 0  # epochs trained by the last fit
@@ -287,16 +292,16 @@ class AdamLogisticRegression:
             trained.epochs,
             trained.best,
         )
-        d, count = trained.params.shape[0] - 1, len(trained.classes)
+        d, count = trained.params.shape[1] - 1, len(trained.classes)
         self.model = torch.nn.utils.skip_init(torch.nn.Linear, d, count)  # no draw from torch's generator
         with torch.no_grad():
-            self.model.weight.copy_(trained.params[:d, :count].T)
-            self.model.bias.copy_(trained.params[d, :count])
+            self.model.weight.copy_(trained.params[:count, :d])
+            self.model.bias.copy_(trained.params[:count, d])
         return self
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         if len(x) == 0:
             return self.classes[:0]
         with torch.inference_mode():
-            scores = torch.matmul(augmented(x), self.params[None])[0, :, : len(self.classes)]
+            scores = torch.matmul(augmented(x), self.params.T.contiguous()[None])[0, :, : len(self.classes)]
         return self.classes[scores.argmax(-1).numpy()]
