@@ -101,14 +101,13 @@ def train_lockstep(x: np.ndarray, y: np.ndarray, fits: list[Fit], settings: Adam
     """Train every fit (its rows index ``x, y``) in lockstep; a :class:`Trained` for each, in order. Fits
     whose rows hold different classes (a fold missing one) train in separate groups, as their layers differ."""
     features, y = augmented(x), np.asarray(y)
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple, tuple[np.ndarray, list[int]]] = {}
     for i, fit in enumerate(fits):
         classes = np.unique(y[np.concatenate([fit.train, fit.validation])])
-        groups.setdefault(tuple(classes.tolist()), []).append(i)
+        groups.setdefault(tuple(classes.tolist()), (classes, []))[1].append(i)
     most = max(1, STEP_FLOATS // (settings.batch_size * features.shape[1]))
     trained: list[Trained] = [None] * len(fits)
-    for members in groups.values():
-        classes = np.unique(y[np.concatenate([fits[members[0]].train, fits[members[0]].validation])])
+    for classes, members in groups.values():
         labels = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)  # rows of other classes: unused here
         for start in range(0, len(members), most):
             chunk = members[start : start + most]
@@ -141,7 +140,8 @@ class Lockstep:
         self.live = np.arange(len(fits))  # the models still training; the tensors above hold only theirs
         # validation: one product over the union of the validation rows, then each model's rows of it
         union = np.unique(np.concatenate([fit.validation for fit in fits]))
-        self.validation_features = features.index_select(0, torch.from_numpy(union))
+        everything = len(union) == len(features)  # a cross-validation's folds: no copy
+        self.validation_features = features if everything else features.index_select(0, torch.from_numpy(union))
         longest = max(len(fit.validation) for fit in fits)
         self.validation_at = np.zeros((len(fits), longest), dtype=np.int64)
         self.validation_labels = np.full((len(fits), longest), -1)  # padding: never predicted
