@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--tasks", default=",".join(transfer.TASKS))
     parser.add_argument("--kfold", type=int, default=10)
-    # the BENCHMARKS figures are scikit-learn's; "adam" is paper 004 §3.2's (4-50x the CPU time)
+    # the BENCHMARKS figures are scikit-learn's; "adam" is paper 004 §3.2's (3-5x the CPU time: bench/transfer_adam.py)
     parser.add_argument("--classifier", choices=("sklearn", "adam"), default="sklearn")
     parser.add_argument("--write-md", action="store_true")
     args = parser.parse_args()

@@ -10,8 +10,8 @@ encoder on (``--transfer-tasks``, default all):
 - STS14: cosine similarity, Pearson / Spearman per subset, averaged over the subsets.
 
 The accuracy tasks train SentEval's logistic regression with Adam and batches of 64, as paper 004
-§3.2 did (``classifier="adam"``, the default), or scikit-learn's (``"sklearn"``, 4 to 50 times
-faster on a CPU); :mod:`.transfer_classifier`. Sentences are embedded as they are; pairs use
+§3.2 did (``classifier="adam"``, the default; a grid's fits trained in lockstep), or scikit-learn's
+(``"sklearn"``, 3 to 5 times faster on a CPU); :mod:`.transfer_classifier`. Sentences are embedded as they are; pairs use
 SentEval's features ``[|u − v|; u * v]``. Each distinct sentence is encoded once per run, all of a
 task's new sentences in one ``encode`` call (the encoders sort them by length), and reused by later
 tasks (SICK-E and SICK-R share theirs).

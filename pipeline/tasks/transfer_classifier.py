@@ -7,7 +7,12 @@ configured it (``{'nhid': 0, 'optim': 'adam', 'batch_size': 64, 'tenacity': 5, '
 one linear layer, cross-entropy summed over the batch, Adam at its default rate 1e-3 with weight
 decay (the L2 penalty) chosen among 10^-5 … 10^-2; trained 4 epochs at a time, and stopped when the
 accuracy on a validation set has not improved 5 times in a row (at most 200 epochs), keeping the
-best model (:class:`AdamLogisticRegression`).
+best model (:class:`.transfer_adam.AdamLogisticRegression`). The fits of one grid (every decay × fold of a
+cross-validation, for every outer fold of :func:`nested_kfold`; the 4 decays of :func:`dev_then_test`; then
+the refits) are trained in lockstep (:func:`.transfer_adam.train_lockstep`): each is thousands of Adam steps
+on batches of 64, whose time alone is Python and dispatcher overhead, and stacked they pay it once a step.
+Each model still sees its own seeded rows, batches and initial weights and takes its own Adam steps and early
+stopping, so it ends as its fit alone would.
 
 ``sklearn``: SentEval with ``usepytorch=False``: scikit-learn's ``LogisticRegression(C)`` for C in
 2^-2 … 2^3 (solver lbfgs with scikit-learn's defaults; SentEval's scikit-learn path, which predates
@@ -40,6 +45,14 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
+from pipeline.tasks.transfer_adam import (
+    AdamLogisticRegression,
+    AdamSettings,  # noqa: F401 (the protocols' settings, read from here)
+    Fit,
+    held_out_fit,
+    train_lockstep,
+)
+
 CLASSIFIERS = ("adam", "sklearn")
 REGULARISATION = tuple(2.0**t for t in range(-2, 4))  # scikit-learn's C (SentEval: 2^-2 … 2^3)
 WEIGHT_DECAY = tuple(10.0**t for t in range(-5, -1))  # Adam's L2 penalty (SentEval: 10^-5 … 10^-2)
@@ -55,80 +68,6 @@ class Result:
 
     def as_dict(self) -> dict:
         return {"devacc": self.devacc, "acc": self.acc, ("C" if self.classifier == "sklearn" else "l2"): self.C}
-
-
-@dataclass(frozen=True)
-class AdamSettings:
-    """SentEval's ``classifier`` parameters of paper 004 §3.2 (InferSent's evaluation)."""
-
-    batch_size: int = 64
-    epoch_size: int = 4
-    tenacity: int = 5
-    max_epoch: int = 200
-    lr: float = 1e-3  # torch.optim.Adam's default, which SentEval's "adam" leaves as it is
-    validation_split: float = 0.05
-
-
-class AdamLogisticRegression:
-    """SentEval's ``PyTorchClassifier`` with ``nhid=0``: a linear layer trained with Adam (module docstring)."""
-
-    def __init__(self, weight_decay: float, seed: int, settings: AdamSettings = AdamSettings()):
-        self.weight_decay, self.seed, self.settings = weight_decay, seed, settings
-        self.model = None
-        self.classes = np.zeros(0)
-        self.epochs = 0  # epochs trained by the last fit
-        self.best = -1.0  # the validation accuracy of the model kept
-
-    def fit(self, x: np.ndarray, y: np.ndarray, validation: tuple[np.ndarray, np.ndarray] | None = None):
-        """Train on ``x, y``, stopping early on ``validation`` (default: a seeded share of ``x``)."""
-        import torch
-        from torch import nn
-
-        rng = np.random.RandomState(self.seed)
-        if validation is None:
-            order = rng.permutation(len(x))
-            held = int(self.settings.validation_split * len(x))
-            validation = (x[order[:held]], y[order[:held]])
-            x, y = x[order[held:]], y[order[held:]]
-        self.classes = np.unique(np.concatenate([y, validation[1]]))
-        features = torch.as_tensor(np.asarray(x, dtype=np.float32))
-        labels = torch.as_tensor(np.searchsorted(self.classes, y), dtype=torch.long)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(self.seed)
-            self.model = nn.Linear(features.shape[1], len(self.classes))
-        optimizer = torch.optim.Adam(self.model.parameters(), lr=self.settings.lr, weight_decay=self.weight_decay)
-        loss_fn = nn.CrossEntropyLoss(reduction="sum")  # SentEval: size_average = False
-        best, best_state, epochs, misses = -1.0, None, 0, 0
-        while epochs <= self.settings.max_epoch:
-            for _ in range(self.settings.epoch_size):
-                order = torch.from_numpy(rng.permutation(len(features)))
-                for start in range(0, len(order), self.settings.batch_size):
-                    rows = order[start : start + self.settings.batch_size]
-                    loss = loss_fn(self.model(features[rows]), labels[rows])
-                    optimizer.zero_grad()
-                    loss.backward()
-                    optimizer.step()
-            epochs += self.settings.epoch_size
-            score = accuracy(self, *validation)
-            if score > best:
-                best = score
-                best_state = {name: tensor.clone() for name, tensor in self.model.state_dict().items()}
-            else:
-                if misses >= self.settings.tenacity:
-                    break
-                misses += 1
-        self.model.load_state_dict(best_state)
-        self.epochs, self.best = epochs, best
-        return self
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        import torch
-
-        if len(x) == 0:
-            return self.classes[:0]
-        with torch.inference_mode():
-            found = self.model(torch.as_tensor(np.asarray(x, dtype=np.float32))).argmax(-1).numpy()
-        return self.classes[found]
 
 
 def fit(x: np.ndarray, y: np.ndarray, C: float, seed: int) -> LogisticRegression:
@@ -169,15 +108,31 @@ def choose_weight_decay(x: np.ndarray, y: np.ndarray, k: int, seed: int) -> tupl
     """:func:`choose_c` for the Adam classifier over :data:`WEIGHT_DECAY`: each fold's fit stops early on
     its held-out fold (SentEval's ``validation_data``), the best penalty is refit on all of ``x``
     (stopping on a seeded 5% of it)."""
-    scores = []
-    for decay in WEIGHT_DECAY:
-        found = []
-        for train, held in folds(y, k, seed):
-            model = AdamLogisticRegression(decay, seed).fit(x[train], y[train], (x[held], y[held]))
-            found.append(accuracy(model, x[held], y[held]))
-        scores.append(float(np.mean(found)))
-    best = int(np.argmax(scores))
-    return AdamLogisticRegression(WEIGHT_DECAY[best], seed).fit(x, y), WEIGHT_DECAY[best], scores[best]
+    return choose_weight_decays(x, y, [np.arange(len(y))], k, seed)[0]
+
+
+def choose_weight_decays(
+    x: np.ndarray, y: np.ndarray, parts: list[np.ndarray], k: int, seed: int
+) -> list[tuple[AdamLogisticRegression, float, float]]:
+    """:func:`choose_weight_decay` on ``x[rows], y[rows]`` for each ``rows`` of ``parts`` (nested_kfold's outer
+    training parts): every (part, decay, fold) fit in one lockstep grid, then every part's refit in another.
+    A fold's score is its kept model's accuracy on the held-out fold, as scored when it was kept."""
+    grid = [
+        Fit(rows[train], rows[held], decay, seed)
+        for rows in parts
+        for decay in WEIGHT_DECAY
+        for train, held in folds(y[rows], k, seed)
+    ]
+    scores = np.array([trained.best for trained in train_lockstep(x, y, grid)]).reshape(
+        len(parts), len(WEIGHT_DECAY), k
+    )
+    means = [[float(np.mean(found)) for found in part] for part in scores]
+    best = [int(np.argmax(part)) for part in means]
+    refits = [held_out_fit(rows, WEIGHT_DECAY[chosen], seed) for rows, chosen in zip(parts, best)]
+    return [
+        (AdamLogisticRegression(WEIGHT_DECAY[chosen], seed).adopt(trained), WEIGHT_DECAY[chosen], part[chosen])
+        for trained, chosen, part in zip(train_lockstep(x, y, refits), best, means)
+    ]
 
 
 def _choose(classifier: str):
@@ -188,13 +143,14 @@ def _choose(classifier: str):
 
 def nested_kfold(x: np.ndarray, y: np.ndarray, k: int = 10, seed: int = 0, classifier: str = "adam") -> Result:
     choose = _choose(classifier)
-    dev, test, chosen = [], [], []
-    for train, held in folds(y, k, seed):
-        model, C, score = choose(x[train], y[train], k, seed)
-        dev.append(score)
-        chosen.append(C)
-        test.append(accuracy(model, x[held], y[held]))
-    return Result(float(np.mean(dev)), float(np.mean(test)), chosen, classifier=classifier)
+    outer = folds(y, k, seed)
+    if classifier == "adam":  # every outer fold's grid in one lockstep run (choose_weight_decays)
+        chosen = choose_weight_decays(x, y, [train for train, _ in outer], k, seed)
+    else:
+        chosen = [choose(x[train], y[train], k, seed) for train, _ in outer]
+    test = [accuracy(model, x[held], y[held]) for (model, _, _), (_, held) in zip(chosen, outer)]
+    dev = [score for _, _, score in chosen]
+    return Result(float(np.mean(dev)), float(np.mean(test)), [C for _, C, _ in chosen], classifier=classifier)
 
 
 def kfold_then_test(
@@ -223,7 +179,11 @@ def dev_then_test(
     _choose(classifier)
     if classifier == "adam":  # each fit stops early on dev; SentEval's refit of the best is the same seeded fit
         penalties = WEIGHT_DECAY
-        models = [AdamLogisticRegression(decay, seed).fit(x, y, (x_dev, y_dev)) for decay in penalties]
+        shared_x = np.concatenate([np.asarray(x, dtype=np.float32), np.asarray(x_dev, dtype=np.float32)])
+        train, dev = np.arange(len(y)), np.arange(len(y), len(y) + len(y_dev))
+        grid = [Fit(train, dev, decay, seed) for decay in penalties]  # the 4 decays in lockstep
+        trained = train_lockstep(shared_x, np.concatenate([y, y_dev]), grid)
+        models = [AdamLogisticRegression(decay, seed).adopt(t) for decay, t in zip(penalties, trained)]
     else:
         penalties = REGULARISATION
         models = [fit(x, y, C, seed) for C in penalties]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.tasks import transfer, transfer_classifier
+from pipeline.tasks import transfer, transfer_adam, transfer_classifier
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.transfer_data import load_task
 
@@ -31,23 +31,22 @@ def test_the_settings_are_senteval_s_for_the_paper():
 
 
 def test_it_trains_a_linear_layer_with_adam_on_batches_of_64(monkeypatch):
-    sizes, optimisers = [], []
-    real_adam = torch.optim.Adam
+    """Batches of 64 with a short last one, in whole rounds of 4 epochs; Adam's arithmetic against
+    torch.optim.Adam on nn.Linear: tests/tasks/test_transfer_lockstep.py."""
+    rows_per_step = []
+    real_gradient = transfer_adam.Lockstep.gradient
 
-    def spying_adam(params, **kwargs):
-        optimisers.append(kwargs)
-        return real_adam(params, **kwargs)
+    def counting_gradient(self, x, targets, weight):
+        rows_per_step.append(int(weight.sum()))  # rows of weight 1: the batch; the rest pads it to 64
+        return real_gradient(self, x, targets, weight)
 
-    monkeypatch.setattr(torch.optim, "Adam", spying_adam)
-    real_forward = torch.nn.Linear.forward
-    monkeypatch.setattr(torch.nn.Linear, "forward", lambda self, x: sizes.append(len(x)) or real_forward(self, x))
+    monkeypatch.setattr(transfer_adam.Lockstep, "gradient", counting_gradient)
     x, y = blobs(300, 3, 0)
     model = transfer_classifier.AdamLogisticRegression(1e-4, seed=0).fit(x[:200], y[:200], (x[200:], y[200:]))
-    assert optimisers == [{"lr": 1e-3, "weight_decay": 1e-4}]
     assert isinstance(model.model, torch.nn.Linear) and model.model.out_features == 3
-    training = [size for size in sizes if size != 100]  # the validation set is scored whole
-    assert set(training) == {64, 200 - 3 * 64}  # 200 examples: three batches of 64 and one of 8
-    assert len(training) % (4 * 4) == 0  # whole rounds of 4 epochs of 4 batches
+    assert rows_per_step[:4] == [64, 64, 64, 200 - 3 * 64]  # 200 examples: three batches of 64 and one of 8
+    assert len(rows_per_step) == 4 * model.epochs and model.epochs % 4 == 0  # rounds of 4 epochs of 4 batches
+    assert set(rows_per_step) == {64, 8}
 
 
 def test_it_stops_early_and_keeps_the_best_validation_model():
