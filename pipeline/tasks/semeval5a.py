@@ -19,7 +19,8 @@ the word are embedded as two sequences u and v; the pair features are SentEval's
 fitted on the train split with C chosen from :data:`C_GRID` by 5-fold stratified
 cross-validation on train (folds fixed by :data:`FOLD_SEED`, so every model sees the same
 folds), refitted on all of train, and scored once on test. Reported: test accuracy ×100,
-the chosen C and its cross-validation accuracy.
+the chosen C and its cross-validation accuracy; ``correct``, each test instance right or not, and ``ids``,
+each one's number in the test file (four lines an instance, none dropped), for the scoreboard.
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ def evaluate(encoder, splits: dict[str, Instances]) -> dict:
     result = fit_and_score(features["train"], splits["train"][2], features["test"], splits["test"][2])
     return {
         **result,
+        "ids": list(range(len(splits["test"][2]))),  # the instances in file order, each its number in the file
         **counts(splits),
         "protocol": "frozen",
         "features": "[u; v; |u-v|; u*v]",
