@@ -334,6 +334,8 @@ def sts_metrics(node) -> dict:
         ("sts", "avg", {"items": "none"}),
         ("bilstm_snli", "test", {"test_correct": 5}),
         ("bilstm_snli", "test", [deep_json(100_000)]),
+        ("bilstm_snli", "test", {"test_correct": "0110", "test_ids": [0, 1, 1, 2]}),
+        ("bilstm_snli", "test", {"test_correct": "0110", "test_ids": "0123"}),
     ],
     ids=[
         "pairs text",
@@ -349,6 +351,8 @@ def sts_metrics(node) -> dict:
         "items text",
         "test_correct a number",
         "metrics nested too deep",
+        "SNLI test ids repeated",
+        "SNLI test ids text",
     ],
 )
 def test_malformed_per_item_outcomes_leave_the_column_untested(cli, tmp_path, demo_config, table, column, data):
