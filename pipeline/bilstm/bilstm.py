@@ -196,6 +196,8 @@ def run(args: argparse.Namespace) -> None:
             "test": test,
             # each test pair right (1) or not (0), in file order: the scoreboard's McNemar test
             "test_correct": None if test_hits is None else "".join("1" if hit else "0" for hit in test_hits),
+            # each test pair's id (its line in the test file): the scoreboard counts a pair once
+            "test_ids": None if test_hits is None else test_pairs.ids(),
             "dim": model.encoder.dim,
             "parameters": model.encoder.trainable_parameters(),
             "n": counts,

@@ -190,6 +190,7 @@ def run(args: argparse.Namespace) -> None:
     result = {
         "accuracy": 100.0 * accuracy,
         "correct": semeval5a.hit_string(hits),  # each test item, for the scoreboard's McNemar test
+        "ids": semeval5a.test_ids(splits),  # and its number in the test file: each counts once
         "train_accuracy": 100.0 * train_accuracy,
         **semeval5a.counts(splits),
         "protocol": PROTOCOL,

@@ -15,6 +15,10 @@ A column's value is the mean over groups, with the weights the tables give them 
 semantic and syntactic pools, as ``analogy.evaluate`` averages them; STS: the mean over a year's subsets,
 and Avg. the mean of the seven sets; FAQ's average: its data sets). Where a metrics file holds no per-item
 outcomes (an older file) or malformed ones, the column is not tested (:func:`bootstrap` says why).
+
+Every outcome list comes with its items' ids (:mod:`.scoreboard_ids`): an id repeated within a group, or two
+sides scored on different ids, leave the column untested; a file written before the ids is tested as
+before, and its verdict row says that the items' identity was not checked.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ from pipeline.scoreboard.scoreboard_bootstrap import (
     mcnemar,
     paired_bootstrap,
 )
+from pipeline.scoreboard.scoreboard_ids import Ids, ItemsError, item_ids, pairing
 
-LARGEST_ID = 1 << 62  # an int64 holds it: a rank or id past it is not one an evaluation wrote
+LARGEST_ID = 1 << 62  # an int64 holds it: a rank or pair id past it is not one an evaluation wrote
 LARGEST_METRICS = 1 << 28  # bytes: a metrics file is far smaller; a path in tables.json is not trusted
 ANALOGY_LEVELS = ("word", "phrase", "sentence")  # pipeline.tasks.analogy.LEVELS
 FAQ_AVERAGE = "Avg."  # faq_cells' facet of the average over the data sets (retrieval_tables.py)
@@ -102,36 +107,42 @@ def _numbers(values, length: int | None = None) -> np.ndarray | None:
     return array if np.isfinite(array).all() else None
 
 
-def _scored(node) -> Scored | None:
+def _scored(node, group: str, ids: Ids) -> Scored | None:
+    """A correlation set's gold and predicted scores; its ids go to ``ids``."""
     if not isinstance(node, dict):
         return None
     gold = _numbers(node.get("gold"))
     predicted = None if gold is None else _numbers(node.get("predicted"), len(gold))
-    return None if predicted is None else Scored(gold, predicted)
+    if predicted is None:
+        return None
+    ids.append((group, item_ids(node, len(gold), group)))
+    return Scored(gold, predicted)
 
 
-def _ranks(node) -> np.ndarray | None:
+def _ranks(node, group: str, ids: Ids) -> np.ndarray | None:
     ranks = node.get("ranks") if isinstance(node, dict) else None
     if not isinstance(ranks, list) or not ranks:
         return None
     if not all(isinstance(r, int) and not isinstance(r, bool) and 1 <= r < LARGEST_ID for r in ranks):
         return None
+    ids.append((group, item_ids(node, len(ranks), group)))
     return np.asarray(ranks, dtype=np.int64)
 
 
-def _rank_groups(table: str, row: dict, data: dict) -> list[np.ndarray] | None:
+def _rank_groups(table: str, row: dict, data: dict, ids: Ids) -> list[np.ndarray] | None:
     if table.startswith("geogranno"):
-        ranks = _ranks((data.get("splits") or {}).get(row.get("facet")))
+        facet = row.get("facet")
+        ranks = _ranks((data.get("splits") or {}).get(facet), f"the {facet} split", ids)
         return None if ranks is None else [ranks]
     datasets = data.get("datasets")
     if not isinstance(datasets, dict):
         return None
     names = list(datasets) if row.get("facet") == FAQ_AVERAGE else [row.get("facet")]
-    groups = [_ranks(datasets.get(name)) for name in names]
+    groups = [_ranks(datasets.get(name), str(name), ids) for name in names]
     return None if not groups or any(g is None for g in groups) else groups
 
 
-def _analogy_groups(column: str, data: dict) -> list[Hits] | None:
+def _analogy_groups(column: str, data: dict, ids: Ids) -> list[Hits] | None:
     """Per-question hits of the pooled (level, kind) groups a column averages (analogy.evaluate: a level's
     sem / syn pool its table categories; its Avg. is their mean; the overall Avg. the mean of the levels').
     A category's word-pair ids are offset so that two categories' pairs stay apart."""
@@ -154,9 +165,10 @@ def _analogy_groups(column: str, data: dict) -> list[Hits] | None:
                 if correct is None:
                     return None
                 hits.append(correct)
-                ids = _pair_ids(result.get("pairs"), len(correct))
-                pairs.append(None if ids is None else ids + offset)
-                offset += 0 if ids is None else int(ids.max()) + 1
+                ids.append((str(key), item_ids(result, len(correct), str(key))))
+                pair_ids = _pair_ids(result.get("pairs"), len(correct))
+                pairs.append(None if pair_ids is None else pair_ids + offset)
+                offset += 0 if pair_ids is None else int(pair_ids.max()) + 1
             if not hits:
                 return None
             known = None if any(p is None for p in pairs) else np.concatenate(pairs)
@@ -189,7 +201,7 @@ def _metrics_file(row: dict | None, column: str) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def _sts_groups(column: str, data: dict) -> list[tuple[float, Scored]] | None:
+def _sts_groups(column: str, data: dict, ids: Ids) -> list[tuple[float, Scored]] | None:
     items = data.get("items")
     if not isinstance(items, dict) or column not in STS_SETS:
         return None
@@ -199,61 +211,88 @@ def _sts_groups(column: str, data: dict) -> list[tuple[float, Scored]] | None:
         subsets = items.get(name)
         if not isinstance(subsets, dict) or not subsets:
             return None
-        for node in subsets.values():
-            scored = _scored(node)
+        for subset, node in subsets.items():
+            scored = _scored(node, f"{name}/{subset}", ids)
             if scored is None:
                 return None
             groups.append((1.0 / (len(sets) * len(subsets)), scored))
     return groups
 
 
-def _correlation_groups(table: str, column: str, data: dict) -> tuple[str, list[tuple[float, Scored]]] | None:
+def _correlation_groups(table: str, column: str, data: dict, ids: Ids) -> tuple[str, list[tuple[float, Scored]]] | None:
     """(method, [(weight, scored set)]) of a correlation column; None where the file has no per-pair scores."""
     items = data.get("items")
     if table in ("sts", "sts_senteval") or (table == "ablation" and column in STS_SETS):
-        groups = _sts_groups(column, data)
+        groups = _sts_groups(column, data, ids)
         return None if groups is None else ("spearman", groups)
     if not isinstance(items, dict):
         return None
     if column == "ppdb":
-        scored = _scored(items.get(data.get("headline", "ppdb-sample")))
+        name = data.get("headline", "ppdb-sample")
+        scored = _scored(items.get(name) if isinstance(name, str) else None, str(name), ids)
     elif column in WORD_SETS:
-        scored = _scored(items.get(WORD_SETS[column]))
+        scored = _scored(items.get(WORD_SETS[column]), WORD_SETS[column], ids)
     else:
         return None
     return None if scored is None else ("spearman", [(1.0, scored)])
 
 
-def item_outcomes(table: str, column: str, row: dict | None):
-    """(kind, per-item data) of a row's column; None where its metrics file holds no per-item outcomes (an
-    older file, a file gone) or the column has none. Kinds: "hits" (analogy), "scores" (a mean of per-item
-    scores), "correct" (accuracy), "correlation"."""
-    path = _metrics_file(row, column)
-    data = _metrics(path) if path is not None else None
-    if data is None:
-        return None
+def _outcomes(table: str, column: str, row: dict | None, data: dict, ids: Ids):
+    """(kind, per-item data) of a row's column in its metrics ``data``; each group's ids go to ``ids``."""
     if table == "analogy":
-        groups = _analogy_groups(column, data)
+        groups = _analogy_groups(column, data, ids)
         return None if groups is None else ("hits", groups)
     if (table, column) in SCORES:
-        groups = _rank_groups(table, row, data)
+        groups = _rank_groups(table, row, data, ids)
         return None if groups is None else ("scores", [_score(g, SCORES[table, column]) for g in groups])
     if table == "bilstm_snli" and column == "test" or column == "semeval":
-        correct = _bits(data.get("test_correct" if table == "bilstm_snli" else "correct"))
+        key = "test_correct" if table == "bilstm_snli" else "correct"
+        correct = _bits(data.get(key))
+        if correct is not None:
+            group = "the SNLI test set" if table == "bilstm_snli" else "the SemEval 5(a) test set"
+            ids.append((group, item_ids(data, len(correct), group, "test_ids" if key == "test_correct" else "ids")))
         return None if correct is None else ("correct", correct)
     if table == "transfer" and column in TRANSFER:
         task, how = TRANSFER[column]
         node = (data.get("tasks") or {}).get(task)
         if how == "accuracy":
             correct = _bits(node.get("correct")) if isinstance(node, dict) else None
+            if correct is not None:
+                ids.append((task, item_ids(node, len(correct), task)))
             return None if correct is None else ("correct", correct)
         subsets = node.get("items") if isinstance(node, dict) else None
         if not isinstance(subsets, dict) or not subsets:
             return None
-        groups = [(1.0 / len(subsets), _scored(one)) for one in subsets.values()]  # STS14: the subsets' mean
+        # STS14: the subsets' mean
+        groups = [(1.0 / len(subsets), _scored(one, f"{task}/{name}", ids)) for name, one in subsets.items()]
         return None if any(g is None for _, g in groups) else ("correlation", (how, groups))
-    found = _correlation_groups(table, column, data)
+    found = _correlation_groups(table, column, data, ids)
     return None if found is None else ("correlation", found)
+
+
+def outcomes_and_ids(table: str, column: str, row: dict | None):
+    """(kind, per-item data, ids) of a row's column (:func:`item_outcomes`) with each group's item ids
+    (:mod:`.scoreboard_ids`); None where there are no per-item outcomes. Ids that repeat or are malformed
+    raise :class:`.ItemsError`, its message one line naming the metrics file."""
+    path = _metrics_file(row, column)
+    data = _metrics(path) if path is not None else None
+    if data is None:
+        return None
+    ids: Ids = []
+    try:
+        found = _outcomes(table, column, row, data, ids)
+    except ItemsError as error:
+        raise ItemsError(f"{path}: {error}") from None
+    return None if found is None else (*found, ids)
+
+
+def item_outcomes(table: str, column: str, row: dict | None):
+    """(kind, per-item data) of a row's column; None where its metrics file holds no per-item outcomes (an
+    older file, a file gone) or the column has none. Kinds: "hits" (analogy), "scores" (a mean of per-item
+    scores), "correct" (accuracy), "correlation". Ids that repeat or are malformed raise
+    :class:`.ItemsError`."""
+    found = outcomes_and_ids(table, column, row)
+    return None if found is None else found[:2]
 
 
 def item_scores(table: str, column: str, row: dict | None) -> list[np.ndarray] | None:
@@ -270,16 +309,37 @@ def _score(ranks: np.ndarray, how) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------- tests
+def _found(table: str, column: str, row: dict | None):
+    """:func:`outcomes_and_ids`, or the one-line reason its ids leave the column untested."""
+    try:
+        return outcomes_and_ids(table, column, row)
+    except ItemsError as error:
+        return str(error)
+
+
+def _with_note(result: dict | None, paired: dict | None) -> dict | None:
+    """A test's result with the pairing's note (the items' identity not checked) in its description."""
+    if result is None or not paired or "note" not in paired:
+        return result
+    return {**result, "test": f"{result['test']}; {paired['note']}"}
+
+
 def bootstrap(table: str, column: str, high_row: dict | None, low_row: dict | None) -> dict:
     """The test over items of one claim column: a result with ``p`` and ``p_reversed``, or ``{"untested":
-    why}`` where a row's metrics carry no per-item outcomes or the two rows were not scored on the same
-    items."""
-    high, low = item_outcomes(table, column, high_row), item_outcomes(table, column, low_row)
+    why}`` where a row's metrics carry no per-item outcomes, an item is listed twice, or the two rows were
+    not scored on the same items."""
+    high, low = _found(table, column, high_row), _found(table, column, low_row)
+    for found in (high, low):
+        if isinstance(found, str):
+            return {"untested": found}
     if high is None or low is None:
         missing = [row["label"] for row, found in ((high_row, high), (low_row, low)) if found is None and row]
         return {"untested": f"no per-item outcomes for {column} in the metrics of {', '.join(missing) or 'a side'}"}
     if high[0] != low[0]:
         return {"untested": f"the two rows' {column} outcomes are of different kinds"}
+    paired = pairing(high[2], low[2], column)
+    if paired and "untested" in paired:
+        return paired
     kind = high[0]
     if kind == "hits":
         result = cluster_bootstrap(high[1], low[1])
@@ -296,20 +356,28 @@ def bootstrap(table: str, column: str, high_row: dict | None, low_row: dict | No
     else:
         method = high[1][0]
         result = correlation_bootstrap(method, high[1][1], low[1][1])
-    return result or {"untested": f"the two rows were not scored on the same items of {column}"}
+    return _with_note(result, paired) or {"untested": f"the two rows were not scored on the same items of {column}"}
 
 
 def bootstrap_mean(table: str, columns: list[str], high_row: dict | None, low_row: dict | None) -> dict:
     """The test over items of the mean of several correlation columns (a fallback's word sets): one paired
     bootstrap over every set's pairs, each set weighted 1 / the number of columns."""
-    found = [(item_outcomes(table, c, high_row), item_outcomes(table, c, low_row)) for c in columns]
+    found = [(_found(table, c, high_row), _found(table, c, low_row)) for c in columns]
+    reason = next((side for pair in found for side in pair if isinstance(side, str)), None)
+    if reason is not None:
+        return {"untested": reason}
     if any(h is None or lo is None or h[0] != "correlation" or lo[0] != "correlation" for h, lo in found):
         return {"untested": f"no per-pair scores for every one of {', '.join(columns)} on both sides"}
     methods = {h[1][0] for h, _ in found} | {lo[1][0] for _, lo in found}
     if len(methods) != 1:
         return {"untested": "the columns are scored by different correlations"}
+    paired = pairing(
+        [group for h, _ in found for group in h[2]], [group for _, lo in found for group in lo[2]], ", ".join(columns)
+    )
+    if paired and "untested" in paired:
+        return paired
     share = 1.0 / len(columns)
     high = [(share * w, s) for h, _ in found for w, s in h[1][1]]
     low = [(share * w, s) for _, lo in found for w, s in lo[1][1]]
-    result = correlation_bootstrap(methods.pop(), high, low)
+    result = _with_note(correlation_bootstrap(methods.pop(), high, low), paired)
     return result or {"untested": f"the two rows were not scored on the same pairs of {', '.join(columns)}"}

@@ -49,12 +49,14 @@ FOLDER = "ulr_analogy"
 
 @dataclass
 class Category:
-    """The questions of one file: ``rows[i] = [A, B, C, gold D, distractor, ...]``."""
+    """The questions of one file: ``rows[i] = [A, B, C, gold D, distractor, ...]``; ``lines[i]`` its 0-based
+    line in the file (blank lines skipped), the question's id in the metrics."""
 
     kind: str
     level: str
     name: str
     rows: list[list[str]]
+    lines: list[int] | None = None
     correct: np.ndarray = field(default=None, repr=False)
 
     @property
@@ -67,7 +69,7 @@ class Category:
 
 
 def read_category(path, kind: str, level: str) -> Category:
-    rows = []
+    rows, lines = [], []
     for number, line in file_lines(path):
         if not line.strip():
             continue
@@ -80,9 +82,10 @@ def read_category(path, kind: str, level: str) -> Category:
                 where=f"line {number}",
             )
         rows.append(fields)
+        lines.append(number - 1)
     if not rows:
         raise InputError(path, "no analogy questions")
-    return Category(kind, level, path.stem, rows)
+    return Category(kind, level, path.stem, rows, lines)
 
 
 def load(data: DataRoot) -> list[Category]:
@@ -163,6 +166,12 @@ def question_pairs(rows: list[list[str]]) -> list[list[int]]:
     return [[pair(row[0], row[1]), pair(row[2], row[3])] for row in rows]
 
 
+def question_ids(category: Category) -> list[int]:
+    """Each question's id: its line where read from a file, else its position (questions built in code)."""
+    lines = category.lines
+    return list(lines) if lines is not None and len(lines) == len(category.rows) else list(range(len(category.rows)))
+
+
 def evaluate(encoder, categories: list[Category]) -> dict:
     strings = {text: i for i, text in enumerate(dict.fromkeys(t for c in categories for row in c.rows for t in row))}
     log.info(
@@ -192,6 +201,8 @@ def evaluate(encoder, categories: list[Category]) -> dict:
             "rank_histogram": np.bincount(ranks, minlength=width + 1)[1:].tolist(),
             # each question right (1) or not (0), in file order: the scoreboard's paired bootstrap
             "correct": "".join("1" if hit else "0" for hit in category.correct),
+            # each question's id, its line in the file: the scoreboard counts a question once
+            "ids": question_ids(category),
             # each question's word pairs (A, B) and (C, D): the scoreboard resamples pairs, not questions
             "pairs": question_pairs(category.rows),
             "ppr": None,

@@ -11,8 +11,9 @@ query, and its gold set is the FAQ questions it is paired with. Each query ranks
 - BUSTM: ``chinese/fewclue/bustm/test_public.json`` (same fields; the labelled FewCLUE test set).
 
 ``avg`` is the mean Acc@1 over the sets, ``avg_mrr`` the mean MRR; both ×100. Each set also keeps its
-queries' gold ranks in query order (``ranks``), so that the scoreboard can compare two models query by
-query (a paired bootstrap; docs/stages/report.md "The scoreboard").
+queries' gold ranks in query order (``ranks``) and each query's id (``ids``: the position of its first
+positive pair among the file's pairs), so that the scoreboard can compare two models query by query (a
+paired bootstrap; docs/stages/report.md "The scoreboard").
 """
 
 from __future__ import annotations
@@ -68,6 +69,16 @@ def build_faq(pairs: list[Pair]) -> tuple[list[str], list[str], np.ndarray]:
     return faq, queries, gold
 
 
+def query_ids(pairs: list[Pair], queries: list[str]) -> list[int]:
+    """Each query's id: the position, among the file's pairs, of the first positive pair it is asked in. A
+    query is one item however many pairs ask it; positions are unique where the texts would be too."""
+    first: dict[str, int] = {}
+    for position, (query, _, label) in enumerate(pairs):
+        if label == "1":
+            first.setdefault(query, position)
+    return [first[query] for query in queries]
+
+
 def load(data: DataRoot) -> dict[str, list[Pair]]:
     sets = {}
     for name, relative in DATASETS.items():
@@ -84,7 +95,7 @@ def evaluate(model, sets: dict[str, list[Pair]]) -> dict:
     for name, pairs in sets.items():
         faq, queries, gold = build_faq(pairs)
         ranks, ties = gold_ranks(scorer.scores(queries, faq), gold)
-        result = summary(ranks, ties, ks=(1, 5, 10), items=True)
+        result = summary(ranks, ties, ks=(1, 5, 10), ids=query_ids(pairs, queries))
         datasets[name] = {
             "acc1": result["top1"],
             "mrr": result["mrr"],
@@ -94,6 +105,7 @@ def evaluate(model, sets: dict[str, list[Pair]]) -> dict:
             "faq_size": len(faq),
             "ties": result["ties"],
             "ranks": result["ranks"],  # each query's gold rank, in query order: the scoreboard's paired bootstrap
+            "ids": result["ids"],  # each query's id: the position of its first positive pair in the file
         }
     return {
         "datasets": datasets,

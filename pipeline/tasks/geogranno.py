@@ -11,7 +11,8 @@ question's gold set is every ``can`` it is paired with anywhere in train ∪ dev
 or more matches"). Ranks are pessimistic (:mod:`.retrieval`): a tie with a wrong candidate is
 a miss. Reported: Top-1/5/10 and MRR per split and for train+dev together (``all``, the split
 Table 4 reports), with each question's gold rank in question order (``ranks``: the scoreboard compares
-two models question by question), and Table 9's groupings of every split:
+two models question by question) and its id (``ids``: its position among the split file's questions; in
+``all``, the train questions' then the dev questions'), and Table 9's groupings of every split:
 
 - ``by_query_length``: |q| = words of the (instantiated) question, punctuation-only tokens (the final ``?``)
   not counted; buckets ``1-6``, ``7-8``, ``9-15`` (longer questions go to the last bucket);
@@ -145,7 +146,8 @@ def evaluate(model, splits: dict[str, list[dict]]) -> dict:
         ranks, ties = gold_ranks(scores[which], gold)
         q_len = np.array([word_count(instantiate(row["nl"])) for row in members])
         diff = np.abs(q_len - np.array([word_count(row["can"]) for row in members]))
-        out["splits"][split] = summary(ranks, ties, items=True)  # per-query ranks: the scoreboard's bootstrap
+        # per-query ranks and their ids (each question's position in its split; ``all``: train's then dev's)
+        out["splits"][split] = summary(ranks, ties, ids=range(len(members)))
         out["by_query_length"][split] = _bucket_summaries(
             ranks,
             ties,

@@ -43,11 +43,21 @@ class NLIPairs:
     labels: list[int] = field(default_factory=list)
     skipped: int = 0  # pairs without a gold label
     files: list[Path] = field(default_factory=list)
+    # each pair's 0-based line in its file (a pair without a gold label skipped; a second file's lines
+    # numbered on from the first's last pair): the scoreboard's item ids, unique where texts are not
+    lines: list[int] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.labels)
 
+    def ids(self) -> list[int]:
+        """Each pair's id: its line where the readers recorded it, else its position (pairs built in code)."""
+        return list(self.lines) if len(self.lines) == len(self) else list(range(len(self)))
+
     def extend(self, other: NLIPairs) -> None:
+        start = max(self.ids(), default=-1) + 1
+        lines = [start + i for i in other.ids()]
+        self.lines = self.ids() + lines
         self.premises += other.premises
         self.hypotheses += other.hypotheses
         self.labels += other.labels
@@ -57,15 +67,17 @@ class NLIPairs:
     def subset(self, rows) -> NLIPairs:
         """The pairs at ``rows`` (a held-out dev split, a sample)."""
         rows = list(rows)
+        lines = self.ids()
         return NLIPairs(
             [self.premises[i] for i in rows],
             [self.hypotheses[i] for i in rows],
             [self.labels[i] for i in rows],
             files=list(self.files),
+            lines=[lines[i] for i in rows],
         )
 
 
-def _add(pairs: NLIPairs, path, where: str, premise, hypothesis, label) -> None:
+def _add(pairs: NLIPairs, path, where: str, premise, hypothesis, label, line: int) -> None:
     if not isinstance(label, str):
         raise InputError(path, f"missing or non-text label {label!r}", where=where)
     label = label.strip()
@@ -80,6 +92,7 @@ def _add(pairs: NLIPairs, path, where: str, premise, hypothesis, label) -> None:
     pairs.premises.append(premise.strip())
     pairs.hypotheses.append(hypothesis.strip())
     pairs.labels.append(LABELS.index(label))
+    pairs.lines.append(line)
 
 
 def read_jsonl(lines, path) -> NLIPairs:
@@ -91,7 +104,8 @@ def read_jsonl(lines, path) -> NLIPairs:
         row = json_line(line, path, f"line {number}")
         if not isinstance(row, dict):
             raise InputError(path, "not a JSON object", where=f"line {number}")
-        _add(pairs, path, f"line {number}", row.get("sentence1"), row.get("sentence2"), row.get("gold_label"))
+        where = f"line {number}"
+        _add(pairs, path, where, row.get("sentence1"), row.get("sentence2"), row.get("gold_label"), number - 1)
     return pairs
 
 
@@ -146,7 +160,7 @@ def read_csv(lines, path, tab: bool = False) -> NLIPairs:
         if len(fields) != len(header):
             raise InputError(path, f"expected {len(header)} fields, found {len(fields)}", where=where)
         row = dict(zip(header, fields))
-        _add(pairs, path, where, row["sentence1"], row["sentence2"], row[label_column])
+        _add(pairs, path, where, row["sentence1"], row["sentence2"], row[label_column], number - 1)
     return pairs
 
 
@@ -166,7 +180,7 @@ def read_three_files(directory: Path, split: str) -> NLIPairs:
         bad_text = not premise.strip() or not hypothesis.strip()
         where = paths[0 if not premise.strip() else 1] if bad_text else paths[2]
         try:
-            _add(pairs, paths[2], f"line {number}", premise, hypothesis, label)
+            _add(pairs, paths[2], f"line {number}", premise, hypothesis, label, number - 1)
         except InputError as exc:
             raise InputError(where, exc.message, where=f"line {number}") from exc
     pairs.files = paths

@@ -23,15 +23,13 @@ import numpy as np
 from pipeline.errors import InputError
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.numbered_lines import number_in, tab_rows
-from pipeline.tasks.sts import scored_pairs, spearman
+from pipeline.tasks.sts import Pairs, row_ids, scored_pairs, spearman
 from pipeline.tasks.vectors import paired_cosine
 
 FOLDER = "ppdb/ppdb2.0_human_labels"
 FILES = {"ppdb-sample": f"{FOLDER}/ppdb-sample.tsv", "wiki-sample": f"{FOLDER}/wiki-sample.tsv"}
 HEADLINE = "ppdb-sample"
 FIELDS = 5
-
-Pairs = tuple[list[str], list[str], list[float]]
 
 
 def is_multi_word(phrase: str, paraphrase: str) -> bool:
@@ -40,8 +38,9 @@ def is_multi_word(phrase: str, paraphrase: str) -> bool:
 
 
 def read_pairs(path) -> tuple[Pairs, int]:
-    """The multi-word pairs of one human-labels file, and how many single-word pairs were dropped."""
-    left, right, scores = [], [], []
+    """The multi-word pairs of one human-labels file (each with its 0-based line, the scoreboard's item id),
+    and how many single-word pairs were dropped."""
+    left, right, scores, rows = [], [], [], []
     dropped = 0
     for number, fields in tab_rows(path, FIELDS, "score, category, phrase, paraphrase, individual scores"):
         score = number_in(path, number, fields[0], 1.0, 5.0, "mean score")
@@ -54,9 +53,10 @@ def read_pairs(path) -> tuple[Pairs, int]:
         left.append(phrase)
         right.append(paraphrase)
         scores.append(score)
+        rows.append(number - 1)
     if len(scores) < 2:
         raise InputError(path, f"{len(scores)} multi-word pair(s); a correlation needs at least 2")
-    return (left, right, scores), dropped
+    return Pairs((left, right, scores), rows), dropped
 
 
 def load(data: DataRoot) -> dict[str, tuple[Pairs, int]]:
@@ -69,13 +69,14 @@ def evaluate(encoder, sets: dict[str, tuple[Pairs, int]]) -> dict:
     texts = [t for (left, right, _), _ in sets.values() for t in (*left, *right)]
     vectors = encoder.encode(texts)
     scores, counts, dropped, items, offset = {}, {}, {}, {}, 0
-    for name, ((left, right, gold), single) in sets.items():
+    for name, (pairs, single) in sets.items():
+        left, _, gold = pairs
         n = len(left)
         block = vectors[offset : offset + 2 * n]
         offset += 2 * n
         cosine = paired_cosine(block[:n], block[n:])
         scores[name] = spearman(cosine, np.asarray(gold))
-        items[name] = scored_pairs(gold, cosine)
+        items[name] = scored_pairs(gold, cosine, row_ids(pairs))
         counts[name], dropped[name] = n, single
     return {
         "scores": scores,

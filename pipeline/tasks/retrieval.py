@@ -43,14 +43,16 @@ def mrr(ranks: np.ndarray) -> float:
     return 100.0 * float(np.mean(1.0 / np.asarray(ranks, dtype=np.float64))) if len(ranks) else float("nan")
 
 
-def summary(ranks: np.ndarray, ties: np.ndarray, ks=(1, 5, 10), items: bool = False) -> dict:
-    """Top-k for each k, MRR, the count of queries and of gold-vs-wrong ties; with ``items``, each query's
-    gold rank in query order too (``ranks``), from which every figure above follows, so that two models
-    scored on the same queries can be compared query by query (the scoreboard's paired bootstrap)."""
+def summary(ranks: np.ndarray, ties: np.ndarray, ks=(1, 5, 10), ids=None) -> dict:
+    """Top-k for each k, MRR, the count of queries and of gold-vs-wrong ties; given each query's ``ids`` (its
+    position in the source file), each query's gold rank in query order too (``ranks``, with ``ids``), from
+    which every figure above follows, so that two models scored on the same queries can be compared query by
+    query (the scoreboard's paired bootstrap)."""
     out = {f"top{k}": top_k(ranks, k) for k in ks}
     out.update(mrr=mrr(ranks), n=len(ranks), ties=int(np.sum(ties)))
-    if items:
+    if ids is not None:
         out["ranks"] = [int(rank) for rank in ranks]
+        out["ids"] = [int(i) for i in ids]
     return out
 
 

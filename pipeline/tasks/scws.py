@@ -29,7 +29,7 @@ FIELDS = 8 + RATERS
 
 
 def read_ratings(path) -> wordsim.Pairs:
-    left, right, scores = [], [], []
+    left, right, scores, rows = [], [], [], []
     layout = f"id, word1, POS1, word2, POS2, context1, context2, mean rating, {RATERS} ratings"
     for number, fields in tab_rows(path, FIELDS, layout):
         rating = number_in(path, number, fields[7], 0.0, 10.0, "mean rating")
@@ -39,9 +39,10 @@ def read_ratings(path) -> wordsim.Pairs:
         left.append(fields[1].strip())
         right.append(fields[3].strip())
         scores.append(rating)
+        rows.append(number - 1)
     if len(scores) < 2:
         raise InputError(path, f"{len(scores)} rated pair(s); a correlation needs at least 2")
-    return left, right, scores
+    return wordsim.Pairs((left, right, scores), rows)
 
 
 def load(data: DataRoot) -> dict[str, wordsim.Pairs]:

@@ -19,8 +19,9 @@ the word are embedded as two sequences u and v; the pair features are SentEval's
 fitted on the train split with C chosen from :data:`C_GRID` by 5-fold stratified
 cross-validation on train (folds fixed by :data:`FOLD_SEED`, so every model sees the same
 folds; each fold's C path warm-started, :func:`cross_validated_accuracy`), refitted on all of
-train, and scored once on test. Reported: test accuracy ×100,
-the chosen C and its cross-validation accuracy.
+train, and scored once on test. Reported: test accuracy ×100, the chosen C and its cross-validation
+accuracy; ``correct``, each test instance right or not, and ``ids``, each one's number in the test file
+(four lines an instance, none dropped), for the scoreboard.
 """
 
 from __future__ import annotations
@@ -141,6 +142,12 @@ def hit_string(hits) -> str:
     return "".join("1" if hit else "0" for hit in hits)
 
 
+def test_ids(splits: dict[str, Instances]) -> list[int]:
+    """Each test instance's id beside ``correct``: its number in the test file (four lines an instance, none
+    dropped), so the scoreboard counts each instance once."""
+    return list(range(len(splits["test"][2])))
+
+
 def counts(splits: dict[str, Instances]) -> dict:
     """Instances and positives per split, as both protocols report them."""
     return {
@@ -160,6 +167,7 @@ def evaluate(encoder, splits: dict[str, Instances]) -> dict:
     result = fit_and_score(features["train"], splits["train"][2], features["test"], splits["test"][2])
     return {
         **result,
+        "ids": test_ids(splits),
         **counts(splits),
         "protocol": "frozen",
         "features": "[u; v; |u-v|; u*v]",

@@ -8,7 +8,9 @@
   columns ignored).
 - SICK-R: ``sick/SICK.txt``, rows whose ``SemEval_set`` is ``TEST``, gold ``relatedness_score``.
 
-``avg`` is the mean of the seven scores (the tables' Avg. column).
+``avg`` is the mean of the seven scores (the tables' Avg. column). ``items`` gives each scored pair's gold
+and predicted score and its ``ids``, the pair's 0-based line in the file it was read from (SICK: the line of
+SICK.txt, header line 0), so the scoreboard counts each pair once and pairs two models item by item.
 """
 
 from __future__ import annotations
@@ -31,7 +33,25 @@ log = logging.getLogger("pipeline.tasks.sts")
 YEARS = ("STS12", "STS13", "STS14", "STS15", "STS16")
 DATASETS = (*YEARS, "STS-B", "SICK-R")
 
-Pairs = tuple[list[str], list[str], list[float]]
+
+class Pairs(tuple):
+    """The (left, right, gold) lists of one test set, unpacked as three as before, with ``rows``: each pair's
+    0-based line in the file it was read from (lines without a pair, such as a blank gold score, skipped).
+    The lines are the pairs' ids in the metrics (docs/stages/report.md "The scoreboard"): positions, unique by
+    construction, where the texts are not (a test set may hold the same pair twice)."""
+
+    rows: list[int]
+
+    def __new__(cls, pairs, rows: list[int] | None = None):  # (pairs,) alone: how pickle and copy rebuild it
+        made = super().__new__(cls, pairs)
+        made.rows = rows
+        return made
+
+
+def row_ids(pairs) -> list[int]:
+    """Each pair's id: its line where the reader recorded it, else its position (pairs built in code)."""
+    rows = getattr(pairs, "rows", None)
+    return list(rows) if rows is not None and len(rows) == len(pairs[0]) else list(range(len(pairs[0])))
 
 
 def spearman(predicted, gold) -> float:
@@ -39,10 +59,10 @@ def spearman(predicted, gold) -> float:
     return 100.0 * float(spearmanr(predicted, gold).statistic)
 
 
-def scored_pairs(gold, predicted) -> dict:
-    """Each pair's gold and predicted score, in file order: the scoreboard's paired bootstrap over pairs
-    (docs/stages/report.md "The scoreboard")."""
-    return {"gold": [float(g) for g in gold], "predicted": [float(p) for p in predicted]}
+def scored_pairs(gold, predicted, ids) -> dict:
+    """Each pair's gold and predicted score and id, in file order: the scoreboard's paired bootstrap over
+    pairs (docs/stages/report.md "The scoreboard")."""
+    return {"gold": [float(g) for g in gold], "predicted": [float(p) for p in predicted], "ids": [int(i) for i in ids]}
 
 
 def read_semeval(input_path, gold_path) -> Pairs:
@@ -51,7 +71,7 @@ def read_semeval(input_path, gold_path) -> Pairs:
     golds = [text for _, text in file_lines(gold_path)]
     if len(inputs) != len(golds):
         raise InputError(gold_path, f"{len(golds)} gold lines for {len(inputs)} input lines in {input_path.name}")
-    left, right, scores = [], [], []
+    left, right, scores, rows = [], [], [], []
     for number, (line, gold) in enumerate(zip(inputs, golds), 1):
         if not gold.strip():
             continue
@@ -61,7 +81,8 @@ def read_semeval(input_path, gold_path) -> Pairs:
         scores.append(finite_number(gold_path, number, gold.strip(), "gold score"))
         left.append(fields[0])
         right.append(fields[1])
-    return left, right, scores
+        rows.append(number - 1)
+    return Pairs((left, right, scores), rows)
 
 
 def year_subsets(data: DataRoot, year: str) -> dict[str, Pairs]:
@@ -83,7 +104,7 @@ def year_subsets(data: DataRoot, year: str) -> dict[str, Pairs]:
 
 
 def read_stsb(path) -> Pairs:
-    left, right, scores = [], [], []
+    left, right, scores, rows = [], [], [], []
     for number, line in file_lines(path):
         fields = line.split("\t")
         if len(fields) < 7:
@@ -93,11 +114,12 @@ def read_stsb(path) -> Pairs:
         scores.append(finite_number(path, number, fields[4], "score"))
         left.append(fields[5])
         right.append(fields[6])
-    return left, right, scores
+        rows.append(number - 1)
+    return Pairs((left, right, scores), rows)
 
 
 def read_sick(path, split: str = "TEST") -> Pairs:
-    left, right, scores = [], [], []
+    left, right, scores, rows = [], [], [], []
     # no quote processing (SICK's sentences hold bare '"'); lines read with a bound, as csv's own
     # field limit (131,072 characters) is reached only after a whole line is held
     reader = csv.DictReader((text for _, text in file_lines(path)), delimiter="\t", quoting=csv.QUOTE_NONE)
@@ -110,11 +132,12 @@ def read_sick(path, split: str = "TEST") -> Pairs:
                 scores.append(finite_number(path, reader.line_num, row["relatedness_score"], "relatedness_score"))
                 left.append(row["sentence_A"])
                 right.append(row["sentence_B"])
+                rows.append(reader.line_num - 1)  # one line a row (no quoting): the header is line 0
     except csv.Error as exc:
         raise InputError(path, f"not readable as TAB-separated text: {exc}", where=f"line {reader.line_num}") from None
     if not scores:
         raise InputError(path, f"no rows with SemEval_set {split}")
-    return left, right, scores
+    return Pairs((left, right, scores), rows)
 
 
 def load(data: DataRoot) -> dict[str, dict[str, Pairs]]:
@@ -132,13 +155,14 @@ def evaluate(encoder, sets: dict[str, dict[str, Pairs]]) -> dict:
     scores, subsets_out, counts, items = {}, {}, {}, {}
     for name, subsets in sets.items():
         per_subset = {}
-        for subset, (left, right, gold) in subsets.items():
+        for subset, pairs in subsets.items():
+            left, _, gold = pairs
             n = len(left)
             block = vectors[offset : offset + 2 * n]
             offset += 2 * n
             cosine = paired_cosine(block[:n], block[n:])
             per_subset[subset] = spearman(cosine, gold)
-            items.setdefault(name, {})[subset] = scored_pairs(gold, cosine)
+            items.setdefault(name, {})[subset] = scored_pairs(gold, cosine, row_ids(pairs))
         counts[name] = sum(len(pairs[0]) for pairs in subsets.values())
         scores[name] = float(np.mean(list(per_subset.values())))
         if name in YEARS:

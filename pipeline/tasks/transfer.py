@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 from pipeline.tasks import transfer_classifier as logreg
 from pipeline.tasks import transfer_regression as regression
 from pipeline.tasks.data_root import DataRoot
-from pipeline.tasks.sts import scored_pairs
+from pipeline.tasks.sts import row_ids, scored_pairs
 from pipeline.tasks.transfer_data import Split, load_task
 from pipeline.tasks.vectors import paired_cosine
 
@@ -100,12 +100,13 @@ def _texts(data) -> list[str]:
 
 
 def test_hits(result, test) -> dict:
-    """Each test item classified right (1) or not (0), in order: the scoreboard's McNemar test
-    (docs/stages/report.md "The scoreboard"). The k-fold tasks have no held-out test set to give."""
+    """Each test item classified right (1) or not (0), in order, and its id (its line in the test file): the
+    scoreboard's McNemar test (docs/stages/report.md "The scoreboard"). The k-fold tasks have no held-out
+    test set to give."""
     if result.predictions is None:
         return {}
     hits = np.asarray(result.predictions) == np.asarray(test.y)
-    return {"correct": "".join("1" if hit else "0" for hit in hits)}
+    return {"correct": "".join("1" if hit else "0" for hit in hits), "ids": test.ids()}
 
 
 def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitter: str = "adam") -> dict:
@@ -152,13 +153,14 @@ def run_task(task: str, data, embed: SentenceCache, kfold: int, seed: int, fitte
             "devpearson": devpearson,
             "ndev": len(dev),
             "ntest": len(test),
-            "items": {"test": scored_pairs(scale(test.y), predicted)},
+            "items": {"test": scored_pairs(scale(test.y), predicted, test.ids())},
         }
     if task == "STS14":
         subsets, items = {}, {}
-        for name, (left, right, gold) in data.items():
+        for name, pairs in data.items():
+            left, right, gold = pairs
             cosine = paired_cosine(embed(left), embed(right))
-            items[name] = scored_pairs(gold, cosine)
+            items[name] = scored_pairs(gold, cosine, row_ids(pairs))
             subsets[name] = {
                 "pearson": 100.0 * float(pearsonr(cosine, gold).statistic),
                 "spearman": 100.0 * float(spearmanr(cosine, gold).statistic),

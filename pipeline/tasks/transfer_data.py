@@ -48,9 +48,16 @@ class Split:
     left: list[str] = field(default_factory=list)
     right: list[str] | None = None  # second sentences of a pair task
     y: list = field(default_factory=list)
+    # each item's 0-based line in the file it was read from (SICK: of SICK.txt, header line 0): the
+    # scoreboard's item ids; None where the readers do not record them (the k-fold tasks, which write no ids)
+    rows: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.y)
+
+    def ids(self) -> list[int]:
+        """Each item's id: its line where recorded, else its position."""
+        return list(self.rows) if self.rows is not None and len(self.rows) == len(self) else list(range(len(self)))
 
     def texts(self) -> list[str]:
         return self.left + (self.right or [])
@@ -78,18 +85,19 @@ def read_single(data: DataRoot, task: str) -> Split:
 
 
 def read_sst(path) -> Split:
-    split = Split()
+    split = Split(rows=[])
     for number, line in enumerate(_lines(path), 1):
         sentence, tab, label = line.rpartition("\t")
         if not tab:
             raise InputError(path, "expected 'sentence TAB label'", where=f"line {number}")
         split.left.append(sentence.strip())
         split.y.append(int(_label(path, number, label.strip(), ("0", "1"))))
+        split.rows.append(number - 1)
     return split
 
 
 def read_trec(path) -> Split:
-    split = Split()
+    split = Split(rows=[])
     for number, line in enumerate(_lines(path), 1):
         label, space, question = line.partition(" ")
         coarse = label.split(":")[0]
@@ -97,11 +105,12 @@ def read_trec(path) -> Split:
             raise InputError(path, "expected 'COARSE:fine question'", where=f"line {number}")
         split.left.append(question.strip())
         split.y.append(TREC_CLASSES.index(_label(path, number, coarse, TREC_CLASSES)))
+        split.rows.append(number - 1)
     return split
 
 
 def read_mrpc(path) -> Split:
-    split = Split(right=[])
+    split = Split(right=[], rows=[])
     lines = _lines(path)
     for number, line in enumerate(lines[1:], 2):
         fields = line.split("\t")
@@ -110,12 +119,13 @@ def read_mrpc(path) -> Split:
         split.y.append(int(_label(path, number, fields[0].lstrip("\ufeff"), ("0", "1"))))
         split.left.append(fields[3].strip())
         split.right.append(fields[4].strip())
+        split.rows.append(number - 1)
     return split
 
 
 def read_sick(path, score: bool) -> dict[str, Split]:
     """SICK's three splits: relatedness scores (``score``) or entailment labels (0-2)."""
-    splits = {name: Split(right=[]) for name in SICK_SPLITS}
+    splits = {name: Split(right=[], rows=[]) for name in SICK_SPLITS}
     by_set = {value: splits[name] for name, value in SICK_SPLITS.items()}
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
@@ -133,6 +143,7 @@ def read_sick(path, score: bool) -> dict[str, Split]:
                 )
             split.left.append(row["sentence_A"])
             split.right.append(row["sentence_B"])
+            split.rows.append(number - 1)  # one line a row (no quoting): the header is line 0
             if score:
                 split.y.append(finite_number(path, number, row["relatedness_score"], "relatedness_score"))
             else:
@@ -146,8 +157,8 @@ def read_sick(path, score: bool) -> dict[str, Split]:
 def read_stsb(data: DataRoot) -> dict[str, Split]:
     splits = {}
     for name in ("train", "dev", "test"):
-        left, right, scores = sts.read_stsb(data.file(f"sts/STSBenchmark/sts-{name}.csv", f"STS Benchmark {name}"))
-        splits[name] = Split(left, right, scores)
+        pairs = sts.read_stsb(data.file(f"sts/STSBenchmark/sts-{name}.csv", f"STS Benchmark {name}"))
+        splits[name] = Split(*pairs, rows=sts.row_ids(pairs))
     return splits
 
 

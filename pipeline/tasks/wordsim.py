@@ -3,7 +3,9 @@
 Reads every set of ``word_similarity/eval-word-vectors/`` (wordvectors.org layout: word1 TAB
 word2 TAB score). Each word is embedded as its own sequence (``[CLS] word [SEP]`` for a
 transformer). For bag-of-vectors baselines a pair with a word that has no vector is skipped
-and counted (``oov``), as in the wordvectors.org evaluation script; ``n`` counts the pairs used.
+and counted (``oov``), as in the wordvectors.org evaluation script; ``n`` counts the pairs used, and
+``items`` gives each used pair's scores with its id, its 0-based line in the set's file, so the rows kept
+are on record.
 A file of the folder that is not a ``.txt`` set (a ``.tsv`` saved beside them) is not read, with a
 one-line warning naming it and the format expected, so that a set the user added is not left out
 silently; the release's own licence and notes are not warned about.
@@ -19,7 +21,7 @@ from pipeline.errors import InputError
 from pipeline.tasks.bounded_lines import file_lines
 from pipeline.tasks.data_root import DataRoot
 from pipeline.tasks.numbered_lines import finite_number
-from pipeline.tasks.sts import scored_pairs, spearman
+from pipeline.tasks.sts import Pairs, row_ids, scored_pairs, spearman
 from pipeline.tasks.vectors import paired_cosine
 
 FOLDER = "word_similarity/eval-word-vectors"
@@ -40,7 +42,6 @@ NAMES = {
     "EN-YP-130": "YP-130",
 }
 
-Pairs = tuple[list[str], list[str], list[float]]
 # What the folder holds beside its sets: wordvectors.org's LICENSE, and a README or notes
 NOT_SETS = ("LICENSE", "README")
 EXPECTED = "a word-similarity set is a .txt file of 'word1 word2 score' lines"
@@ -49,7 +50,7 @@ log = logging.getLogger("pipeline.tasks.wordsim")
 
 
 def read_pairs(path) -> Pairs:
-    left, right, scores = [], [], []
+    left, right, scores, rows = [], [], [], []
     for number, line in file_lines(path):
         if not line.strip() or line.startswith("#"):
             continue
@@ -61,9 +62,10 @@ def read_pairs(path) -> Pairs:
         scores.append(finite_number(path, number, fields[2], "score"))
         left.append(fields[0])
         right.append(fields[1])
+        rows.append(number - 1)
     if not scores:
         raise InputError(path, "no word pairs")
-    return left, right, scores
+    return Pairs((left, right, scores), rows)
 
 
 def load(data: DataRoot) -> dict[str, Pairs]:
@@ -87,12 +89,14 @@ def evaluate(encoder, sets: dict[str, Pairs]) -> dict:
     index = {w: i for i, w in enumerate(words)}
     known = np.linalg.norm(vectors, axis=1) > 0
     scores, counts, oov, items = {}, {}, {}, {}
-    for name, (left, right, gold) in sets.items():
+    for name, pairs in sets.items():
+        left, right, gold = pairs
         a = np.array([index[w] for w in left])
         b = np.array([index[w] for w in right])
         used = known[a] & known[b]
         counts[name], oov[name] = int(used.sum()), int((~used).sum())
         cosine = paired_cosine(vectors[a[used]], vectors[b[used]])
         scores[name] = spearman(cosine, np.asarray(gold)[used]) if used.sum() > 1 else None
-        items[name] = scored_pairs(np.asarray(gold)[used], cosine)  # the pairs scored: both words known
+        # the pairs scored (both words known), with the lines they were read from: the rows kept
+        items[name] = scored_pairs(np.asarray(gold)[used], cosine, np.asarray(row_ids(pairs), dtype=np.int64)[used])
     return {"scores": scores, "n": counts, "oov": oov, "items": items}

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from hostile import assert_clean_failure
@@ -333,6 +334,8 @@ def sts_metrics(node) -> dict:
         ("sts", "avg", {"items": "none"}),
         ("bilstm_snli", "test", {"test_correct": 5}),
         ("bilstm_snli", "test", [deep_json(100_000)]),
+        ("bilstm_snli", "test", {"test_correct": "0110", "test_ids": [0, 1, 1, 2]}),
+        ("bilstm_snli", "test", {"test_correct": "0110", "test_ids": "0123"}),
     ],
     ids=[
         "pairs text",
@@ -348,6 +351,8 @@ def sts_metrics(node) -> dict:
         "items text",
         "test_correct a number",
         "metrics nested too deep",
+        "SNLI test ids repeated",
+        "SNLI test ids text",
     ],
 )
 def test_malformed_per_item_outcomes_leave_the_column_untested(cli, tmp_path, demo_config, table, column, data):
@@ -374,3 +379,96 @@ def test_malformed_per_item_outcomes_leave_the_column_untested(cli, tmp_path, de
     assert all(
         p["test"].startswith("none: n = 1") and ";" in p["test"] for c in judged for p in c["pairs"] if "test" in p
     )
+
+
+# ------------------------------------------------------------------------------- item ids, hostile
+STS_NAMES = ("STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R")
+
+
+def sts_items(repeat: int = 1) -> tuple[dict, dict]:
+    """Two models' STS items, 47 pairs a set (reliability round seven §2): the higher model is ahead by
+    noise alone (p 0.34, inconclusive); each pair is written ``repeat`` times, with its id, on both sides."""
+    rng = np.random.default_rng(2)
+    high, low = {}, {}
+    for name in STS_NAMES:
+        gold = np.round(rng.uniform(0, 5, 47), 1)
+        worse, better = gold + rng.normal(0, 1.5, 47), gold + rng.normal(0, 1.5, 47)
+        ids = np.repeat(np.arange(47), repeat).tolist()
+        subset = "answers-forums" if name == "STS12" else "test"
+        for side, predicted in ((high, better), (low, worse)):
+            node = {"gold": np.repeat(gold, repeat).tolist(), "predicted": np.repeat(predicted, repeat).tolist()}
+            side[name] = {subset: node | {"ids": ids}}
+    return high, low
+
+
+def sts_verdict(cli, tmp_path, demo_config, high: dict, low: dict) -> tuple[dict, Path]:
+    """The twin-over-BERT STS claim (Avg. of the seven sets) judged on these items; and the higher row's
+    metrics file."""
+    tmp_path.mkdir(exist_ok=True)
+    rows, paths = [], []
+    for label, items in (("tiny+twin", high), ("tiny", low)):
+        path = tmp_path / f"{label}.json"
+        path.write_text(json.dumps({"items": items}), encoding="utf-8")
+        source = {"seed": 0, "metrics_file": str(path)}
+        rows.append({"label": label, "pooling": "mean", "facet": None, "cells": {"avg": 50.0}, "source": source})
+        paths.append(path)
+    tables = tables_file(tmp_path, {"sts": {"rows": rows}})
+    assert run_board(cli, tmp_path, tables, config_file(tmp_path, demo_config)) == 0
+    board = json.loads((tmp_path / "board/scoreboard.json").read_text(encoding="utf-8"))
+    (pair,) = next(c for c in board["claims"] if c["id"] == "twin-sts-over-bert")["pairs"]
+    return pair, paths[0]
+
+
+def test_items_repeated_fifty_times_are_untested_not_holds(cli, tmp_path, demo_config):
+    """Each of 47 pairs a set written 50 times on both sides read as 2,350 independent pairs and turned
+    "inconclusive" (p 0.34) into "holds" (p 0.001); the repeated ids name the error instead."""
+    once = sts_verdict(cli, tmp_path / "once", demo_config, *sts_items())[0]
+    assert once["verdict"] == "inconclusive" and once["p"] > 0.3
+    pair, path = sts_verdict(cli, tmp_path / "fifty", demo_config, *sts_items(50))
+    assert pair["verdict"] == "untested"
+    reason = pair["test"].split("; ", 1)[1]
+    assert reason == f"{path}: item 0 of STS12/answers-forums appears 50 times; each item counts once"
+
+
+def _change_ids(change):
+    def changed(items: dict) -> dict:
+        node = items["STS12"]["answers-forums"]
+        return {**items, "STS12": {"answers-forums": change(node)}}
+
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda node: node | {"ids": node["ids"][::-1]}, "not scored on the same items of avg (STS12/answers-forums"),
+        (lambda node: node | {"ids": [i + 1000 for i in node["ids"]]}, "not scored on the same items"),
+        (lambda node: node | {"ids": " ".join(map(str, node["ids"]))}, "the ids of STS12/answers-forums are str"),
+        (lambda node: node | {"ids": node["ids"][:-1] + [46.0]}, "id 46.0 of STS12/answers-forums is not"),
+        (lambda node: node | {"ids": [True] + node["ids"][1:]}, "id True of STS12/answers-forums is not"),
+        (lambda node: node | {"ids": ["0"] + node["ids"][1:]}, "id '0' of STS12/answers-forums is not"),
+        (lambda node: node | {"ids": [-1] + node["ids"][1:]}, "id -1 of STS12/answers-forums is not"),
+        (lambda node: node | {"ids": node["ids"][:-1]}, "STS12/answers-forums has 46 ids for 47 items"),
+        (lambda node: node | {"ids": [0] + node["ids"][1:-1] + [0]}, "item 0 of STS12/answers-forums appears 2 times"),
+    ],
+    ids=[
+        "ids in another order",
+        "other ids",
+        "ids text",
+        "id a float",
+        "id a boolean",
+        "id text",
+        "id negative",
+        "ids short",
+        "an id twice",
+    ],
+)
+def test_malformed_or_unpaired_item_ids_leave_the_column_untested(cli, tmp_path, demo_config, change, fragment):
+    """Item ids are not trusted: on the higher side only, each leaves the column untested with one line
+    naming what is wrong (and, for a malformed list, the file), never a traceback and never a verdict."""
+    high, low = sts_items()
+    pair, path = sts_verdict(cli, tmp_path, demo_config, _change_ids(change)(high), low)
+    assert pair["verdict"] == "untested"
+    reason = pair["test"].split("; ", 1)[1]
+    assert fragment in reason and "\n" not in reason
+    assert reason.startswith((f"{path}: ", "the two rows were not scored on the same items"))

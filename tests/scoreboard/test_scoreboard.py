@@ -322,7 +322,7 @@ def geogranno_metrics(tmp_path: Path, name: str, ranks: list[int]) -> Path:
 
     data = json.loads((FIXTURES / "geogranno_minilm.json").read_text())
     data["model"]["name"] = name
-    data["splits"]["all"] = summary(np.asarray(ranks), np.zeros(len(ranks), dtype=bool), items=True)
+    data["splits"]["all"] = summary(np.asarray(ranks), np.zeros(len(ranks), dtype=bool), ids=range(len(ranks)))
     path = tmp_path / f"geogranno-{name}.json"
     path.write_text(json.dumps(data))
     return path

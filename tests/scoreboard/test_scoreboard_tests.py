@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pipeline.scoreboard import scoreboard, scoreboard_bootstrap, scoreboard_items, scoreboard_render
+from pipeline.scoreboard import scoreboard, scoreboard_bootstrap, scoreboard_ids, scoreboard_items, scoreboard_render
 
 
 def claim(board: dict, claim_id: str) -> dict:
@@ -87,6 +87,40 @@ def test_sts_is_judged_by_a_paired_bootstrap_over_its_pairs(tmp_path):
     rows[0] = metrics_row(tmp_path, "tiny+twin", {"avg": 50.0}, sts_data(gold, worse), pooling="mean")
     (same,) = claim(judged({"sts": {"rows": rows}}), "twin-sts-over-bert")["pairs"]
     assert same["verdict"] == "inconclusive"
+
+
+def test_a_file_without_item_ids_is_tested_and_says_the_items_were_not_checked(tmp_path):
+    """A metrics file written before the item ids keeps its test, and the verdict row says what it rests on;
+    with the same ids on both sides the note is gone, and McNemar pairs SNLI's ``test_ids`` the same way."""
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, 300)
+    better, worse = gold + rng.normal(0, 1, 300), gold + rng.normal(0, 3, 300)
+    rows = [
+        metrics_row(tmp_path, "tiny+twin", {"avg": 80.0}, sts_data(gold, better), pooling="mean"),
+        metrics_row(tmp_path, "tiny", {"avg": 50.0}, sts_data(gold, worse), pooling="mean"),
+    ]
+    (pair,) = claim(judged({"sts": {"rows": rows}}), "twin-sts-over-bert")["pairs"]
+    assert pair["verdict"] == "holds" and pair["test"].endswith(scoreboard_ids.UNCHECKED)
+    with_ids = lambda data: {
+        "items": {n: {"test": s["test"] | {"ids": list(range(300))}} for n, s in data["items"].items()}
+    }
+    rows = [
+        metrics_row(tmp_path, "tiny+twin", {"avg": 80.0}, with_ids(sts_data(gold, better)), pooling="mean"),
+        metrics_row(tmp_path, "tiny", {"avg": 50.0}, with_ids(sts_data(gold, worse)), pooling="mean"),
+    ]
+    (pair,) = claim(judged({"sts": {"rows": rows}}), "twin-sts-over-bert")["pairs"]
+    assert pair["verdict"] == "holds" and "identity" not in pair["test"]
+
+    rows = [
+        metrics_row(
+            tmp_path, "bilstm-bf-combined-600", {"test": 90.0}, {"test_correct": "1" * 40, "test_ids": list(range(40))}
+        ),
+        metrics_row(
+            tmp_path, "bilstm-max-600", {"test": 50.0}, {"test_correct": "10" * 20, "test_ids": list(range(1, 41))}
+        ),
+    ]
+    (pair,) = claim(judged({"bilstm_snli": {"rows": rows}}), "bf-snli-over-max")["pairs"]
+    assert pair["verdict"] == "untested" and "not scored on the same items of test (the SNLI test set" in pair["test"]
 
 
 def test_the_twin_ablation_fallback_bootstraps_the_word_sets_it_averages(tmp_path):

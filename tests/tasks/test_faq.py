@@ -33,6 +33,7 @@ def test_hand_computed_acc1_and_mrr(table_encoder):
         "faq_size": 2,
         "ties": 0,
         "ranks": [1, 2],  # q1's gold f2 first; q2's gold f1 second: each query's rank, for the paired bootstrap
+        "ids": [0, 1],  # each query's first positive pair in the file
     }
     assert result["avg"] == 50.0 and result["avg_mrr"] == 75.0
 

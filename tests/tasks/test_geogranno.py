@@ -42,6 +42,7 @@ def test_hand_computed_ranks_and_buckets(table_encoder):
         "n": 1,
         "ties": 1,
         "ranks": [3],  # the dev question's gold, tied with a wrong candidate, ranks third (pessimistic)
+        "ids": [0],  # its position in the dev split
     }
     assert result["splits"]["all"]["n"] == 4 and len(result["splits"]["all"]["ranks"]) == 4
     assert result["by_query_length"]["all"]["1-6"]["n"] == 3
