@@ -60,13 +60,13 @@ class PlanChoices:
             {"key": key, "ours": settings[key], "why": entry(key)["why"], "alternative": alternative(entry(key))}
             for key in known
             if key in settings
-        ] + self.fine_tuning_dropout(settings)
+        ] + (self.fine_tuning_dropout(settings) if "glue_pooler" in settings else [])
 
     def fine_tuning_dropout(self, settings: dict) -> list[dict]:
-        """The dropout every GLUE / CLUE fine-tuning runs at (``classify.dropout``), on the rows fine-tuned on a
-        grid (those with a ``glue_pooler``), whose settings then show it too (``glue_dropout``)."""
-        if "glue_pooler" not in settings:
-            return []
+        """The dropout every GLUE / CLUE fine-tuning runs at (``classify.dropout``, set on every dropout of the
+        model's config: pipeline/models/loading.py set_dropout), for a row fine-tuned on a grid: a pre-trained
+        model's (with its ``glue_pooler``) or a released checkpoint's, whose config's own dropout (ALBERT v2's
+        0) is overridden as well. The row's settings show it too (``glue_dropout``)."""
         settings["glue_dropout"] = self.config["classify"].get("dropout", 0.1)
         why = (
             "ULR-BERT §5.1.2: 'We use the same sets of hyperparameters for all the evaluated models', and the "
