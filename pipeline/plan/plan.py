@@ -69,7 +69,7 @@ from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.plan.schedule import add_gpus_argument, gpu_counts, schedule_text, schedules
-from pipeline.training_settings import RECIPE_OPTIMISERS
+from pipeline.training_settings import PRETRAIN_DROPOUT, RECIPE_OPTIMISERS
 from pipeline.workflow_config import resolve_config
 
 HERE = Path(__file__).parent
@@ -132,6 +132,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
             "examples": examples,
         }
         settings["optimizer"] = optimizer_name("AdamW", config["pretrain"].get("weight_decay", 0.0))
+        settings["dropout"] = PRETRAIN_DROPOUT  # every run's, the workflow passes no --dropout (pretrain.py)
         per_sentence = self.work["tokens_per_example"][f"wiki_sentence_{config['pretrain']['language']}"]
         if s["input"] == "packed":
             # packing strips each sentence's [CLS] / [SEP] and gives each block of max_length its own:
