@@ -44,7 +44,7 @@ RECIPE_OPTIMISERS = {
     "nli-mnrl": TWIN_OPTIMISER,
 }
 
-PRETRAIN_DROPOUT = 0.1  # pretrain --dropout's default (ULR-BERT §4, BURT §5.2)
+PRETRAIN_DROPOUT = 0.1  # pretrain --dropout's default, which the workflow never overrides (ULR-BERT §4, BURT §5.2)
 
 BILSTM_OPTIMISER = "SGD"
 BILSTM_LR_DECAY = 0.99

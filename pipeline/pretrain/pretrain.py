@@ -113,7 +113,6 @@ from pipeline.pretrain.step_timer import StepTimer
 from pipeline.pretrain.token_dataset import TokenDataset, build_arrow_cache, check_data, data_fingerprint
 from pipeline.progress import Progress
 from pipeline.shards import input_files
-from pipeline.training_settings import PRETRAIN_DROPOUT
 
 log = logging.getLogger("pipeline.pretrain")
 
@@ -170,12 +169,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         help="AdamW weight decay, never on biases and norms (default 0: neither paper states one; docs/method.md §3)",
     )
-    parser.add_argument(
-        "--dropout",
-        type=FRACTION,
-        default=PRETRAIN_DROPOUT,
-        help="every dropout of the model, whatever its config says (default 0.1: ULR-BERT §4, BURT §5.2)",
-    )
+    parser.add_argument("--dropout", type=FRACTION, default=0.1)
     parser.add_argument("--max-grad-norm", type=RATE, default=1.0)
     parser.add_argument("--mlm-probability", type=PROBABILITY, default=0.15)
     parser.add_argument("--seed", type=SEED, default=0)

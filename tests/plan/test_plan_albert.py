@@ -5,6 +5,7 @@ CLUE grid fine-tunes at."""
 
 from __future__ import annotations
 
+import argparse
 from functools import cache
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 from pipeline.backbone_family import family_kind
 from pipeline.plan.plan import Planner
 from pipeline.plan.plan_output import markdown
+from pipeline.pretrain.pretrain import add_arguments
+from pipeline.training_settings import PRETRAIN_DROPOUT
 from pipeline.workflow_config import resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -119,3 +122,13 @@ def test_the_ulr_albert_glue_row_says_the_released_pooler_went_unread():
     for record in bert:
         (pooler,) = [c for c in record["choices"] if c["key"] == "glue_pooler"]
         assert "bert.pooler.dense" in pooler["alternative"] and "as ours" in pooler["alternative"]
+
+
+def test_the_plans_pretraining_dropout_is_the_one_pretrain_runs_at():
+    """The plan shows PRETRAIN_DROPOUT as every pre-training run's: pretrain's --dropout default, which no
+    pretrain rule passes."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.get_default("dropout") == PRETRAIN_DROPOUT == 0.1
+    for rules in ("workflow/rules/pretrain.smk", "workflow/rules/functions/pretrain.smk"):
+        assert "dropout" not in (REPO / rules).read_text()
