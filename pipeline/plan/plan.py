@@ -38,8 +38,8 @@ a training example costs in ``workloads.yaml``. A record holds:
   GLUE / CLUE sequence is as long as classify pads it (measured: ``classify_tokens.yaml``), or max_length
   where not: ``budget.classify_tokens`` says which, and why.
 
-Beside the records, ``not_reproduced``: the tables of the papers no run can make (per-example scores,
-human judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
+Beside the records, ``not_reproduced``: the tables of the papers no run can make (BURT Table XI's human
+judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
 """
 
 from __future__ import annotations
