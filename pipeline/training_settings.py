@@ -8,6 +8,8 @@ stage: each fine-tuning recipe's optimiser, and the BiLSTM schedule's fixed valu
   paper's time: ``optimizer_params={'lr': 2e-5, 'eps': 1e-6, 'correct_bias': False}``,
   ``weight_decay=0.01`` off biases and LayerNorm weights, ``max_grad_norm=1``) ran AdamW, which the
   recipe follows where the text is silent (docs/method.md §4).
+- pre-training's dropout, on every dropout of the model's config (``PRETRAIN_DROPOUT``): ULR-BERT §4 and
+  BURT §5.2, "dropout rate is 0.1", whatever the checkpoint's config ships (ALBERT v2's 0).
 - BiLSTM (paper 004 §3.1): SGD, the rate times 0.99 after every epoch, a classifier of 512 hidden units
   (``pipeline.bilstm.train.Schedule``, held equal by tests/plan/test_plan.py).
 """
@@ -41,6 +43,8 @@ RECIPE_OPTIMISERS = {
     ),
     "nli-mnrl": TWIN_OPTIMISER,
 }
+
+PRETRAIN_DROPOUT = 0.1  # pretrain --dropout's default, which the workflow never overrides (ULR-BERT §4, BURT §5.2)
 
 BILSTM_OPTIMISER = "SGD"
 BILSTM_LR_DECAY = 0.99

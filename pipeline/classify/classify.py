@@ -379,7 +379,7 @@ def run(args: argparse.Namespace) -> None:
             members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
             # its provenance names the runs beside it (issue 47 §2), though a member's numbers do not depend on
             # them: its dropout masks come from its own key and its batches from its own sampler
-            # (docs/stages/classify.md "Fused seeds")
+            # (docs/stages/classify.md "Fused seeds"); a run alone (below) draws torch's own masks instead
             stack = {
                 "index": stacks.index(group),
                 "of": len(stacks),
@@ -445,7 +445,8 @@ def run(args: argparse.Namespace) -> None:
             "provenance": {
                 **provenance.make("classify", params, seed=seeds[0], inputs=inputs),
                 "checkpoint": checkpoint,
-                # per seed, the stacked model it trained in (--fuse): which runs shared it; null: trained alone
+                # per seed, the stacked model it trained in (--fuse): which runs shared it (its masks its own key's
+                # whatever they are); null: trained alone, through training.run_seed with torch's own masks
                 "stacks": {str(o["seed"]): o["stack"] for o in outcomes},
             },
         }

@@ -2,6 +2,7 @@
 BURT §4, ALBURT).
 
 Tasks: ``analogy`` (universal analogy, per category / level, PPR, PNR, rank histograms),
+``analogy_examples`` (each candidate's score on the analogy questions BURT Table VII and ALBURT Table 5 print),
 ``sts`` (STS12-16, STS-B, SICK-R), ``transfer`` (SentEval's transfer tasks, logistic regression
 on frozen embeddings, paper 004 Table 3), ``wordsim`` (SimLex-999, WS-353, MEN, ...), ``geogranno``
 (question-paraphrase retrieval, Top-1/5/10 and Table 9's groupings) and ``faq`` (Chinese
@@ -53,6 +54,7 @@ log = logging.getLogger("pipeline.evaluate")
 
 TASKS = {
     "analogy": "pipeline.tasks.analogy",
+    "analogy_examples": "pipeline.tasks.analogy_examples",
     "sts": "pipeline.tasks.sts",
     "wordsim": "pipeline.tasks.wordsim",
     "geogranno": "pipeline.tasks.geogranno",

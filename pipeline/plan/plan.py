@@ -24,8 +24,9 @@ a training example costs in ``workloads.yaml``. A record holds:
   ``switch`` that restores the papers' rule) and the NSP / SOP pair head export discards (``glue_pooler``);
 - ``choices``: the project's interpretations where a paper is silent or its text and its released
   code differ (the n-gram preset, the masking rule, MiSAD's loss and its choice of w, the span lengths
-  and unit, the pooler GLUE / CLUE start from, ELECTRA's masked-LM term), each with its reason and the alternative
-  (:mod:`pipeline.plan.plan_choices`); ``released``: where the authors' released code ran another
+  and unit, the pooler GLUE / CLUE start from, ELECTRA's masked-LM term; on every row fine-tuned on GLUE /
+  CLUE, a released checkpoint's included, the dropout and batch order it fine-tunes at), each with its
+  reason and the alternative (:mod:`pipeline.plan.plan_choices`); ``released``: where the authors' released code ran another
   value than the paper states, the launch script of the row's own objective with its values (or that
   none was released), with the source: the configs keep the paper's;
 - ``gpu_hours``: the training of the row's own run (pre-training, Siamese fine-tuning or a BiLSTM),
@@ -37,8 +38,8 @@ a training example costs in ``workloads.yaml``. A record holds:
   GLUE / CLUE sequence is as long as classify pads it (measured: ``classify_tokens.yaml``), or max_length
   where not: ``budget.classify_tokens`` says which, and why.
 
-Beside the records, ``not_reproduced``: the tables of the papers no run can make (per-example scores,
-human judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
+Beside the records, ``not_reproduced``: the tables of the papers no run can make (BURT Table XI's human
+judgement), each with its reason (paper_settings.yaml ``not_reproduced``).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ from pipeline.plan.plan_departures import PlanDepartures
 from pipeline.plan.plan_models import PlanModels, elsewhere, models_markdown
 from pipeline.plan.plan_output import budget, markdown, non_finite, optimizer_name
 from pipeline.plan.schedule import add_gpus_argument, gpu_counts, schedule_text, schedules
-from pipeline.training_settings import RECIPE_OPTIMISERS
+from pipeline.training_settings import PRETRAIN_DROPOUT, RECIPE_OPTIMISERS
 from pipeline.workflow_config import resolve_config
 
 HERE = Path(__file__).parent
@@ -131,6 +132,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
             "examples": examples,
         }
         settings["optimizer"] = optimizer_name("AdamW", config["pretrain"].get("weight_decay", 0.0))
+        settings["dropout"] = PRETRAIN_DROPOUT  # every run's, the workflow passes no --dropout (pretrain.py)
         per_sentence = self.work["tokens_per_example"][f"wiki_sentence_{config['pretrain']['language']}"]
         if s["input"] == "packed":
             # packing strips each sentence's [CLS] / [SEP] and gives each block of max_length its own:
@@ -285,7 +287,7 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
             name = self.backbones.get(made_by["checkpoint"])
             if name is None:
                 return {"status": "not planned", "reason": self.missing(made_by["checkpoint"])}
-            return {
+            record = {
                 "status": "planned",
                 "label": name,
                 "settings": {"backbone": made_by["checkpoint"]},
@@ -294,6 +296,9 @@ class Planner(PlanCosts, PlanChoices, PlanModels, PlanDepartures):
                 "flops_hours": 0.0,
                 **self.downstream(source, name),
             }
+            if record.get("downstream", {}).get("benchmark"):  # fine-tuned at classify.dropout, as every row
+                record["choices"] = self.fine_tuning_dropout(record["settings"])
+            return record
         if "pretrain" in made_by:
             experiment = made_by.get("experiment", source["experiment"])
             run, reason = self.find_pretrain(made_by["pretrain"], made_by["backbone"], experiment)

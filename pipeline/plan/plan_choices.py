@@ -5,6 +5,7 @@ scripts ran (paper_settings.yaml ``choices``, ``released``; docs/stages/report.m
 from __future__ import annotations
 
 from pipeline import experiments
+from pipeline.backbone_family import family_kind
 from pipeline.experiments import MISAD_OBJECTIVES, PAIR_OBJECTIVES
 from pipeline.objective_registry import MISAD_SOURCES
 
@@ -46,7 +47,12 @@ class PlanChoices:
         known = self.paper.get("choices", {})
 
         def alternative(entry: dict):
-            # one alternative, or one per objective (the released script of each differs)
+            # one alternative, or one per objective (the released script of each differs), or one per
+            # backbone family and objective where the family's script differs (ALBERT's run_mse_albert.py)
+            family = family_kind(settings.get("backbone") or "")
+            by_family = entry.get("alternative_by_family", {}).get(family, {})
+            if settings.get("objective") in by_family:
+                return by_family[settings["objective"]]
             value = entry.get("alternative")
             if isinstance(value, dict):
                 return value.get(settings.get("objective"), value.get("default"))
@@ -60,13 +66,13 @@ class PlanChoices:
             {"key": key, "ours": settings[key], "why": entry(key)["why"], "alternative": alternative(entry(key))}
             for key in known
             if key in settings
-        ] + self.fine_tuning_dropout(settings)
+        ] + (self.fine_tuning_dropout(settings) if "glue_pooler" in settings else [])
 
     def fine_tuning_dropout(self, settings: dict) -> list[dict]:
-        """The dropout every GLUE / CLUE fine-tuning runs at (``classify.dropout``), on the rows fine-tuned on a
-        grid (those with a ``glue_pooler``), whose settings then show it too (``glue_dropout``)."""
-        if "glue_pooler" not in settings:
-            return []
+        """The dropout every GLUE / CLUE fine-tuning runs at (``classify.dropout``, set on every dropout of the
+        model's config: pipeline/models/loading.py set_dropout), for a row fine-tuned on a grid: a pre-trained
+        model's (with its ``glue_pooler``) or a released checkpoint's, whose config's own dropout (ALBERT v2's
+        0) is overridden as well. The row's settings show it too (``glue_dropout``)."""
         settings["glue_dropout"] = self.config["classify"].get("dropout", 0.1)
         why = (
             "ULR-BERT §5.1.2: 'We use the same sets of hyperparameters for all the evaluated models', and the "
@@ -74,7 +80,10 @@ class PlanChoices:
             "BERT's 0.1 (its run_glue keeps the config's 0.1), whatever its checkpoint's config ships (released "
             "ALBERT v2: 0; an ALBERT pre-trained here: 0.1)"
         )
-        alternative = "each checkpoint's own config (ULR-ALBERT at 0.1 against released ALBERT at 0)"
+        alternative = (
+            "each checkpoint's own config (ULR-ALBERT, pre-trained here at 0.1, against released ALBERT at 0; "
+            "the released run_mse_albert.py pre-trained ULR-ALBERT at ALBERT's 0 too)"
+        )
         return [
             {"key": "glue_dropout", "ours": settings["glue_dropout"], "why": why, "alternative": alternative},
             self.length_grouping_choice(settings),
@@ -134,8 +143,16 @@ class PlanChoices:
             return found
         scripts = by_objective.get(objective) or by_objective.get("default") or []
         backbone = settings.get("backbone")
-        # the script launched from the row's backbone, else the objective's first (saying which it launches)
-        script = next((x for x in scripts if x.get("backbone") == backbone), scripts[0] if scripts else None)
+        # the script launched from the row's backbone, else one launched from its family (run_mse_albert.py
+        # loads ALBERT classes whatever the size), else the objective's first (saying which it launches)
+        family = family_kind(backbone or "")
+        script = next(
+            (x for x in scripts if x.get("backbone") == backbone),
+            next(
+                (x for x in scripts if family and family_kind(x.get("backbone", "")) == family),
+                scripts[0] if scripts else None,
+            ),
+        )
         if script is None:
             return found
         if "no_script" in script:

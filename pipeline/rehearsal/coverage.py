@@ -26,6 +26,7 @@ SIZE_WILDCARDS = frozenset({"lang", "part", "shard", "slice", "setting"})
 # Evaluation task groups (docs/method.md §5): the code path an evaluate job takes.
 EVALUATE_GROUPS = {
     "analogy": "analogy",
+    "analogy_examples": "analogy",
     "sts": "similarity",
     "wordsim": "similarity",
     "scws": "similarity",

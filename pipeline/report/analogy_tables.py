@@ -1,11 +1,13 @@
 """The universal analogy tables: accuracy per level (ULR-BERT Table 2, BURT Table VIII, ALBURT Table 4) and
-PPR / PNR (ALBURT Table 6), from the ``analogy`` metrics files (docs/method.md §5)."""
+PPR / PNR (ALBURT Table 6), from the ``analogy`` metrics files, and the printed questions' candidate scores
+(BURT Table VII, ALBURT Table 5) from the ``analogy_examples`` ones (docs/method.md §5)."""
 
 from __future__ import annotations
 
 from pipeline.report.metrics_files import MetricsFile
 from pipeline.report.spec import Cells, Column, Gain, TableSpec
 from pipeline.tasks.analogy import LEVELS
+from pipeline.tasks.analogy_examples import read_questions
 
 PARTS = {"sem": "sem", "syn": "syn", "avg": "Avg."}  # column key part -> header
 
@@ -72,6 +74,40 @@ PPR_PNR = TableSpec(
             "PPR: share of the questions answered correctly at the word level that are still answered "
             "correctly at this level; PNR: share of those answered wrongly at the word level that are "
             "answered correctly here."
+        ),
+    ),
+)
+
+
+def example_cells(metrics: MetricsFile) -> Cells:
+    """BURT Table VII, ALBURT Table 5: each printed candidate's cos(b - a + c, d) x 100."""
+    return [(None, {key: metrics.number("scores", key) for key in EXAMPLE_KEYS})]
+
+
+# the candidates of the printed questions, in the package file's order (pipeline/tasks/analogy_examples.yaml)
+EXAMPLE_QUESTIONS = read_questions()
+EXAMPLE_KEYS = tuple(key for question in EXAMPLE_QUESTIONS for key, _ in question.candidates)
+
+ANALOGY_EXAMPLES = TableSpec(
+    name="analogy_examples",
+    title="Candidate scores of the printed Negation analogy questions (BURT Table VII, ALBURT Table 5)",
+    task="analogy_examples",
+    columns=tuple(
+        Column(key, "gold" if index == 0 else "other", question.key, decimals=2, metric_scale=0.01)
+        for question in EXAMPLE_QUESTIONS
+        for index, (key, _) in enumerate(question.candidates)
+    ),
+    published=("burt_t7", "alburt_t5"),
+    cells=example_cells,
+    notes=tuple(
+        f"{question.key} ({', '.join(question.tables)}): {question.a} : {question.b} :: {question.c} ? "
+        + "; ".join(f"{'gold' if i == 0 else 'other'}: {text}" for i, (_, text) in enumerate(question.candidates))
+        for question in EXAMPLE_QUESTIONS
+    )
+    + (
+        (
+            "Each cell is cos(b - a + c, d) of the candidate d over L2-normalised embeddings (the analogy's "
+            "score), on the papers' 0-1 scale; gold is the candidate the papers print in bold."
         ),
     ),
 )

@@ -21,6 +21,7 @@ from pipeline.errors import InputError, translate
 
 REQUIRED_KEYS = {
     "analogy": ("overall", "levels", "categories", "ties", "ppr", "pnr"),
+    "analogy_examples": ("scores", "questions", "n"),
     "sts": ("scores", "subsets", "avg", "n"),
     "wordsim": ("scores", "n"),
     "geogranno": ("splits", "by_query_length", "by_length_difference"),

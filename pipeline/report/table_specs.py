@@ -18,6 +18,7 @@ from pipeline.report.spec import TableSpec
 TABLES: tuple[TableSpec, ...] = (
     analogy_tables.ANALOGY,
     analogy_tables.PPR_PNR,
+    analogy_tables.ANALOGY_EXAMPLES,
     similarity.STS,
     similarity.WORDSIM,
     retrieval_tables.GEOGRANNO,

@@ -10,7 +10,8 @@ stage package is imported here.
 
 - :mod:`.data_root`, :mod:`.numbered_lines`, :mod:`.vectors`: where a task's files are, line-numbered
   reading, cosine similarity;
-- word, phrase and sentence similarity: :mod:`.analogy` (the universal analogy, ULR-BERT §4),
+- word, phrase and sentence similarity: :mod:`.analogy` (the universal analogy, ULR-BERT §4) and
+  :mod:`.analogy_examples` (the questions BURT Table VII and ALBURT Table 5 print, from a package file),
   :mod:`.sts`, :mod:`.wordsim`, :mod:`.scws`, :mod:`.semeval5a`, :mod:`.ppdb`;
 - retrieval: :mod:`.geogranno`, :mod:`.faq` over :mod:`.retrieval`;
 - SentEval transfer: :mod:`.transfer` over :mod:`.transfer_data`, :mod:`.transfer_classifier` and

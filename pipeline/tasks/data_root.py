@@ -48,6 +48,13 @@ class DataRoot:
             self.used.append(path)
         return path
 
+    def package_file(self, path: Path) -> Path:
+        """A file of the package a task reads instead of a data-root file (the printed analogy examples):
+        recorded with the data files, so that its fingerprint is among the metrics' inputs."""
+        if path not in self.used:
+            self.used.append(path)
+        return path
+
     def folder(self, relative: str, what: str = "") -> Path:
         path = self.root / relative
         if reason := leaves_root(str(relative)):

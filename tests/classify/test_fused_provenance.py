@@ -1,5 +1,6 @@
 """A fused member's provenance names its stack (issue 47 §2): which runs shared it, and its place among the
-job's stacks, since a member's numbers depend on the runs beside it (its dropout draws are the stack's)."""
+job's stacks, or null for a run trained alone. A stacked member's masks come from its own key, whatever
+the runs beside it; a run alone draws torch's own masks (training.run_seed): the record tells them apart."""
 
 from __future__ import annotations
 

@@ -76,6 +76,9 @@ def test_task_fields(results):
     assert set(geo["by_length_difference"]["train"]) == {">=0", ">=2", ">=3"}
     faq = load(results, "faq")
     assert set(faq["datasets"]) == {"BQ", "AFQMC", "BUSTM"}
+    examples = load(results, "analogy_examples")  # the printed questions: the package file is its input
+    assert examples["n"] == 3 and len(examples["scores"]) == 6
+    assert [item["path"] for item in examples["provenance"]["inputs"]] == ["pipeline/tasks/analogy_examples.yaml"]
     assert {"acc1", "mrr", "queries", "faq_size"} <= set(faq["datasets"]["BQ"])
 
 

@@ -11,6 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pipeline.errors import InputError
@@ -81,7 +82,8 @@ def test_every_table_of_the_registry_has_one_caption():
 
 
 def _paper_tokens(path: Path) -> list[str]:
-    tokens = [t.lstrip("+") for t in re.split(r"[\s/]+", path.read_text(encoding="utf-8")) if t]
+    # "GloVe:0.94" (BURT Table VII) is a name and a number
+    tokens = [t.lstrip("+") for t in re.split(r"[\s/:]+", path.read_text(encoding="utf-8")) if t]
     return [f"0{t}" if re.fullmatch(r"\.\d+", t) else t for t in tokens]  # paper 004 prints ".68" for 0.68
 
 
@@ -102,7 +104,9 @@ def test_every_published_number_is_in_the_paper_text(data_root):
                 if row.cells[c.key] is not None
             ]
             # room for the paper's own extra cells (ALBURT Table 8's Std.); ULR Table 9 prints a row in two blocks
+            # BURT Table VII and ALBURT Table 5 print a model's scores one candidate line apart
             width = len(wanted) + (30 if row.source["table"] == "Table 9" else 4)
+            width += 60 if row.source["source_id"] in ("burt_t7", "alburt_t5") else 0
             assert any(_in_order(wanted, tokens[i : i + width]) for i, t in enumerate(tokens) if t == wanted[0]), (
                 f"{row.label}: {wanted} not found in {paper['file']}"
             )
@@ -110,8 +114,8 @@ def test_every_published_number_is_in_the_paper_text(data_root):
     # a source may feed several tables (twin Table 2: sts and sts_senteval; ULR Table 8: two tables)
     uses = {source: sum(source in spec.published for spec in TABLES) for source in data["sources"]}
     assert (
-        checked == sum(len(s["rows"]) * uses[name] for name, s in data["sources"].items()) == 194 + 28
-    )  # + paper 004 Tables 2 and 3
+        checked == sum(len(s["rows"]) * uses[name] for name, s in data["sources"].items()) == 194 + 28 + 6
+    )  # + paper 004 Tables 2 and 3, + BURT Table VII and ALBURT Table 5
 
 
 def _in_order(wanted: list[str], window: list[str]) -> bool:
@@ -439,3 +443,38 @@ def test_published_row_notes_are_shown_under_the_table(make_tables):
         assert "the two Avg. cells look swapped" in text
     note = next(line for line in markdown.splitlines() if "look swapped" in line)
     assert note.startswith("- published: BERT_CLS (")
+
+
+def test_analogy_examples_table_puts_each_candidates_score_beside_the_printed_ones(make_tables, tmp_path):
+    """BURT Table VII and ALBURT Table 5: a run row holds every printed candidate's cos(b - a + c, d) on the
+    papers' 0-1 scale (2 decimals), the published rows theirs; the notes give each question's sentences."""
+    from pipeline.tasks.analogy_examples import evaluate, read_questions, sentences
+
+    questions = read_questions()
+    texts = sorted({text for question in questions for text in sentences(question)})
+    vectors = np.random.default_rng(3).normal(size=(len(texts), 4))
+
+    class Encoder:
+        def encode(self, strings):
+            return vectors[[texts.index(s) for s in strings]]
+
+    scores = evaluate(Encoder(), questions)
+    metrics = {
+        **scores,
+        "task": "analogy_examples",
+        "model": {"name": "tiny", "path": "/models/tiny", "kind": "transformer", "pooling": "mean"},
+        "provenance": {"stage": "evaluate", "seed": 0, "params": {"task": "analogy_examples"}},
+    }
+    path = tmp_path / "analogy_examples.json"
+    path.write_text(json.dumps(metrics), encoding="utf-8")
+    out = make_tables(path)
+    rows = csv_rows(out / "analogy_examples.csv")
+    keys = [key for question in questions for key, _ in question.candidates]
+    (ours,) = [row for row in rows if row[0] == "tiny"]
+    assert ours[-6:] == [assemble.format_number(scores["scores"][key] / 100, 2) for key in keys]
+    published_rows = {row[0]: row[-6:] for row in rows if row[0] != "tiny"}
+    assert published_rows["published: BURT-base (BURT, Table VII)"] == ["0.97", "0.96", "0.96", "0.95", "", ""]
+    assert published_rows["published: ALBURT (ALBURT, Table 5)"] == ["0.73", "0.45", "", "", "0.85", "0.77"]
+    assert rows[0][2:] == [f"{question.key} {header}" for question in questions for header in ("gold", "other")]
+    markdown = (out / "analogy_examples.md").read_text(encoding="utf-8")
+    assert "This ant is a known species" in markdown and "The associated ant is not unknown" in markdown
