@@ -8,12 +8,15 @@ every earlier child.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import re
 import shlex
 import subprocess
+import sys
 import time
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,3 +111,20 @@ def add_data_root(parser) -> None:
         required="ULR_DATA_ROOT" not in os.environ,
         help="the public data root ($ULR_DATA_ROOT)",
     )
+
+
+def module_at(revision: str, relative: str, folder: Path) -> types.ModuleType:
+    """The module ``relative`` (a path under the repository) as it was at git ``revision``, imported from a
+    file of its own in ``folder`` under the name ``<stem>_baseline``: a benchmark's named baseline, run in the
+    same process as the code it is compared with."""
+    source = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{revision}:{relative}"], check=True, capture_output=True, text=True
+    ).stdout
+    name = Path(relative).stem + "_baseline"
+    path = folder / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

@@ -17,8 +17,6 @@ Usage (repo root): ``python bench/scoreboard_scale.py [--sizes 25000,50000,10000
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,23 +29,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.harness import module_at
 from pipeline.scoreboard import scoreboard_bootstrap as current
 
 
 def baseline_module(revision: str, folder: Path) -> types.ModuleType:
-    """The module as it was at ``revision`` (git show), imported from a file of its own."""
-    source = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{revision}:pipeline/scoreboard/scoreboard_bootstrap.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = folder / "scoreboard_bootstrap_baseline.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("scoreboard_bootstrap_baseline", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """scoreboard_bootstrap.py as it was at ``revision`` (git show), imported from a file of its own."""
+    return module_at(revision, "pipeline/scoreboard/scoreboard_bootstrap.py", folder)
 
 
 def two_models(n: int, seed: int = 0):

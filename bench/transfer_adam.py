@@ -20,9 +20,7 @@ Usage (repo root): ``python bench/transfer_adam.py [--data ../shared/data] [--se
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +35,7 @@ import torch
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.harness import machine, markdown_table, write_section
+from bench.harness import machine, markdown_table, module_at, write_section
 from pipeline.tasks import transfer
 from pipeline.tasks import transfer_classifier as current
 from pipeline.tasks.data_root import DataRoot
@@ -46,19 +44,7 @@ from pipeline.tasks.transfer_data import load_task
 
 def baseline_module(revision: str, folder: Path) -> types.ModuleType:
     """transfer_classifier.py as it was at ``revision`` (git show), imported from a file of its own."""
-    source = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{revision}:pipeline/tasks/transfer_classifier.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = folder / "transfer_classifier_baseline.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("transfer_classifier_baseline", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return module_at(revision, "pipeline/tasks/transfer_classifier.py", folder)
 
 
 def mr_features(data: Path, sentences: int, dim: int = 384) -> tuple[np.ndarray, np.ndarray]:
