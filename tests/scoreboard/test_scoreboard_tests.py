@@ -73,7 +73,9 @@ def sts_data(gold: np.ndarray, predicted: np.ndarray) -> dict:
     return {"items": {name: {"test": one} for name in scoreboard_items.STS_SETS["avg"]}}
 
 
-def test_sts_is_judged_by_a_paired_bootstrap_over_its_pairs(tmp_path):
+def sts_rows(tmp_path):
+    """(gold, better, worse, rows): 300 STS pairs, a model near the gold scores and one far from them, as
+    the rows of an sts table."""
     rng = np.random.default_rng(5)
     gold = rng.uniform(0, 5, 300)
     better, worse = gold + rng.normal(0, 1, 300), gold + rng.normal(0, 3, 300)
@@ -81,6 +83,11 @@ def test_sts_is_judged_by_a_paired_bootstrap_over_its_pairs(tmp_path):
         metrics_row(tmp_path, "tiny+twin", {"avg": 80.0}, sts_data(gold, better), pooling="mean"),
         metrics_row(tmp_path, "tiny", {"avg": 50.0}, sts_data(gold, worse), pooling="mean"),
     ]
+    return gold, better, worse, rows
+
+
+def test_sts_is_judged_by_a_paired_bootstrap_over_its_pairs(tmp_path):
+    gold, _, worse, rows = sts_rows(tmp_path)
     (pair,) = claim(judged({"sts": {"rows": rows}}), "twin-sts-over-bert")["pairs"]
     assert pair["verdict"] == "holds" and pair["test"].startswith("paired bootstrap over pairs (spearman, 2100 pairs")
     # the same model twice: no replicate above zero or below it, neither direction
@@ -92,13 +99,7 @@ def test_sts_is_judged_by_a_paired_bootstrap_over_its_pairs(tmp_path):
 def test_a_file_without_item_ids_is_tested_and_says_the_items_were_not_checked(tmp_path):
     """A metrics file written before the item ids keeps its test, and the verdict row says what it rests on;
     with the same ids on both sides the note is gone, and McNemar pairs SNLI's ``test_ids`` the same way."""
-    rng = np.random.default_rng(5)
-    gold = rng.uniform(0, 5, 300)
-    better, worse = gold + rng.normal(0, 1, 300), gold + rng.normal(0, 3, 300)
-    rows = [
-        metrics_row(tmp_path, "tiny+twin", {"avg": 80.0}, sts_data(gold, better), pooling="mean"),
-        metrics_row(tmp_path, "tiny", {"avg": 50.0}, sts_data(gold, worse), pooling="mean"),
-    ]
+    gold, better, worse, rows = sts_rows(tmp_path)
     (pair,) = claim(judged({"sts": {"rows": rows}}), "twin-sts-over-bert")["pairs"]
     assert pair["verdict"] == "holds" and pair["test"].endswith(scoreboard_ids.UNCHECKED)
     with_ids = lambda data: {
