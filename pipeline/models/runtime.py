@@ -80,8 +80,7 @@ def shared_text(world: World, text: str, limit: int = 1024) -> str:
     device = torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
     data = text.encode("utf-8")[:limit] if world.is_main else b""
     buffer = torch.zeros(limit + 2, dtype=torch.uint8, device=device)
-    buffer[:2] = torch.tensor([len(data) // 256, len(data) % 256], dtype=torch.uint8)
-    buffer[2 : 2 + len(data)] = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else buffer[2:2]
+    buffer[: 2 + len(data)] = torch.tensor([len(data) // 256, len(data) % 256, *data], dtype=torch.uint8)
     dist.broadcast(buffer, src=0)
     received = buffer.cpu().tolist()
     return bytes(received[2 : 2 + received[0] * 256 + received[1]]).decode("utf-8")
