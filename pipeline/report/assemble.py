@@ -53,10 +53,11 @@ def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
     """The run rows of a table: one per (model, pooling, facet), from the files of every task of the table.
 
     The table's own task goes first, then each merged task in the spec's order, each task's files in the
-    order given. A file's cells go to the row of its model, pooling and facet: the first file of a row starts
-    it (its trace names the task where it is a merged one); a later file fills the cells it has numbers for
-    and is listed under the trace's ``merged``, with its task and columns. Then ``row_order`` sorts the rows
-    and ``finish`` fills what is computed from a row's merged cells."""
+    order given. A file's cells go to the row of its model, pooling and facet (a file of no pooling from a task
+    of ``spec.every_pooling``: to each of its model's rows of that facet): the first file of a row starts it
+    (its trace names the task where it is a merged one); a later file fills the cells it has numbers for and
+    is listed under the trace's ``merged``, with its task, columns and seeds. Then ``row_order`` sorts the
+    rows and ``finish`` fills what is computed from a row's merged cells."""
     rows: list[Row] = []
     by_key: dict[tuple, Row] = {}
     for task, cells_of in spec.sources:
@@ -78,14 +79,16 @@ def run_rows(spec: TableSpec, metrics: list[MetricsFile]) -> list[Row]:
                 scaled = {
                     column: _to_paper_units(value, spec.column(column).metric_scale) for column, value in cells.items()
                 }
-                row = by_key.get(key)
-                if row is None:
+                targets = [by_key[key]] if key in by_key else []
+                if task in spec.every_pooling and key[1] is None:
+                    targets = [row for (name, _, at), row in by_key.items() if (name, at) == (key[0], facet)]
+                if not targets:
                     trace = item.trace() if task == spec.task else {**item.trace(), "task": task}
                     row = by_key[key] = Row(
                         key[0], key[1], facet, {**dict.fromkeys(c.key for c in spec.columns), **scaled}, trace=trace
                     )
                     rows.append(row)
-                else:
+                for row in targets:
                     row.cells.update({column: value for column, value in scaled.items() if value is not None})
                     row.trace.setdefault("merged", []).append({"task": task, "columns": sorted(cells), **item.trace()})
     if spec.row_order is not None:

@@ -61,9 +61,11 @@ class Gain:
 class TableSpec:
     """One paper table. Run rows: one per (model, pooling, facet) of the files of ``task``; the files of each
     ``merged`` task (read by its own cells function, in the order given) fill the cells they have numbers for
-    in the row of the same model, pooling and facet, or start that row where the ``task`` gave none. Then
-    ``row_order`` sorts the rows by facet and ``finish`` fills what is computed from a row's merged cells
-    (an average over the columns of several tasks)."""
+    in the row of the same model, pooling and facet, or start that row where the ``task`` gave none. A merged
+    task named in ``every_pooling`` scores the model itself, not one pooling of it (a fine-tuned classifier's
+    GLUE average: classify-summary writes pooling null), and fills the model's rows of that facet at every
+    pooling. Then ``row_order`` sorts the rows by facet and ``finish`` fills what is computed from a row's
+    merged cells (an average over the columns of several tasks)."""
 
     name: str
     title: str
@@ -76,6 +78,7 @@ class TableSpec:
     gain: Gain | None = None
     notes: tuple[str, ...] = ()
     merged: tuple[tuple[str, CellsOf], ...] = ()
+    every_pooling: tuple[str, ...] = ()
     row_order: Callable[[str | None], tuple] | None = None
     finish: Callable[[dict[str, float | None]], None] | None = None
 

@@ -105,6 +105,20 @@ def role_pairs(claim: dict, labels: set[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+def column_value(table: dict, label: str, column: str, pooling: str | None = None, facet: str | None = None):
+    """One model's value in one column, its seeds those of the file that filled the column: a merged task's
+    own where one did (ULR-BERT Table 8's GLUE dev average, over the fine-tuning seeds, beside a GEOGRANNO
+    score evaluated once), else the row's."""
+    row = row_of(table, label, pooling, facet)
+    if row is None:
+        return None
+    source = row.get("source") or {}
+    filled_by = [merged for merged in source.get("merged") or [] if column in merged.get("columns", [])]
+    if filled_by:
+        row = {**row, "source": {**source, "seed": filled_by[-1].get("seed")}}
+    return value({"rows": [row]}, label, column, pooling, facet)
+
+
 def paper_value(side: dict, published_rows: dict, column: str) -> float | None:
     """The paper's cell, or its correction where claims.yaml gives one (a misprint noted in published.yaml)."""
     if column in side["corrected"]:
@@ -140,7 +154,7 @@ def _judge_column(claim: dict, table: dict | None, high: Value, low: Value, labe
 
 def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str) -> dict:
     pooling, facet = claim["pooling"], claim["facet"]
-    get = lambda label, column: value(table, label, column, pooling, facet) if table else None
+    get = lambda label, column: column_value(table, label, column, pooling, facet) if table else None
     columns = claim["columns"]
     labels = (high_label, low_label)
     if len(columns) == 1 and claim["fallback"] and None in (get(high_label, columns[0]), get(low_label, columns[0])):
@@ -298,7 +312,7 @@ def published_numbers(tables: dict, mapped: dict, published_rows: dict) -> list[
             paper = cells.get(column.key)
             if paper is None or column.key.endswith("_std"):
                 continue
-            ours = value(table, label, column.key, cells["_pooling"], cells["_facet"]) if table else None
+            ours = column_value(table, label, column.key, cells["_pooling"], cells["_facet"]) if table else None
             entry = {
                 "table": table_name,
                 "source": source_id,

@@ -261,10 +261,26 @@ def _check_row(path: Path, where: str, row) -> None:
     source = row.get("source")
     if source is not None and not isinstance(source, dict):
         raise InputError(path, f"{where}.source: expected an object, found {_kind(source)}")
-    seed = (source or {}).get("seed")
+    _check_seed(path, f"{where}.source", source or {})
+    # the files merged into the row (pipeline/report/assemble.py): the seeds of the columns each filled
+    merged = (source or {}).get("merged")
+    if merged is not None and not isinstance(merged, list):
+        raise InputError(path, f"{where}.source.merged: expected a list, found {_kind(merged)}")
+    for index, entry in enumerate(merged or []):
+        at = f"{where}.source.merged[{index}]"
+        if not isinstance(entry, dict):
+            raise InputError(path, f"{at}: expected an object, found {_kind(entry)}")
+        columns = entry.get("columns")
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise InputError(path, f"{at}.columns: expected a list of column names, found {_kind(columns)}")
+        _check_seed(path, at, entry)
+
+
+def _check_seed(path: Path, where: str, source: dict) -> None:
+    seed = source.get("seed")
     seeds = seed if isinstance(seed, list) else [seed]
     if seed is not None and not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
-        raise InputError(path, f"{where}.source.seed: expected a seed or a list of seeds, found {seed!r:.40}")
+        raise InputError(path, f"{where}.seed: expected a seed or a list of seeds, found {seed!r:.40}")
 
 
 def read_tables(path: Path) -> dict:

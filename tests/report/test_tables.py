@@ -166,6 +166,7 @@ def test_geogranno_tables_one_row_per_split(make_tables):
         "GEOGRANNO Top-5",
         "GEOGRANNO Top-10",
         "GLUE dev",
+        "GLUE dev std",
     ]
     # the harness's ASCII bucket labels ("1-6", ">=2") land under the paper's; a null top10 is empty
     by_length = [r for r in csv_rows(out / "geogranno_by_length.csv") if r[0] == "all-MiniLM-L6-v2"]
@@ -183,6 +184,63 @@ def test_geogranno_tables_one_row_per_split(make_tables):
     tex = (out / "geogranno_by_length.tex").read_text()
     assert r"\multicolumn{3}{c}{abs(\textbar{}q\textbar{} - \textbar{}Q\textbar{})}" in tex
     assert r"$\geq$ 0 & $\geq$ 2 & $\geq$ 3 \\" in tex
+
+
+def test_table_8_glue_dev_average_beside_geogranno_at_every_pooling(make_tables, tmp_path):
+    """ULR-BERT Table 8 prints a base model's GEOGRANNO (train-dev set) beside its GLUE dev average: the model's
+    GLUE summary (classify-summary, no pooling: a fine-tuned classifier) fills the train-dev row of each
+    pooling GEOGRANNO was scored with, as mean ± std over its seeds' averages, and the row's trace keeps the
+    GLUE seeds apart from GEOGRANNO's single evaluation."""
+    from pipeline.classify.classify_summary import seed_average
+    from pipeline.classify.metrics import spread
+
+    paths = []
+    for pooling in ("mean", "cls"):
+        data = json.loads(fixture("geogranno_minilm").read_text())
+        data["model"] |= {"name": "albert-base-v2", "pooling": pooling}
+        paths.append(tmp_path / f"geogranno-{pooling}.json")
+        paths[-1].write_text(json.dumps(data))
+    per_seed = {"cola": [55.0, 58.0, 54.0], "rte": [66.0, 67.0, 65.0]}  # seeds 1, 2, 3: averages 60.5, 62.5, 59.5
+    tasks = {
+        task: {
+            "metric": "acc",
+            "seeds": [1, 2, 3],
+            "per_seed": {str(seed): {"dev": score} for seed, score in zip((1, 2, 3), scores)},
+            "dev": {"acc": spread(scores)},
+        }
+        for task, scores in per_seed.items()
+    }
+    summary = {
+        "task": "glue",
+        "model": {"name": "albert-base-v2", "path": "models/albert-base-v2", "kind": "classifier", "pooling": None},
+        "tasks": tasks,
+        "avg": seed_average(tasks),
+        "geogranno": None,
+        "provenance": {"stage": "classify-summary", "seed": [1, 2, 3]},
+    }
+    paths.append(tmp_path / "glue-albert.json")
+    paths[-1].write_text(json.dumps(summary))
+    out = make_tables(*paths)
+    rows = [r for r in csv_rows(out / "geogranno_baselines.csv") if r[0] == "albert-base-v2"]
+    assert [(r[1], r[2], r[6], r[7]) for r in rows] == [
+        ("mean", "all", "60.8", "1.5"),  # std of 60.5, 62.5, 59.5
+        ("mean", "train", "", ""),
+        ("mean", "dev", "", ""),
+        ("cls", "all", "60.8", "1.5"),
+        ("cls", "train", "", ""),
+        ("cls", "dev", "", ""),
+    ]
+    assert (
+        md_row(out / "geogranno_baselines.md", "albert-base-v2")
+        == "| albert-base-v2 | mean | all | 43.3/72.5/81.7 | 60.8 ± 1.5 |"
+    )
+    index = json.loads((out / "tables.json").read_text())["tables"]["geogranno_baselines"]["rows"]
+    first = index[0]["source"]
+    assert first["seed"] == 0 and first["metrics_file"].endswith("geogranno-mean.json")
+    (merged,) = first["merged"]
+    assert (
+        merged["task"] == "glue" and merged["columns"] == ["glue_dev", "glue_dev_std"] and merged["seed"] == [1, 2, 3]
+    )
 
 
 def test_faq_mrr_on_the_papers_scale(make_tables, tmp_path):

@@ -117,8 +117,14 @@ def test_a_tables_index_nested_past_any_table_is_one_line(cli, capsys, tmp_path,
         (analogy_row("tiny+burt", 60.0, std=-2.0, seed=[0, 1, 2]), "rows[1].cells.word_avg_std"),
         (analogy_row("tiny+burt", 60.0, std=1.0, seed=[True, False]), "rows[1].source.seed"),
         (analogy_row("tiny+burt", "60.0"), "rows[1].cells.word_avg"),
+        # a merged file's seeds count for the columns it filled (ULR-BERT Table 8's GLUE average)
+        (
+            analogy_row("tiny+burt", 60.0, source={"seed": 0, "merged": [{"columns": ["word_avg"], "seed": [True]}]}),
+            "rows[1].source.merged[0].seed",
+        ),
+        (analogy_row("tiny+burt", 60.0, source={"seed": 0, "merged": {"seed": [0, 1]}}), "rows[1].source.merged"),
     ],
-    ids=["boolean score", "negative std", "boolean seeds", "score as text"],
+    ids=["boolean score", "negative std", "boolean seeds", "score as text", "boolean merged seeds", "merged object"],
 )
 def test_a_wrong_value_is_refused_not_judged(cli, capsys, tmp_path, demo_config, row, field):
     path = tables_file(tmp_path, {"analogy": {"rows": [analogy_row("tiny", 50.0, std=1.0, seed=[0, 1, 2]), row]}})
