@@ -114,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="K",
         help="train up to K runs (seeds, and the models of one architecture) at once as one stacked model "
-        "(pipeline/classify/fused_training.py); 1: one by one",
+        "(pipeline/classify/fused_training.py), a run left alone as a stack of one; 1: one by one",
     )
     parser.add_argument(
         "--resume-every",
