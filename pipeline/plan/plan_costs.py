@@ -216,12 +216,9 @@ class PlanCosts:
         timed them on a GPU, the measured time per member-step over solo (:func:`measured_floors`). A
         ``members`` not measured is interpolated linearly in the fused step's operators between the measured
         counts around it; past the largest, scaled by ``members`` from it (no further saving assumed); nothing
-        measured: ``members`` (no saving). A stack of one is a fused step (a fusing job's group of one trains
-        through the fused path: docs/stages/classify.md, "Fused seeds"): the GPU timings' 1 is the solo step,
-        so there it costs the fewest members timed, whose step dispatches the same operators (at most)."""
-        measured = measured_floors(self.work)
-        accepted = acceptance_file.measured()
-        timed = None  # time per member-step over solo's, timed on a GPU (at least two K): its 1 is the solo step
+        measured: ``members`` (no saving). A stack of one is a fused step (docs/stages/classify.md, "Fused
+        seeds"): a GPU's timings time K = 1 solo, so there it costs the fewest members timed (same operators)."""
+        measured, accepted, timed = measured_floors(self.work), acceptance_file.measured(), None
         if accepted and len(accepted["fused_ratio"]) > 1:  # the pipeline's own fused stage, timed on a GPU
             timed = {int(k): float(v) for k, v in accepted["fused_ratio"].items()}
         elif measured and len(measured["fused_ratio"]) > 1:  # timed on a GPU: bench/gpu_step.py
@@ -406,10 +403,8 @@ class PlanCosts:
         example ``windows`` training features. With ``classify.fuse`` K, a setting's runs (its seeds; with
         ``classify.fuse_checkpoints``, the seeds of every model of ``label``'s backbone) train in stacks of
         at most K (:meth:`stack_limit`) and balanced size (:func:`pipeline.fused_groups.stack_sizes`), each
-        costed by :func:`cost.fused_job_cost`, a stack of one too (it trains through the fused path:
-        docs/stages/classify.md, "Fused seeds"); where a job's K is 1 (one run fits the GPU) its runs train solo,
-        costed as without ``fuse``. ``label`` is charged its share of its group's jobs (each learning rate is a
-        setting of its own, as the workflow runs it)."""
+        costed by :func:`cost.fused_job_cost`, a stack of one too (the fused path), a job whose K is 1 as solo
+        runs; ``label`` is charged its share of its group's jobs (each learning rate is a setting of its own)."""
         arch = architecture(self.repo_of(label))
         if arch is None:
             return None
