@@ -79,8 +79,8 @@ def operator_table(ks: list[int], batch_size: int, length: int, head_width: int,
             top, every = count_operators(FusedStep(members(make, k)), inputs)
             ratio = top / k / solo_top
             rows.append([name, "fused", str(k), f"{top:,}", f"{every:,}", f"{ratio:.3f}"])
-            if name == "bert-base":
-                ratios[k] = 1.0 if k == 1 else round(ratio, 4)
+            if name == "bert-base":  # K = 1 too: a fusing job's run alone in its group is a stack of one
+                ratios[k] = round(ratio, 4)
             print(f"{name} K={k}: {top} top-level operators ({top / k:.0f} per member) against {solo_top} solo")
     if check_full:  # the count does not depend on the width
         hidden_full, intermediate = FULL["bert-base"]
@@ -188,7 +188,8 @@ def write_workloads(ratios: dict) -> None:
     block = (
         "# Operators one member's training step dispatches when K runs step as one stacked model, over a solo\n"
         "# run's (bench/fused_ops.py: torch.profiler on CPU, BERT-base layout, top-level ATen operators): the\n"
-        "# plan's fused floor is the solo floor times this ratio (issue 41 §2)\n"
+        "# plan's fused floor is the solo floor times K times this ratio (issue 41 §2); K = 1 is a stack of one,\n"
+        "# the fused path a fusing job's run alone in its group takes (docs/stages/classify.md, Fused seeds)\n"
         "fused_operator_ratio: {" + ", ".join(f"{k}: {v}" for k, v in sorted(ratios.items())) + "}\n"
     )
     pattern = re.compile(r"# Operators one member's training step.*?\nfused_operator_ratio: \{[^}]*\}\n", re.DOTALL)

@@ -114,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="K",
         help="train up to K runs (seeds, and the models of one architecture) at once as one stacked model "
-        "(pipeline/classify/fused_training.py); 1: one by one",
+        "(pipeline/classify/fused_training.py), a run left alone as a stack of one; 1: one by one",
     )
     parser.add_argument(
         "--resume-every",
@@ -287,10 +287,11 @@ def check_one_tokenizer(tokenizers: list, specs: list[str]) -> None:
             )
 
 
-def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, args) -> list[list[tuple[int, int]]]:
-    """The runs (model index, seed), model-major, in groups that train together: up to ``--fuse`` K at once
-    as one stacked model, the models of one config together (fused_stacks.run_stacks), or one by one
-    where the runs cannot fuse, which the log says with the reason."""
+def run_groups(task, runs: list[tuple[int, int]], paths: list[str], settings, args) -> fused_stacks.JobGroups:
+    """The runs (model index, seed), model-major, by the path they train through: with ``--fuse`` K above 1
+    in stacked models of up to K, the models of one config together, a stack of one included; solo where the
+    job does not fuse (K = 1, live curves in wandb or mlflow) or the architecture cannot
+    (fused_stacks.run_stacks, whose log says why)."""
     return fused_stacks.run_stacks(task, runs, paths, settings, args.fuse, args)
 
 
@@ -372,49 +373,45 @@ def run(args: argparse.Namespace) -> None:
     checkpoints = [checkpoint_fingerprint(path) for path in paths]
     outcomes, resumes = {model: [] for model in range(len(jobs))}, []
     groups = run_groups(task, runs, paths, settings, args)
-    stacks = [group for group in groups if len(group) > 1]
-    for group in groups:
-        stack = None
-        if len(group) > 1:
-            members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
-            # its provenance names the runs beside it (issue 47 §2), though a member's numbers do not depend on
-            # them: its dropout masks come from its own key and its batches from its own sampler
-            # (docs/stages/classify.md "Fused seeds"); a run alone (below) draws torch's own masks instead
-            stack = {
-                "index": stacks.index(group),
-                "of": len(stacks),
-                "runs": [{"model": names[model], "seed": seed} for model, seed in group],
+    for index, group in enumerate(groups.stacks):
+        members = [fused_training.Member(seed, settings.lr, paths[model]) for model, seed in group]
+        # its provenance names the runs beside it (issue 47 §2), though a member's numbers do not depend on them:
+        # its dropout masks come from its own key and its batches from its own sampler, in a stack of one as in
+        # a stack of K (docs/stages/classify.md "Fused seeds")
+        stack = {
+            "index": index,
+            "of": len(groups.stacks),
+            "runs": [{"model": names[model], "seed": seed} for model, seed in group],
+        }
+        if len(jobs) > 1:
+            log.info("fused: %s", ", ".join(f"{names[model]} seed {seed}" for model, seed in group))
+        resume, fused = None, None
+        if args.resume_every > 0:
+            resume = fused_training.Resume(resume_path(jobs, group), args.resume_every)
+            resumes.append(resume)
+            # a group finished before a kill is not trained again: its outcomes, for these inputs and this
+            # data as encoded (--max-train-examples, --train-from-dev, --max-length), were kept
+            identity = {
+                "members": [vars(m) for m in members],
+                "settings": vars(settings),
+                "checkpoints": [checkpoints[model] for model, _ in group],
+                "inputs": inputs,
+                "train": data_fingerprint(*train),
+                "evaluations": {name: data_fingerprint(*split) for name, split in evaluations.items()},
             }
-            if len(jobs) > 1:
-                log.info("fused: %s", ", ".join(f"{names[model]} seed {seed}" for model, seed in group))
-            resume, fused = None, None
-            if args.resume_every > 0:
-                resume = fused_training.Resume(resume_path(jobs, group), args.resume_every)
-                resumes.append(resume)
-                # a group finished before a kill is not trained again: its outcomes, for these inputs and this
-                # data as encoded (--max-train-examples, --train-from-dev, --max-length), were kept
-                identity = {
-                    "members": [vars(m) for m in members],
-                    "settings": vars(settings),
-                    "checkpoints": [checkpoints[model] for model, _ in group],
-                    "inputs": inputs,
-                    "train": data_fingerprint(*train),
-                    "evaluations": {name: data_fingerprint(*split) for name, split in evaluations.items()},
-                }
-                fused = resume.finished(identity)
-            if fused is None:
-                trackers = [jobs[model] for model, _ in group]
-                fused = fused_training.run_members(
-                    task, members, tokenizer, train, evaluations, settings, trackers, resume
-                )
-                if resume:
-                    resume.keep(identity, fused)
-        else:
-            model, seed = group[0]
-            fused = [training.run_seed(task, paths[model], tokenizer, train, evaluations, settings, seed, jobs[model])]
+            fused = resume.finished(identity)
+        if fused is None:
+            trackers = [jobs[model] for model, _ in group]
+            fused = fused_training.run_members(task, members, tokenizer, train, evaluations, settings, trackers, resume)
+            if resume:
+                resume.keep(identity, fused)
         for (model, _), outcome in zip(group, fused):
             log_seed(outcome, names[model] if len(jobs) > 1 else "")
             outcomes[model].append({**outcome, "stack": stack})
+    for model, seed in groups.solo:  # fusing off for the job, or for the model's architecture: torch's own masks
+        outcome = training.run_seed(task, paths[model], tokenizer, train, evaluations, settings, seed, jobs[model])
+        log_seed(outcome, names[model] if len(jobs) > 1 else "")
+        outcomes[model].append({**outcome, "stack": None})
 
     def write(atomic: AtomicFiles, out: Path, outcomes: list[dict], params: dict, model: dict, checkpoint) -> None:
         """metrics.json and the prediction files of ``outcomes`` into ``out`` (through ``atomic``)."""
@@ -445,8 +442,10 @@ def run(args: argparse.Namespace) -> None:
             "provenance": {
                 **provenance.make("classify", params, seed=seeds[0], inputs=inputs),
                 "checkpoint": checkpoint,
-                # per seed, the stacked model it trained in (--fuse): which runs shared it (its masks its own key's
-                # whatever they are); null: trained alone, through training.run_seed with torch's own masks
+                # per seed, the path it trained through: the stacked model it trained in (--fuse K above 1, a stack
+                # of one included) and which runs shared it, its masks its own key's whatever they are; null:
+                # solo (fusing off: --fuse 1, live curves in wandb or mlflow, an architecture the fused path
+                # cannot run), through training.run_seed with torch's own masks
                 "stacks": {str(o["seed"]): o["stack"] for o in outcomes},
             },
         }

@@ -4,9 +4,15 @@ A stack (pipeline/classify/fused_training.py) runs every member through one temp
 member's config: whatever is not a parameter -- dropout, the activation, LayerNorm's epsilon, the classifier's
 dropout -- is the template's. So a stack is keyed on the whole config of the member's head at the run's dropout
 (:func:`stack_config`; names, ``architectures`` and the stored dtype aside): models whose configs differ train
-in stacks of their own, and the log says so and in what they differ. An architecture the stacked forward does
-not run (:data:`FUSED_ARCHITECTURES`, each tested exact against its solo runs) trains one by one, as does
-every run of a job where none can fuse (one run; live curves in wandb or mlflow).
+in stacks of their own, and the log says so and in what they differ.
+
+Which path a run trains through is the job's, never its group's (:func:`job_refusal`, issue 54 §4): with fusing
+on (``--fuse K``, K above 1) every run trains through the fused path, a group of one included (a one-run job, a
+balanced split's last run, the one run of its config), so a run draws its own key's dropout masks and its own
+seeded sampler's batches whichever runs share its job; with fusing off (K = 1, or live curves in wandb or mlflow)
+every run trains solo (``training.run_seed``, torch's own masks). Only an architecture the stacked forward does
+not run (:data:`FUSED_ARCHITECTURES`, each tested exact against its solo runs) trains solo in a fusing job: that
+is the model's own, whatever shares its job.
 
 The workflow groups a job's models at DAG level by their backbone (pipeline/fused_groups.py), which sees
 no config; the split by config happens here, at run time, and is in the job's log. With the paper configs'
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import NamedTuple
 
 from pipeline import tracking
 from pipeline.classify import training
@@ -64,21 +71,30 @@ def config_difference(a: dict, b: dict) -> str:
     return ", ".join(fields[:6]) + (f" and {len(fields) - 6} more" if len(fields) > 6 else "")
 
 
-def job_refusal(runs: int, tracker_args=None) -> str | None:
-    """Why no run of a job can fuse (one run; live curves that follow one run at a time), or None."""
-    if runs < 2:
-        return "one run only"
+def job_refusal(fuse: int, tracker_args=None) -> str | None:
+    """Why a job trains every run solo (``training.run_seed``), or None where it fuses: the one place that
+    decides. Fusing is the job's (``--fuse`` K above 1, and live curves that can follow several runs), never a
+    group's: with it on, a group of one trains through the fused path as a stack of one, so that a run's numbers
+    do not depend on which runs share its job (docs/stages/classify.md, "Fused seeds")."""
+    if fuse <= 1:
+        return f"--fuse {fuse}"
+    return live_curves_refusal(tracker_args)
+
+
+def live_curves_refusal(tracker_args=None) -> str | None:
+    """Why live curves keep a job's runs apart (wandb and mlflow follow one run per process; TensorBoard takes
+    one folder per seed), or None."""
     if tracker_args is not None:
         chosen = tracking.backend(tracker_args.report_to)
-        if chosen in ("wandb", "mlflow"):  # one live run per process; TensorBoard takes one folder per seed
+        if chosen in ("wandb", "mlflow"):
             return f"live curves in {chosen} follow one run at a time"
     return None
 
 
 def unfusable(task, members: list, settings: training.Settings, tracker_args=None) -> str | None:
-    """Why ``members`` cannot train as one stacked model, or None when they can: one run, live curves that
-    follow one run, an architecture the fused path cannot run, or models whose configs differ."""
-    refusal = job_refusal(len(members), tracker_args)
+    """Why ``members`` cannot train as one stacked model, or None when they can (one member included): live
+    curves that follow one run, an architecture the fused path cannot run, or models whose configs differ."""
+    refusal = live_curves_refusal(tracker_args)
     if refusal:
         return refusal
     configs = {
@@ -95,24 +111,29 @@ def unfusable(task, members: list, settings: training.Settings, tracker_args=Non
     return None
 
 
+class JobGroups(NamedTuple):
+    """A job's runs (model index, seed) by the path they train through."""
+
+    stacks: list[list[tuple[int, int]]]  # each trains as one stacked model (fused_training.run_members), of 1..K
+    solo: list[tuple[int, int]]  # each trains on its own (training.run_seed): fusing off, or an architecture not fused
+
+
 def run_stacks(
     task, runs: list[tuple[int, int]], paths: list[str], settings: training.Settings, fuse: int, tracker_args=None
-):
-    """The runs (model index, seed), model-major, in the groups that train together (docs/stages/classify.md,
-    "Fused seeds"): the runs of models of one config (:func:`stack_config`) in ``ceil(N / fuse)`` stacked
-    models of balanced size, each a stretch of their model-major order; one by one the runs of an
-    architecture the fused path cannot run, and every run where none can fuse (one run, live curves in wandb
-    or mlflow). The log says how the runs split, and why."""
-    if fuse <= 1:
-        return [[run] for run in runs]
+) -> JobGroups:
+    """The runs (model index, seed), model-major, by the path they train through (docs/stages/classify.md,
+    "Fused seeds"). Where the job fuses (:func:`job_refusal`), the runs of models of one config
+    (:func:`stack_config`) in ``ceil(N / fuse)`` stacked models of balanced size, each a stretch of their
+    model-major order, a stack of one included; solo the runs of an architecture the fused path cannot run.
+    Where it does not, every run solo. The log says how the runs split, and why."""
     what = "the seeds" if len(paths) == 1 else f"the runs of {len(paths)} models"
-    reason = job_refusal(len(runs), tracker_args)
+    reason = job_refusal(fuse, tracker_args)
     if reason:
-        log.warning("--fuse %d: %s train one by one (%s)", fuse, what, reason)
-        return [[run] for run in runs]
+        if fuse > 1:  # --fuse 1 is the default: nothing to explain
+            log.warning("--fuse %d: %s train one by one (%s)", fuse, what, reason)
+        return JobGroups([], list(runs))
     configs = [stack_config(task, path, settings.dropout) for path in paths]
     keyed: dict[str, list[int]] = {}  # models of one config, in the order of the first of each
-    groups = []
     for model, config in enumerate(configs):
         refusal = architecture_refusal(task, config.get("model_type"))
         if refusal:
@@ -135,15 +156,12 @@ def run_stacks(
                 for models in keyed.values()
             ),
         )
-    for models in list(keyed.values()):
+    stacks = []
+    for models in keyed.values():
         stacked = [run for run in runs if run[0] in models]
-        if len(stacked) == 1:  # no other run shares its config: a solo run, as a one-run job trains
-            log.info("--fuse %d: the run of %s trains alone (no other run of its config)", fuse, paths[models[0]])
-            del keyed[next(key for key, value in keyed.items() if value is models)]
-            continue
         start, sizes = 0, stack_sizes(len(stacked), fuse)
         for size in sizes:
-            groups.append(stacked[start : start + size])
+            stacks.append(stacked[start : start + size])
             start += size
         seeds = sorted({seed for _, seed in stacked})
         if len(models) == 1 and len(paths) == 1:
@@ -157,5 +175,5 @@ def run_stacks(
                 len(sizes),
                 ", ".join(str(size) for size in sizes),
             )
-    alone = [[run] for run in runs if not any(run[0] in models for models in keyed.values())]
-    return groups + alone
+    fused = {model for models in keyed.values() for model in models}
+    return JobGroups(stacks, [run for run in runs if run[0] not in fused])

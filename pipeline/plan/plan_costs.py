@@ -212,19 +212,21 @@ class PlanCosts:
     def fused_ratio(self, members: int) -> float:
         """The operators a fused step of ``members`` runs dispatches over a solo step's: ``members`` x the
         per-member ratio that bench/fused_ops.py measures (workloads.yaml ``fused_operator_ratio``:
-        operators per member-step, fused over solo), or, once bench/gpu_step.py has timed them on a GPU,
-        the measured time per member-step over solo (:func:`measured_floors`). A ``members`` not measured is interpolated linearly
-        in the fused step's operators between the measured counts around it; past the largest, scaled by
-        ``members`` from it (no further saving assumed); nothing measured: ``members`` (no saving)."""
-        measured = measured_floors(self.work)
-        accepted = acceptance_file.measured()
+        operators per member-step, fused over solo, a stack of one included), or, once bench/gpu_step.py has
+        timed them on a GPU, the measured time per member-step over solo (:func:`measured_floors`). A
+        ``members`` not measured is interpolated linearly in the fused step's operators between the measured
+        counts around it; past the largest, scaled by ``members`` from it (no further saving assumed); nothing
+        measured: ``members`` (no saving). A stack of one is a fused step (docs/stages/classify.md, "Fused
+        seeds"): a GPU's timings time K = 1 solo, so there it costs the fewest members timed (same operators)."""
+        measured, accepted, timed = measured_floors(self.work), acceptance_file.measured(), None
         if accepted and len(accepted["fused_ratio"]) > 1:  # the pipeline's own fused stage, timed on a GPU
-            table = {int(k): float(v) for k, v in accepted["fused_ratio"].items()}
+            timed = {int(k): float(v) for k, v in accepted["fused_ratio"].items()}
         elif measured and len(measured["fused_ratio"]) > 1:  # timed on a GPU: bench/gpu_step.py
-            table = measured["fused_ratio"]
-        else:
-            table = {int(k): float(v) for k, v in (self.work.get("fused_operator_ratio") or {}).items()}
+            timed = measured["fused_ratio"]
+        table = timed or {int(k): float(v) for k, v in (self.work.get("fused_operator_ratio") or {}).items()}
         step = {k: k * v for k, v in table.items()}  # a fused step's operators over a solo step's
+        if timed and members == 1:  # a stack of one: the fused step of the fewest members timed
+            return step[min(k for k in step if k > 1)]
         if members in step:
             return step[members]
         below = max((k for k in step if k < members), default=None)
@@ -401,8 +403,8 @@ class PlanCosts:
         example ``windows`` training features. With ``classify.fuse`` K, a setting's runs (its seeds; with
         ``classify.fuse_checkpoints``, the seeds of every model of ``label``'s backbone) train in stacks of
         at most K (:meth:`stack_limit`) and balanced size (:func:`pipeline.fused_groups.stack_sizes`), each
-        costed by :func:`cost.fused_job_cost`; ``label`` is charged its share of its group's jobs (each
-        learning rate is a setting of its own, as the workflow runs it)."""
+        costed by :func:`cost.fused_job_cost`, a stack of one too (the fused path), a job whose K is 1 as solo
+        runs; ``label`` is charged its share of its group's jobs (each learning rate is a setting of its own)."""
         arch = architecture(self.repo_of(label))
         if arch is None:
             return None
@@ -426,12 +428,13 @@ class PlanCosts:
                         features = sizes[task] * self.windows(benchmark, task, length)  # as classify encodes them
                         steps = math.ceil(features / batch) * epochs
                         point = (arch, benchmark, task, batch, length)
-                        if fuse <= 1:
+                        most = self.stack_limit(label, batch, length, task) if fuse > 1 else 1
+                        if most <= 1:  # the job does not fuse (--fuse 1): its runs train solo
                             flops = features * sequences * epochs * self.sequence_flops(*point, 1)
                             job = cost.job_cost(flops, steps, floor, self.gpu, mfu(1))
                             total += settings_per_point * runs * job
                             continue
-                        for members in stack_sizes(runs, self.stack_limit(label, batch, length, task)):
+                        for members in stack_sizes(runs, most):
                             ratio = self.fused_ratio(members)
                             flops = (
                                 features * sequences * epochs * self.sequence_flops(*point, self.stack_orders(members))

@@ -71,7 +71,7 @@ def test_models_whose_configs_differ_train_in_stacks_of_their_own_each_as_itself
     runs = [(model, seed) for model in range(3) for seed in (0, 1)]
     caplog.set_level("INFO")
     args = argparse.Namespace(fuse=6, report_to="none", tracking_dir=None)
-    groups = classify.run_groups(task, runs, paths, config, args)
+    groups = classify.run_groups(task, runs, paths, config, args).stacks
     assert sorted(groups) == [[(0, 0), (0, 1)], [(1, 0), (1, 1)], [(2, 0), (2, 1)]]
     assert "train in 3 stacks keyed on their configs" in caplog.text
     assert "(differs in hidden_act)" in caplog.text and "(differs in layer_norm_eps)" in caplog.text
@@ -114,9 +114,8 @@ def test_the_released_and_the_pretrained_albert_fine_tune_at_one_dropout_in_one_
     config = settings(task, dropout=0.1)
     assert fused_stacks.stack_config(task, released, 0.1) == fused_stacks.stack_config(task, pretrained, 0.1)
     args = argparse.Namespace(fuse=4, report_to="none", tracking_dir=None)
-    assert classify.run_groups(task, [(0, 0), (0, 1), (1, 0), (1, 1)], [released, pretrained], config, args) == [
-        [(0, 0), (0, 1), (1, 0), (1, 1)]
-    ]
+    groups = classify.run_groups(task, [(0, 0), (0, 1), (1, 0), (1, 1)], [released, pretrained], config, args)
+    assert groups.stacks == [[(0, 0), (0, 1), (1, 0), (1, 1)]] and groups.solo == []
 
 
 def test_a_members_dropout_and_data_do_not_depend_on_its_stack(tiny_en, demo_root):
@@ -169,7 +168,7 @@ def test_the_multiple_choice_path_refuses_an_architecture_without_a_pooler(hub, 
     task = tasks.TASKS["c3"]
     config = settings(task)
     args = argparse.Namespace(fuse=2, report_to="none", tracking_dir=None)
-    assert classify.run_groups(task, [(0, 0), (0, 1)], [hub["electra"]], config, args) == [[(0, 0)], [(0, 1)]]
+    assert classify.run_groups(task, [(0, 0), (0, 1)], [hub["electra"]], config, args) == ([], [(0, 0), (0, 1)])
     assert "the fused multiple-choice path runs albert, bert, not electra" in caplog.text
     models = [AutoModelForMultipleChoice.from_pretrained(hub["electra"]) for _ in range(2)]
     with pytest.raises(InputError, match="multiple-choice path runs albert, bert, not electra") as refused:

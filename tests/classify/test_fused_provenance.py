@@ -1,6 +1,7 @@
 """A fused member's provenance names its stack (issue 47 §2): which runs shared it, and its place among the
-job's stacks, or null for a run trained alone. A stacked member's masks come from its own key, whatever
-the runs beside it; a run alone draws torch's own masks (training.run_seed): the record tells them apart."""
+job's stacks (a stack of one included), or null for a run trained solo. A stacked member's masks come from its
+own key, whatever the runs beside it; a solo run (fusing off) draws torch's own masks (training.run_seed): the
+record tells the two paths apart (issue 54 §4)."""
 
 from __future__ import annotations
 
@@ -28,11 +29,13 @@ def test_each_seed_records_the_runs_that_shared_its_stack(cli, tiny_en, demo_roo
     assert _stacks(tmp_path / "b" / "seed2") == {"2": last}
 
 
-def test_a_seed_trained_alone_records_no_stack(cli, tiny_en, demo_root, tmp_path):
-    """Three seeds at --fuse 2: seeds 0 and 1 stacked, seed 2 alone (null); without --fuse every seed is alone."""
+def test_a_seed_alone_in_a_fusing_job_records_its_stack_of_one(cli, tiny_en, demo_root, tmp_path):
+    """Three seeds at --fuse 2: seeds 0 and 1 stacked, seed 2 in a stack of one (the fused path, its own record);
+    without --fuse every seed trains solo (null)."""
     common = ("--model", tiny_en, "--task", "sst2", "--data", demo_root, "--seeds", 3, "--max-steps", 2)
     assert cli("classify", *common, "--fuse", 2, "--out", tmp_path / "fused") == 0
-    pair = {"index": 0, "of": 1, "runs": [{"model": "tiny-en", "seed": 0}, {"model": "tiny-en", "seed": 1}]}
-    assert _stacks(tmp_path / "fused") == {"0": pair, "1": pair, "2": None}
+    pair = {"index": 0, "of": 2, "runs": [{"model": "tiny-en", "seed": 0}, {"model": "tiny-en", "seed": 1}]}
+    one = {"index": 1, "of": 2, "runs": [{"model": "tiny-en", "seed": 2}]}
+    assert _stacks(tmp_path / "fused") == {"0": pair, "1": pair, "2": one}
     assert cli("classify", *common, "--out", tmp_path / "solo") == 0
     assert _stacks(tmp_path / "solo") == {"0": None, "1": None, "2": None}

@@ -188,16 +188,16 @@ def test_members_draw_their_own_dropout_masks(tiny_en):
     assert torch.allclose(logits[0], logits[3], atol=1e-6)
 
 
-@pytest.mark.parametrize("size", [1])
-def test_one_member_cannot_fuse(size, tiny_en):
+def test_one_member_fuses_as_a_stack_of_one(tiny_en):
+    """A group of one trains through the fused path where the job fuses (issue 54 §4): nothing refuses it."""
     task = tasks.TASKS["sst2"]
-    config = settings(task)
-    assert fused_stacks.unfusable(task, [Member(0, 1e-3, str(tiny_en))] * size, config) == "one run only"
+    assert fused_stacks.unfusable(task, [Member(0, 1e-3, str(tiny_en))], settings(task)) is None
 
 
 def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo_root, tmp_path, caplog):
-    """``classify --fuse 2 --seed-dirs``: three seeds, two stacked and one alone, each in its own folder with
-    the files a solo job writes, the same dev predictions and the same training loss to 4 decimals."""
+    """``classify --fuse 2 --seed-dirs``: three seeds, two stacked and one in a stack of one, each in its own
+    folder with the files a solo job writes, the same dev predictions and the same training loss to 4 decimals
+    (dropout off)."""
     import json
 
     model = without_dropout(tiny_en, tmp_path / "model")
@@ -223,11 +223,14 @@ def test_classify_fuse_writes_each_seed_where_a_solo_job_does(cli, tiny_en, demo
         assert fused_run["provenance"]["params"]["fuse"] == 2  # the record says how it trained
 
 
-def test_a_job_that_cannot_fuse_trains_as_today_and_says_why(cli, tiny_en, demo_root, tmp_path, caplog):
+def test_a_one_run_job_that_fuses_trains_as_a_stack_of_one_and_says_so(cli, tiny_en, demo_root, tmp_path, caplog):
+    """Fusing is the job's (--fuse 4), not its group's: its one run trains through the fused path (issue 54 §4;
+    tests/classify/test_fused_lone_run.py), and the log says so."""
     caplog.set_level("INFO")
     args = ("--model", tiny_en, "--task", "sst2", "--data", demo_root, "--seeds", 1, "--max-steps", 2)
     assert cli("classify", *args, "--fuse", 4, "--out", tmp_path / "out") == 0
-    assert "the seeds train one by one (one run only)" in caplog.text
+    assert "--fuse 4: seeds [0] train as 1 stacked model(s)" in caplog.text
+    assert "one by one" not in caplog.text
     assert (tmp_path / "out" / "metrics.json").is_file()
 
 
@@ -435,9 +438,11 @@ def test_a_killed_job_of_two_models_resumes_each_group_from_its_own_save(
             assert (tmp_path / "killed" / name).read_text() == (tmp_path / "unbroken" / name).read_text()
 
 
-def test_models_of_two_architectures_in_one_job_train_one_by_one_and_say_why(cli, tiny_en, demo_root, tmp_path, caplog):
+def test_models_of_two_configs_in_one_job_train_in_stacks_of_their_own_and_say_why(
+    cli, tiny_en, demo_root, tmp_path, caplog
+):
     """One tokenizer, two architectures (a wider feed-forward layer): the job cannot stack them, so each
-    model's seeds train in stacks of their own (here one seed each: solo runs), the log names the reason,
+    model's seeds train in stacks of their own (here one seed each: stacks of one), the log names the reason,
     and each model still gets its files."""
     import json
 

@@ -304,6 +304,30 @@ def test_each_paper_config_s_budget_is_within_1_5_times_its_flops_time(name):
     assert total["total"] <= 1.5 * total["flops_total"], (total["total"], total["flops_total"])
 
 
+def test_a_lone_run_of_a_fusing_job_is_costed_as_a_stack_of_one(monkeypatch):
+    """With classify.fuse above 1 a job's group of one trains through the fused path (docs/stages/classify.md,
+    "Fused seeds": a stack of one), so the plan costs it at a stack of one's step (workloads.yaml
+    ``fused_operator_ratio``'s 1: more operators than a solo step), its FLOPs a solo run's; a job whose K is 1
+    (one run fits the GPU) trains its runs solo and is costed as without fuse. Before, a stack of one was
+    costed as a solo run and a K-of-1 job at the table's 1."""
+    solo = upper_bound(planner("paper-en", fuse=1, seeds=1)).classify_cost("glue", "bert-base-uncased")
+    lone = upper_bound(planner("paper-en", fuse=2, seeds=1, fuse_checkpoints=False))
+    assert lone.fused_ratio(1) == lone.work["fused_operator_ratio"][1] > 1.2  # bench/fused_ops.py: a stack of one
+    alone = lone.classify_cost("glue", "bert-base-uncased")
+    assert alone.flops_hours == pytest.approx(solo.flops_hours)
+    assert alone.hours > solo.hours  # the floor-bound jobs step at a stack of one's operators
+    monkeypatch.setattr(lone, "stack_limit", lambda *args: 1)  # one run per GPU: the workflow passes --fuse 1
+    lone.work = {**lone.work, "fused_operator_ratio": {1: 3.0, 2: 1.0}}
+    assert lone.classify_cost("glue", "bert-base-uncased").hours == pytest.approx(solo.hours)
+    # timed on a GPU, the table's 1 is the solo step: a stack of one steps as the fewest members timed
+    cells = {8: {1: 12.0, 2: 8.0, 4: 5.0}}
+    lone.work = {
+        **lone.work,
+        "step_floor_measured": {"card": "x", "ms_per_member_step": {"bert-base": {"eager": cells}}},
+    }
+    assert lone.fused_ratio(1) == pytest.approx(2 * 8.0 / 12.0)
+
+
 def test_measured_floors_replace_the_documented_estimate():
     p = planner("paper-en", fuse=5)
     estimate = p.classify_cost("glue", "bert-base-uncased")
