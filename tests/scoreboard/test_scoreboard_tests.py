@@ -206,6 +206,51 @@ def test_the_cluster_bootstrap_is_wider_than_the_question_bootstrap_where_pairs_
     assert by_pair[1] - by_pair[0] > 2 * (by_question[1] - by_question[0])
 
 
+def three_level_data(easy: np.ndarray, word_pairs: bool) -> dict:
+    """A semantic and a syntactic category of 23 word pairs each at every level, each level's 506 questions
+    the ordered pairs of its pairs, right where both pairs are easy for the model (at every level: the
+    model knows a word pair or not). A phrase or sentence file wraps each pair in two templates, one as
+    (A, B), one as (C, D), so its own ``pairs`` name 46 pairs (ULR App. A.2; the real files'); with
+    ``word_pairs`` each question also carries the word pairs' ids shared by every level, as analogy.evaluate
+    writes them."""
+    questions = np.asarray(ordered_pair_questions(23))
+    bits = lambda hits: "".join("1" if h else "0" for h in hits)
+    categories = {}
+    for level in ("word", "phrase", "sentence"):
+        for kind, first in (("semantic", 0), ("syntactic", 23)):
+            own = questions if level == "word" else questions + [0, 23]  # the (C, D) template: 23 more
+            hits = easy[first + questions[:, 0]] & easy[first + questions[:, 1]]
+            category = {"type": kind, "in_tables": True, "correct": bits(hits), "pairs": own.tolist()}
+            if word_pairs:
+                category["word_pair_ids"] = (first + questions).tolist()
+            categories[f"{level}/{kind}-category"] = category
+    return {"categories": categories}
+
+
+def test_a_word_pair_is_one_cluster_at_every_level(tmp_path):
+    """ulr-analogy-average averages the three levels, whose questions wrap the same 46 word pairs: one draw
+    of a word pair takes its questions at every level. Clustered per level and per template (an older
+    file, each word pair counted up to five times), the interval is too narrow; the test says which it did."""
+    rng = np.random.default_rng(11)
+    easy_high, easy_low = rng.random(46) < 0.5, rng.random(46) < 0.5
+    tests = {}
+    for traced in (True, False):
+        rows = [
+            metrics_row(tmp_path, f"tiny+misad-{traced}", {"avg": 50.0}, three_level_data(easy_high, traced)),
+            metrics_row(tmp_path, f"tiny-{traced}", {"avg": 40.0}, three_level_data(easy_low, traced)),
+        ]
+        rows[0]["label"], rows[1]["label"] = "tiny+misad", "tiny"
+        (tests[traced],) = claim(judged({"analogy": {"rows": rows}}), "ulr-analogy-average")["pairs"]
+    assert tests[True]["test"].startswith("cluster bootstrap over word pairs (3036 questions from 46 pairs")
+    assert "older file" not in tests[True]["test"]
+    assert tests[False]["test"].startswith("cluster bootstrap over word pairs (3036 questions from 230 pairs")
+    assert "each level's and category's word pairs drawn apart" in tests[False]["test"]
+    width = lambda test: test["interval"][1] - test["interval"][0]
+    assert width(tests[True]) > 1.5 * width(tests[False])
+    # both models' easy pairs are drawn alike: "reversed" is a false verdict of the per-level clustering
+    assert tests[False]["verdict"] == "reversed" and tests[True]["verdict"] == "inconclusive"
+
+
 # --------------------------------------------------------------------------- several columns: Holm
 def test_holm_adjusts_step_down():
     from pipeline.scoreboard.scoreboard_stats import holm
