@@ -17,10 +17,11 @@ config (:mod:`pipeline.plan.plan`):
   difference the run could have detected, (t₀.₉₇₅ + t₀.₈₀) · SE over Welch's degrees of freedom (80%
   power); otherwise by a test over the items both models were scored on, at the same level
   (:mod:`.scoreboard_items`: McNemar, a paired bootstrap over items or pairs, a cluster bootstrap over
-  word pairs for analogy). A claim over several columns counts the columns that hold: "on all transfer
-  tasks" holds where every column holds at its own 2.5% (an intersection–union test), "4 out of 6 tasks"
-  counts columns held on Holm's adjusted p-values, and "reversed" is always counted on Holm's; a
-  claim's pairs are one family the same way (every pair must hold).
+  word pairs for analogy, a word pair one cluster at every level). A claim over several columns counts
+  the columns that hold: "on all transfer tasks" holds where every column holds at its own 2.5% (an
+  intersection–union test), "4 out of 6 tasks" counts columns held on Holm's adjusted p-values, and
+  "reversed" is always counted on Holm's; a claim's pairs are one family the same way (every pair must
+  hold).
   The seeds are fine-tuning seeds of one pre-training run per model: a verdict about a pre-training
   objective says so. A rehearsal's models are stand-ins, so its scoreboard judges nothing.
 
