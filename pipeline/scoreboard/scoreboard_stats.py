@@ -107,9 +107,9 @@ def mean_value(values: list[Value]) -> Value:
 # -------------------------------------------------------------------------------------- statistics
 def welch(high: Value, low: Value) -> dict:
     """Welch's one-sided tests of high > low and of high < low, and the smallest difference detectable at
-    80% power by the one-sided test at ALPHA, (t_{1-ALPHA} + t_{POWER}) · SE over Welch's degrees of freedom
-    (t₀.₉₇₅ + t₀.₈₀ at 2.5%). The variances are scaled by the larger std before they are squared, so that a finite std
-    whose square overflows (1e200) is tested like any other."""
+    80% power by the one-sided test at ALPHA, (t_{1-ALPHA} + t_{POWER}) · SE over Welch's degrees of
+    freedom (t₀.₉₇₅ + t₀.₈₀ at 2.5%). The variances are scaled by the larger std before they are squared,
+    so that a finite std whose square overflows (1e200) is tested like any other."""
     from scipy import stats
 
     scale = max(high.std, low.std)
@@ -142,8 +142,9 @@ def inside_interval(ours: Value, paper: float) -> bool | None:
 
 def verdict(high: Value, low: Value) -> dict:
     """One column across seeds: holds / reversed where Welch's test finds the difference in that direction at
-    ALPHA (2.5% each way), inconclusive where it finds neither; untested where a side has no seed spread (the sign of a difference
-    tells no effect from noise: two equal models would "hold" or be "reversed" nine times in ten)."""
+    ALPHA (2.5% each way), inconclusive where it finds neither; untested where a side has no seed spread
+    (the sign of a difference tells no effect from noise: two equal models would "hold" or be "reversed"
+    nine times in ten)."""
     difference = high.mean - low.mean
     if high.std is not None and low.std is not None and high.n >= 2 and low.n >= 2:
         test = welch(high, low)
@@ -192,8 +193,8 @@ def adjust_family(results: list[dict], at_least: int) -> list[dict]:
     * **holds**: where the claim needs all of the family's results (``at_least`` = every one that ran),
       each is judged on its own p, unadjusted: the claim holds only if every one holds, an
       intersection–union test (Berger 1982), whose family-wise error is at most ALPHA with no correction.
-      Where it needs at least k of N (k < N), on Holm's adjusted p (``p_holm``): k columns that each hold
-      under Holm's family-wise control are k true effects but with probability ALPHA.
+      Where it needs at least k of N (k < N), on Holm's adjusted p (``p_holm``): k columns that hold under
+      Holm's family-wise control are k true effects, but with probability at most ALPHA.
     * **reversed**: always on Holm's adjusted ``p_reversed`` (``p_reversed_holm``): one reversal of N
       refutes "all N", so N chances to err must share ALPHA.
 
