@@ -12,12 +12,16 @@ config (:mod:`pipeline.plan.plan`):
   models, "not comparable at this scale"), and a verdict: *holds* (higher, beyond noise), *reversed*
   (lower, beyond noise) or *inconclusive* from a test; *untested* where none can run (counted apart: the
   sign of a difference tells no effect from noise); *not run* where a side is missing. With n ≥ 2
-  distinct seeds and a spread on both sides a column is judged by Welch's t-test at α = 0.05 in each
-  direction, with the smallest difference the run could have detected, (t₀.₉₅ + t₀.₈₀) · SE over
-  Welch's degrees of freedom (80% power); otherwise by a test over the items both models were scored on
+  distinct seeds and a spread on both sides a column is judged by Welch's t-test at α = 2.5% in each
+  direction (so that "holds" and "reversed" together err at most 5% on equal models), with the smallest
+  difference the run could have detected, (t₀.₉₇₅ + t₀.₈₀) · SE over Welch's degrees of freedom (80%
+  power); otherwise by a test over the items both models were scored on, at the same level
   (:mod:`.scoreboard_items`: McNemar, a paired bootstrap over items or pairs, a cluster bootstrap over
-  word pairs for analogy). A claim over several columns ("4 out of 6 tasks", "on all transfer tasks")
-  counts the columns that hold, their p-values adjusted by Holm's method; so are a claim's pairs.
+  word pairs for analogy, a word pair one cluster at every level). A claim over several columns counts
+  the columns that hold: "on all transfer tasks" holds where every column holds at its own 2.5% (an
+  intersection–union test), "4 out of 6 tasks" counts columns held on Holm's adjusted p-values, and
+  "reversed" is always counted on Holm's; a claim's pairs are one family the same way (every pair must
+  hold).
   The seeds are fine-tuning seeds of one pre-training run per model: a verdict about a pre-training
   objective says so. A rehearsal's models are stand-ins, so its scoreboard judges nothing.
 
@@ -52,8 +56,8 @@ from pipeline.scoreboard.scoreboard_inputs import (
 )
 from pipeline.scoreboard.scoreboard_stats import (
     Value,
+    adjust_family,
     combine,
-    holm_family,
     inside_interval,
     is_ours,
     mean_value,
@@ -185,8 +189,9 @@ def judge_pair(claim: dict, table: dict | None, high_label: str, low_label: str)
         # a count over columns is judged only on all of them: "4 out of 6" over 5 would say something else
         missing = sorted({m for r in results for m in r.get("missing", [])})
         return {"higher": high_label, "lower": low_label, "verdict": "not run", "missing": missing, "columns": results}
-    # the columns are one family: Holm's correction keeps "reversed on one of ten" at α under no effect
-    results = holm_family(results)
+    # the columns are one family: "all N hold" is an intersection–union test (each column at its own level);
+    # "at least k of N" and "reversed" (one reversal of ten refutes "all ten") count on Holm's p-values
+    results = adjust_family(results, claim["at_least"])
     found = combine([r["verdict"] for r in results], claim["at_least"])
     return {
         "higher": {"label": high_label},
@@ -226,8 +231,10 @@ def judge_claim(claim: dict, tables: dict, mapped: dict, published_rows: dict) -
     else:
         pairs, comparable = role_pairs(claim, labels), False
     record["comparable"] = comparable
-    # the pairs of one claim are one family too (Holm over their p-values, where each has one)
-    record["pairs"] = holm_family([judge_pair(claim, table, high, low) for high, low in pairs])
+    # the pairs of one claim are one family too, and every pair must hold: each pair at its own level for
+    # "holds", Holm over their p-values for "reversed"
+    judged_pairs = [judge_pair(claim, table, high, low) for high, low in pairs]
+    record["pairs"] = adjust_family(judged_pairs, sum(1 for pair in judged_pairs if pair["verdict"] != "not run"))
     verdicts = [pair["verdict"] for pair in record["pairs"]]
     judged = [v for v in verdicts if v != "not run"]
     if not judged:

@@ -9,9 +9,11 @@
   both models.
 * :func:`cluster_bootstrap`: the analogy's cluster bootstrap over word pairs (Davison & Hinkley 1997, §3.8;
   Field & Welsh 2007). A category's questions are ordered pairs of a few word pairs (capital-common: 506
-  questions from 23 pairs), so questions that share a pair are not independent and a question-level
-  bootstrap is far too confident. A replicate draws the category's word pairs with replacement and takes
-  every question built from two drawn pairs, as often as both were drawn (weight m_a * m_b).
+  questions from 23 pairs), and the phrase and sentence questions wrap the same word pairs in templates
+  (ULR App. A.2), so questions that share a word pair, at any level, are not independent and a
+  question-level bootstrap is far too confident. A replicate draws word pairs with replacement and takes
+  every question built from two drawn pairs, as often as both were drawn (weight m_a * m_b), at every
+  level the column averages: one draw per word pair serves its word, phrase and sentence questions.
 * :func:`correlation_bootstrap`: a paired bootstrap over pairs that recomputes both models' correlation
   with the gold scores (Spearman or Pearson) in each replicate.
 
@@ -38,10 +40,14 @@ CORRELATION_BOOTSTRAP = "paired bootstrap over pairs"
 
 @dataclass(frozen=True)
 class Hits:
-    """Per-question outcomes of one analogy pool and the two word pairs each question is built from."""
+    """Per-question outcomes of one analogy pool and the two word pairs each question is built from: as ids
+    shared by every level and category (``word_pairs``, analogy.trace_word_pairs), and as the pairs of the
+    question's own file (``pairs``: each level's and category's apart, what a file before ``word_pairs``
+    gives)."""
 
     hits: np.ndarray
-    pairs: np.ndarray | None  # (questions, 2) word-pair ids; None: an older file that does not give them
+    pairs: np.ndarray | None  # (questions, 2) ids of the pool's own files; None: an older file
+    word_pairs: np.ndarray | None = None  # (questions, 2) word-pair ids across levels; None: an older file
 
 
 @dataclass(frozen=True)
@@ -93,43 +99,77 @@ def paired_bootstrap(high: list[np.ndarray], low: list[np.ndarray]) -> dict | No
     return {"test": f"{ITEM_BOOTSTRAP} ({items} items, {REPLICATES} replicates)", **_p_values(differences)}
 
 
+PER_LEVEL_NOTE = (
+    "each level's and category's word pairs drawn apart: the metrics do not trace a phrase or sentence "
+    "question to its word pair (an older file)"
+)
+
+
+def _clusters(high: list[Hits], low: list[Hits]) -> tuple[list[np.ndarray], str | None] | None:
+    """Each pool's (questions, 2) cluster ids, with a note where they are not the word pairs across levels;
+    None where the two rows were not built from the same pairs or a file gives no pairs at all. The word
+    pairs across levels where both rows give them for every pool; else each pool's own pairs, offset so that
+    no two pools share one (the clustering before the word pairs were traced across levels)."""
+    sides = (*high, *low)
+    if all(g.word_pairs is not None for g in sides):
+        if all(np.array_equal(h.word_pairs, lo.word_pairs) for h, lo in zip(high, low)):
+            return [h.word_pairs for h in high], None
+        return None
+    if any(g.pairs is None for g in sides) or any(not np.array_equal(h.pairs, lo.pairs) for h, lo in zip(high, low)):
+        return None
+    clusters, offset = [], 0
+    for h in high:
+        clusters.append(h.pairs + offset)
+        offset += int(h.pairs.max()) + 1
+    return clusters, PER_LEVEL_NOTE
+
+
 def cluster_bootstrap(high: list[Hits], low: list[Hits]) -> dict | None:
     """The analogy columns' cluster bootstrap over word pairs (module docstring); None where the rows were
-    not scored on the same questions or a file does not give each question's word pairs."""
+    not scored on the same questions or a file does not give each question's word pairs.
+
+    One draw of the word pairs serves every pool (level and kind) the column averages, so a word pair and
+    every question built from it, at any level, come and go together. The draw is stratified by the pools a
+    pair appears in (the semantic pairs and the syntactic pairs of the overall average; each pool's own pairs
+    in an older file, which is the bootstrap per pool it gave before)."""
     if len(high) != len(low) or any(len(h.hits) != len(lo.hits) for h, lo in zip(high, low)):
         return None
-    if any(g.pairs is None for g in (*high, *low)) or any(
-        not np.array_equal(h.pairs, lo.pairs) for h, lo in zip(high, low)
-    ):
+    found = _clusters(high, low)
+    if found is None:
         return None
+    clusters, note = found
+    ids, inverse = np.unique(np.concatenate(clusters), return_inverse=True)
+    inverse = inverse.reshape(-1, 2)
+    per_pool = np.split(inverse, np.cumsum([len(c) for c in clusters])[:-1])
+    # a pair's stratum: the set of pools its questions are in
+    pools_of = np.zeros((len(ids), len(clusters)), dtype=bool)
+    for pool, pairs in enumerate(per_pool):
+        pools_of[pairs.ravel(), pool] = True
+    _, stratum = np.unique(pools_of, axis=0, return_inverse=True)
+    strata = [np.flatnonzero(stratum.ravel() == s) for s in range(int(stratum.max()) + 1)]
+    per_item = [h.hits - lo.hits for h, lo in zip(high, low)]
     rng = np.random.default_rng(SEED)
     differences = np.zeros(REPLICATES)
     valid = np.ones(REPLICATES, dtype=bool)
-    clusters = 0
-    for h, lo in zip(high, low):
-        per_item = h.hits - lo.hits
-        ids, inverse = np.unique(h.pairs, return_inverse=True)
-        inverse = inverse.reshape(h.pairs.shape)
-        k = len(ids)
-        clusters += k
-        start = 0
-        for count in _chunks(max(k, len(per_item))):
-            drawn = draw_counts(rng, count, k)  # m_i: how often each pair was drawn
-            weights = drawn[:, inverse[:, 0]] * drawn[:, inverse[:, 1]]
+    start = 0
+    for count in _chunks(max(len(ids), max(len(p) for p in per_pool))):
+        drawn = np.zeros((count, len(ids)))
+        for members in strata:  # m_i: how often each pair was drawn, its stratum drawn as often as it has pairs
+            drawn[:, members] = draw_counts(rng, count, len(members))
+        part = slice(start, start + count)
+        for pairs, outcome in zip(per_pool, per_item):
+            weights = drawn[:, pairs[:, 0]] * drawn[:, pairs[:, 1]]
             total = weights.sum(axis=1)
-            part = slice(start, start + count)
             with np.errstate(invalid="ignore", divide="ignore"):
-                differences[part] += (weights @ per_item) / total / len(high)
-            valid[part] &= total > 0  # a replicate with no question left (one pair drawn k times)
-            start += count
+                differences[part] += (weights @ outcome) / total / len(high)
+            valid[part] &= total > 0  # a replicate with no question of a pool left (one pair drawn k times)
+        start += count
     differences = differences[valid]
     if len(differences) < REPLICATES // 2:
         return None  # too few word pairs for the clusters to be resampled
     questions = sum(len(h.hits) for h in high)
-    return {
-        "test": f"{CLUSTER_BOOTSTRAP} ({questions} questions from {clusters} pairs, {len(differences)} replicates)",
-        **_p_values(differences),
-    }
+    test = f"{CLUSTER_BOOTSTRAP} ({questions} questions from {len(ids)} pairs, {len(differences)} replicates)"
+    return {"test": test + (f"; {note}" if note else ""), **_p_values(differences)}
 
 
 @dataclass(frozen=True)

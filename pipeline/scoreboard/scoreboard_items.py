@@ -6,8 +6,9 @@ compared item by item (:mod:`.scoreboard_bootstrap`), never by the sign of their
   tasks ``correct``): McNemar's exact test.
 * **A mean of per-item scores** (GEOGRANNO Top-k and MRR from each query's gold rank, FAQ per data set,
   ``ranks``): a paired bootstrap over items.
-* **Analogy accuracy** (``correct`` and ``pairs``, each question's two word pairs): a cluster bootstrap
-  over word pairs.
+* **Analogy accuracy** (``correct`` and ``word_pair_ids``, each question's two word pairs, the same ids at
+  every level): a cluster bootstrap over word pairs across levels; a file without ``word_pair_ids`` (older)
+  is clustered by its own files' ``pairs``, each level apart, and its test says so.
 * **A correlation** (STS, PPDB and the word sets: Spearman; the transfer regressions: Pearson or
   Spearman; ``items``: each pair's gold and predicted score): a paired bootstrap over pairs.
 
@@ -144,8 +145,10 @@ def _rank_groups(table: str, row: dict, data: dict, ids: Ids) -> list[np.ndarray
 
 def _analogy_groups(column: str, data: dict, ids: Ids) -> list[Hits] | None:
     """Per-question hits of the pooled (level, kind) groups a column averages (analogy.evaluate: a level's
-    sem / syn pool its table categories; its Avg. is their mean; the overall Avg. the mean of the levels').
-    A category's word-pair ids are offset so that two categories' pairs stay apart."""
+    sem / syn pool its table categories; its Avg. is their mean; the overall Avg. the mean of the levels'),
+    with each question's word pairs: ``word_pair_ids``, shared by every level and category, where every
+    category gives them (analogy.trace_word_pairs); and ``pairs``, each file's own, offset so that two
+    categories' pairs stay apart (an older file's only clustering)."""
     categories = data.get("categories")
     if not isinstance(categories, dict):
         return None
@@ -155,7 +158,7 @@ def _analogy_groups(column: str, data: dict, ids: Ids) -> list[Hits] | None:
     groups = []
     for name in levels:
         for kind in kinds:
-            hits, pairs, offset = [], [], 0
+            hits, pairs, word_pairs, offset = [], [], [], 0
             for key, result in categories.items():
                 if not (isinstance(result, dict) and str(key).startswith(f"{name}/")):
                     continue
@@ -169,15 +172,18 @@ def _analogy_groups(column: str, data: dict, ids: Ids) -> list[Hits] | None:
                 pair_ids = _pair_ids(result.get("pairs"), len(correct))
                 pairs.append(None if pair_ids is None else pair_ids + offset)
                 offset += 0 if pair_ids is None else int(pair_ids.max()) + 1
+                word_pairs.append(_pair_ids(result.get("word_pair_ids"), len(correct), LARGEST_ID))
             if not hits:
                 return None
-            known = None if any(p is None for p in pairs) else np.concatenate(pairs)
-            groups.append(Hits(np.concatenate(hits), known))
+            joined = lambda parts: None if any(p is None for p in parts) else np.concatenate(parts)
+            groups.append(Hits(np.concatenate(hits), joined(pairs), joined(word_pairs)))
     return groups
 
 
-def _pair_ids(node, questions: int) -> np.ndarray | None:
-    """A category's ``pairs``: for each question, the ids of its two word pairs (A, B) and (C, D)."""
+def _pair_ids(node, questions: int, largest: int | None = None) -> np.ndarray | None:
+    """A category's ``pairs`` (for each question, the ids of its two word pairs (A, B) and (C, D) in its own
+    file: two new pairs a question at most) or ``word_pair_ids`` (ids shared by every category, below
+    ``largest``)."""
     if not isinstance(node, list) or len(node) != questions:
         return None
     if not all(
@@ -185,7 +191,7 @@ def _pair_ids(node, questions: int) -> np.ndarray | None:
         for q in node
     ):
         return None
-    if not all(0 <= i < 2 * questions for q in node for i in q):  # two new pairs a question at most
+    if not all(0 <= i < (largest or 2 * questions) for q in node for i in q):
         return None
     return np.asarray(node, dtype=np.int64).reshape(questions, 2)
 

@@ -58,21 +58,35 @@ def _claim_text(claim: dict) -> str:
     return text
 
 
+def _p_text(result: dict) -> str:
+    """A tested result's p-value and, in a family, the p it was decided on for "holds" (Holm's, or its own
+    under an intersection–union test) and which adjustment it got."""
+    if result.get("p") is None:
+        return ""
+    text = f"p = {result['p']:.3f}"
+    if result.get("p_holm") is not None:
+        text += f" (Holm-adjusted {result['p_holm']:.3f})"
+    if result.get("adjustment"):
+        text += f"; {result['adjustment']}"
+    return text
+
+
 def _pair_cells(claim: dict, pair: dict) -> list[str]:
     if not pair:
         sides, difference, test, detectable = "", None, "", None
     elif pair.get("columns"):
-        sides = f"{pair['higher']['label']} vs {pair['lower']['label']}: " + "; ".join(
+        column_text = lambda c: (
             f"{c['column']} {_ours(c.get('higher'))} vs {_ours(c.get('lower'))} → {c['verdict']}"
-            for c in pair["columns"]
+            + (f" ({_p_text(c)})" if c.get("p") is not None else "")
+        )
+        sides = f"{pair['higher']['label']} vs {pair['lower']['label']}: " + "; ".join(
+            column_text(c) for c in pair["columns"]
         )
         difference, test, detectable = None, f"{pair.get('columns_holding', '')} columns hold", None
     else:
         sides = f"{pair['higher']['label']} {_ours(pair['higher'])} vs {pair['lower']['label']} {_ours(pair['lower'])}"
         difference, detectable = pair.get("difference"), pair.get("detectable")
-        test = pair.get("test", "") + (f", p = {pair['p']:.3f}" if pair.get("p") is not None else "")
-        if pair.get("p_holm") is not None:
-            test += f" (Holm-adjusted {pair['p_holm']:.3f})"
+        test = pair.get("test", "") + (f", {_p_text(pair)}" if pair.get("p") is not None else "")
     if claim.get("judged_on"):
         paper = _number(claim["judged_on"]["paper_difference"])
     elif claim.get("paper_columns_higher"):
@@ -113,11 +127,13 @@ def blocks(board: dict) -> list[tuple]:
                 "p",
                 (
                     f"Claims: {verdict_counts(counts, len(board['claims']))}; {board['comparable_claims']} judged on "
-                    "the papers' own models. A verdict is a one-sided test at α = 0.05 each way: Welch's t-test "
-                    "across seeds where both sides have several with a spread; else a test over the items both "
-                    "models were scored on (McNemar's exact test for an accuracy, a paired bootstrap over items or "
-                    "pairs, a cluster bootstrap over word pairs for analogy); several columns or pairs deciding "
-                    "one claim are corrected by Holm's method. Where neither can run, the claim is untested: the "
+                    "the papers' own models. A verdict is a one-sided test at α = 2.5% each way (holds and reversed "
+                    "together at most 5% on equal models): Welch's t-test across seeds where both sides have several "
+                    "with a spread; else a test over the items both models were scored on (McNemar's exact test for "
+                    "an accuracy, a paired bootstrap over items or pairs, a cluster bootstrap over word pairs, across "
+                    "levels, for analogy). A claim that needs all of its columns or pairs holds where each holds at "
+                    "its own level (an intersection–union test); at least k of N, and any reversal, are counted on "
+                    "Holm's adjusted p-values. Where neither can run, the claim is untested: the "
                     f"sign of a difference tells no effect from noise. Tests used in this run: {tests}."
                 ),
             )

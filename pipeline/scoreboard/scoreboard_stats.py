@@ -1,7 +1,12 @@
 """The scoreboard's numbers and tests: one model's value in a table, Welch's test across seeds, "untested"
 where neither seeds nor items can test a difference (the sign of a difference tells no effect from noise),
-and how several columns or pairs combine into one verdict under Holm's correction (docs/stages/report.md
-"The scoreboard")."""
+and how several columns or pairs combine into one verdict (docs/stages/report.md "The scoreboard").
+
+Every verdict is a one-sided test at :data:`ALPHA` = 2.5% in each direction, so that "holds" and "reversed"
+together are wrong at most 5% of the time about two equal models. A claim over several columns or pairs
+is one family: "holds on all N" is an intersection–union test (Berger 1982), each column at its own 2.5%,
+no correction needed; "at least k of N" (k < N) and "reversed" (enough columns reversed that k of N cannot
+hold) count columns decided on Holm's adjusted p-values (Holm 1979)."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-ALPHA = 0.05  # each direction, one-sided: the claims are directional
+ALPHA = 0.025  # each direction, one-sided: the claims are directional; both together at most 5%
 POWER = 0.80
 
 
@@ -102,8 +107,9 @@ def mean_value(values: list[Value]) -> Value:
 # -------------------------------------------------------------------------------------- statistics
 def welch(high: Value, low: Value) -> dict:
     """Welch's one-sided tests of high > low and of high < low, and the smallest difference detectable at
-    80% power. The variances are scaled by the larger std before they are squared, so that a finite std
-    whose square overflows (1e200) is tested like any other."""
+    80% power by the one-sided test at ALPHA, (t_{1-ALPHA} + t_{POWER}) · SE over Welch's degrees of
+    freedom (t₀.₉₇₅ + t₀.₈₀ at 2.5%). The variances are scaled by the larger std before they are squared,
+    so that a finite std whose square overflows (1e200) is tested like any other."""
     from scipy import stats
 
     scale = max(high.std, low.std)
@@ -135,9 +141,10 @@ def inside_interval(ours: Value, paper: float) -> bool | None:
 
 
 def verdict(high: Value, low: Value) -> dict:
-    """One column across seeds: holds / reversed where Welch's test finds the difference in that direction,
-    inconclusive where it finds neither; untested where a side has no seed spread (the sign of a difference
-    tells no effect from noise: two equal models would "hold" or be "reversed" nine times in ten)."""
+    """One column across seeds: holds / reversed where Welch's test finds the difference in that direction at
+    ALPHA (2.5% each way), inconclusive where it finds neither; untested where a side has no seed spread
+    (the sign of a difference tells no effect from noise: two equal models would "hold" or be "reversed"
+    nine times in ten)."""
     difference = high.mean - low.mean
     if high.std is not None and low.std is not None and high.n >= 2 and low.n >= 2:
         test = welch(high, low)
@@ -157,6 +164,7 @@ def verdict(high: Value, low: Value) -> dict:
 
 
 def decide(p: float, p_reversed: float, alpha: float = ALPHA) -> str:
+    """A one-sided test each way, each at ``alpha``: the two verdicts a test can give, together at 2 · alpha."""
     return "holds" if p < alpha else "reversed" if p_reversed < alpha else "inconclusive"
 
 
@@ -178,17 +186,40 @@ def holm(p_values: list[float]) -> list[float]:
     return adjusted
 
 
-def holm_family(results: list[dict]) -> list[dict]:
-    """The tested results of one family (a claim's columns, or its pairs), their verdicts decided on Holm's
-    adjusted p-values in each direction; untested and not-run results are left as they are."""
+def adjust_family(results: list[dict], at_least: int) -> list[dict]:
+    """The tested results of one family (a claim's columns, or its pairs), each verdict decided at ALPHA on
+    the p-value its part of the claim needs; untested and not-run results are left as they are.
+
+    * **holds**: where the claim needs all of the family's results (``at_least`` = every one that ran),
+      each is judged on its own p, unadjusted: the claim holds only if every one holds, an
+      intersection–union test (Berger 1982), whose family-wise error is at most ALPHA with no correction.
+      Where it needs at least k of N (k < N), on Holm's adjusted p (``p_holm``): k columns that hold under
+      Holm's family-wise control are k true effects, but with probability at most ALPHA.
+    * **reversed**: always on Holm's adjusted ``p_reversed`` (``p_reversed_holm``): one reversal of N
+      refutes "all N", so N chances to err must share ALPHA.
+
+    Each result records which it got (``adjustment``), so the tables can say it."""
     tested = [i for i, r in enumerate(results) if r.get("p") is not None and r["verdict"] != "not run"]
+    ran = sum(1 for r in results if r["verdict"] != "not run")
     if len(tested) < 2:
         return results
+    every_one = at_least >= ran
     adjusted = holm([results[i]["p"] for i in tested])
     adjusted_reversed = holm([results[i]["p_reversed"] for i in tested])
+    family = len(tested)
     out = list(results)
     for i, p, p_reversed in zip(tested, adjusted, adjusted_reversed):
-        out[i] = {**results[i], "p_holm": p, "p_reversed_holm": p_reversed, "verdict": decide(p, p_reversed)}
+        result = {**results[i], "p_reversed_holm": p_reversed}
+        if every_one:
+            result["adjustment"] = (
+                f"holds: own p, all {ran} must hold (intersection–union test); reversed: Holm over {family}"
+            )
+            result["verdict"] = decide(results[i]["p"], p_reversed)
+        else:
+            result["p_holm"] = p
+            result["adjustment"] = f"holds and reversed: Holm over {family} (at least {at_least} of {ran})"
+            result["verdict"] = decide(p, p_reversed)
+        out[i] = result
     return out
 
 

@@ -22,11 +22,15 @@ Reported, as percentages:
   matched by line. Per category for every such pair of files; the top-level ``ppr`` and ``pnr``
   pool the semantic table categories per level, as Table 6 does (its GloVe row, 0.0 with 40 %
   syntactic phrase accuracy, shows the syntactic sets are not in it).
+- for the scoreboard's tests, per category each question's outcome, its line, the two pairs of its own
+  file (``pairs``) and the two word pairs they wrap (``word_pair_ids``, the same ids at every level and in
+  every category, named by ``word_pairs``; :func:`trace_word_pairs`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -166,6 +170,82 @@ def question_pairs(rows: list[list[str]]) -> list[list[int]]:
     return [[pair(row[0], row[1]), pair(row[2], row[3])] for row in rows]
 
 
+@dataclass(frozen=True)
+class WordPairs:
+    """Every question traced to the word pairs it is built from, the same ids at every level.
+
+    ``words[i]`` is word pair i's two words; ``of_category[key]`` each question's two word-pair ids, for
+    each category that could be traced; ``by_line[key]`` how many of a category's phrase or sentence pairs
+    were placed by their line because their words named no single word pair."""
+
+    words: list[list[str]]
+    of_category: dict[str, list[list[int]]]
+    by_line: dict[str, int]
+
+
+def _tokens(text: str) -> str:
+    """A text's words (and its other characters, one a token), casefolded, with a space either side, so
+    that ``f" {word} " in _tokens(text)`` finds a whole word and never a part of one."""
+    return " " + " ".join(re.findall(r"\w+|[^\w\s]", text.casefold())) + " "
+
+
+def _named_pair(first: str, second: str, candidates: list[tuple[str, str, int]]) -> int | None:
+    """The one word pair (a, b) whose a is a word of ``first`` and b a word of ``second``; None where none
+    or several are."""
+    first, second = _tokens(first), _tokens(second)
+    found = {i for a, b, i in candidates if a in first and b in second}
+    return found.pop() if len(found) == 1 else None
+
+
+def trace_word_pairs(categories: list[Category]) -> WordPairs:
+    """Each question's two word pairs as ids shared across levels and categories (ULR App. A.2: the phrase and
+    sentence sets wrap the word-level pairs in templates, two variants a pair: "employed by the university
+    of athens" and "hired by the university of athens" both stand for athens : greece).
+
+    A word-level question's pairs are (A, B) and (C, D), one id per distinct pair of words (casefolded), so
+    a pair found in two categories (capital-common's 23 are all capital-world's too) is one pair. A phrase
+    or sentence pair (A', B') is the word pair (a, b) of the same category's word file with a a word of A'
+    and b a word of B', where exactly one is; else the pair of the same line of the word file, from which
+    the line is built (the files are aligned line by line), where the template changed the word: a typo
+    ("lager" for larger), "not acceptable" for unacceptable, "cost" for increase. A category with neither
+    (no word file of its name, or one of another length) is left out of ``of_category``."""
+    ids: dict[tuple[str, str], int] = {}
+    pair_id = lambda a, b: ids.setdefault((a.casefold(), b.casefold()), len(ids))
+    of_category: dict[str, list[list[int]]] = {}
+    word_files = {(c.kind, c.name): c for c in categories if c.level == "word"}
+    for category in word_files.values():
+        of_category[category.key] = [[pair_id(r[0], r[1]), pair_id(r[2], r[3])] for r in category.rows]
+    words = {i: pair for pair, i in ids.items()}
+    by_line: dict[str, int] = {}
+    for category in categories:
+        word = word_files.get((category.kind, category.name))
+        if category.level == "word" or word is None:
+            continue
+        word_ids = of_category[word.key]
+        candidates = [
+            (f" {words[i][0]} ", f" {words[i][1]} ", i) for i in dict.fromkeys(j for q in word_ids for j in q)
+        ]
+        aligned = len(word.rows) == len(category.rows)
+        named: dict[tuple[str, str], int | None] = {}  # each distinct (A', B') is looked up once
+        traced, placed_by_line = [], 0
+        for line, row in enumerate(category.rows):
+            question = []
+            for slot, (first, second) in enumerate(((row[0], row[1]), (row[2], row[3]))):
+                if (first, second) not in named:
+                    named[first, second] = _named_pair(first, second, candidates)
+                found = named[first, second]
+                if found is None and aligned:
+                    found, placed_by_line = word_ids[line][slot], placed_by_line + 1
+                question.append(found)
+            if None in question:
+                break
+            traced.append(question)
+        else:
+            of_category[category.key] = traced
+            by_line[category.key] = placed_by_line
+    return WordPairs([list(words[i]) for i in range(len(words))], of_category, by_line)
+
+
 def question_ids(category: Category) -> list[int]:
     """Each question's id: its line where read from a file, else its position (questions built in code)."""
     lines = category.lines
@@ -181,6 +261,7 @@ def evaluate(encoder, categories: list[Category]) -> dict:
         len(strings),
     )
     unit = unit_rows(encoder.encode(list(strings)))
+    traced = trace_word_pairs(categories)
 
     results: dict[str, dict] = {}
     for category in categories:
@@ -208,6 +289,12 @@ def evaluate(encoder, categories: list[Category]) -> dict:
             "ppr": None,
             "pnr": None,
         }
+        if category.key in traced.of_category:
+            # each question's word pairs as ids shared by every level and category (``word_pairs`` names
+            # them): the scoreboard resamples a word pair with every question built from it, at any level
+            results[category.key]["word_pair_ids"] = traced.of_category[category.key]
+            if category.level != "word":
+                results[category.key]["word_pairs_by_line"] = traced.by_line[category.key]
 
     by_key = {c.key: c for c in categories}
     aligned: dict[str, np.ndarray] = {}  # phrase/sentence key -> word-level correctness, line by line
@@ -253,4 +340,5 @@ def evaluate(encoder, categories: list[Category]) -> dict:
         "pnr": pnr,
         "questions": int(sum(r["n"] for r in results.values())),
         "sequences": len(strings),
+        "word_pairs": traced.words,
     }

@@ -135,10 +135,10 @@ def test_seeds_give_welch_test_and_the_smallest_detectable_difference(board, tmp
     # a direct transcription of Welch's test on the seeds themselves
     direct = stats.ttest_ind(high, low, equal_var=False, alternative="greater")
     assert pair["p"] == pytest.approx(direct.pvalue, rel=1e-6)
-    assert pair["verdict"] == "holds" and pair["p"] < 0.05
+    assert pair["verdict"] == "holds" and pair["p"] < 0.025
     se = math.sqrt(stats.tstd(high) ** 2 / 5 + stats.tstd(low) ** 2 / 5)
     df = se**4 / ((stats.tstd(high) ** 2 / 5) ** 2 / 4 + (stats.tstd(low) ** 2 / 5) ** 2 / 4)
-    assert pair["detectable"] == pytest.approx((stats.t.ppf(0.95, df) + stats.t.ppf(0.8, df)) * se, rel=1e-6)
+    assert pair["detectable"] == pytest.approx((stats.t.ppf(0.975, df) + stats.t.ppf(0.8, df)) * se, rel=1e-6)
 
 
 def test_a_difference_inside_seed_noise_is_inconclusive(board, tmp_path):
@@ -147,7 +147,7 @@ def test_a_difference_inside_seed_noise_is_inconclusive(board, tmp_path):
         glue_summary(tmp_path, "tiny+mlm", [58.0, 57.0, 55.0]),
     ]
     (pair,) = claim(board(metrics, demo_config()), "ulr-glue-cola")["pairs"]
-    assert pair["difference"] > 0 and pair["p"] > 0.05 and pair["verdict"] == "inconclusive"
+    assert pair["difference"] > 0 and pair["p"] > 0.025 and pair["verdict"] == "inconclusive"
 
 
 def test_plan_mapped_rows_are_compared_with_the_published_numbers(tmp_path):
@@ -260,7 +260,7 @@ def test_a_difference_beyond_seed_noise_the_other_way_is_reversed():
     cola = lambda label, mean: row(label, {"cola": mean, "cola_std": 1.0}, seeds=5)
     result = judged({"glue": {"rows": [cola("tiny+misad", 50.0), cola("tiny+mlm", 56.0)]}})
     (pair,) = claim(result, "ulr-glue-cola")["pairs"]
-    assert pair["verdict"] == "reversed" and pair["p_reversed"] < 0.05 < pair["p"]
+    assert pair["verdict"] == "reversed" and pair["p_reversed"] < 0.025 < pair["p"]
     assert result["claim_counts"]["reversed"] >= 1
 
 
@@ -353,11 +353,11 @@ def test_geogranno_is_judged_by_a_paired_bootstrap_over_its_queries(board, tmp_p
     result = board(metrics, demo_config())
     (over_bert,) = claim(result, "ulr-geogranno-over-bert")["pairs"]
     assert over_bert["verdict"] == "holds" and over_bert["test"].startswith("paired bootstrap over items (541 items")
-    assert over_bert["p"] < 0.05 and over_bert["interval"][0] > 0
+    assert over_bert["p"] < 0.025 and over_bert["interval"][0] > 0
     (over_mlm,) = claim(result, "ulr-geogranno-over-mlm")["pairs"]
     one_query = abs(over_mlm["difference"])
     assert one_query == pytest.approx(100 / 541) and one_query > 0.1  # the sign rule would have judged it
-    assert over_mlm["verdict"] == "inconclusive" and over_mlm["p"] > 0.05 and over_mlm["p_reversed"] > 0.05
+    assert over_mlm["verdict"] == "inconclusive" and over_mlm["p"] > 0.025 and over_mlm["p_reversed"] > 0.025
     again = board(metrics, demo_config())  # a fixed seed: the same input, the same p
     assert claim(again, "ulr-geogranno-over-mlm")["pairs"][0]["p"] == over_mlm["p"]
 
@@ -368,7 +368,7 @@ def test_the_bootstrap_pairs_queries_and_refuses_rows_of_other_queries():
     high = [np.array([1.0, 1, 1, 0, 1, 1, 1, 1])]  # per-item scores: hits
     low = [np.array([0.0, 0, 0, 1, 0, 0, 0, 0])]
     test = scoreboard_items.paired_bootstrap(high, low)
-    assert test["p"] < 0.05 < test["p_reversed"]
+    assert test["p"] < 0.025 < test["p_reversed"]
     assert scoreboard_items.paired_bootstrap(high, [np.array([1, 2])]) is None  # not the same queries
     assert scoreboard_items.paired_bootstrap(high, high + low) is None
 

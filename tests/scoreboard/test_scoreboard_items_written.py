@@ -149,6 +149,29 @@ def test_analogy_ids_are_each_questions_line(hash_encoder, demo_data):
         assert [lines[i].split("\t")[0].strip() for i in ids] == [row[0] for row in category.rows]
 
 
+def test_analogy_writes_each_questions_word_pairs_across_levels(hash_encoder, demo_data):
+    """Every question carries the ids of its two word pairs, the same at every level (the phrase "employed by
+    the man" : "hired by the woman" is man : woman), named in ``word_pairs``; the scoreboard reads them."""
+    from pipeline.tasks import analogy
+
+    result = analogy.evaluate(hash_encoder, analogy.load(DataRoot(demo_data)))
+    categories, names = result["categories"], result["word_pairs"]
+    for level in ("phrase", "sentence"):
+        for name in ("male-female", "capital-common", "do-doing", "good-better", "positive-negative"):
+            word = categories[f"word/{name}"]["word_pair_ids"]
+            assert categories[f"{level}/{name}"]["word_pair_ids"] == word
+    assert [names[i] for i in categories["phrase/male-female"]["word_pair_ids"][0]] == [
+        ["man", "woman"],
+        ["king", "queen"],
+    ]
+    assert categories["phrase/male-female"]["word_pairs_by_line"] == 0
+    # "be politically not acceptable" does not hold "unacceptable": that pair is placed by its line
+    assert categories["phrase/positive-negative"]["word_pairs_by_line"] == 2
+    groups = scoreboard_items._analogy_groups("avg", result, [])
+    assert all(group.word_pairs is not None for group in groups)
+    assert set(np.concatenate([g.word_pairs.ravel() for g in groups])) <= set(range(len(names)))
+
+
 def test_semeval_transfer_and_retrieval_write_ids(hash_encoder, demo_data):
     """SemEval 5(a): each test instance's number; transfer: each test item's line (TREC); GEOGRANNO: each
     question's position in its split (``all``: train's then dev's); FAQ: each query's first positive pair."""

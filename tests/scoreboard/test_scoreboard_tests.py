@@ -1,7 +1,8 @@
 """The scoreboard's tests (pipeline/scoreboard/scoreboard_items.py, scoreboard_stats.py): no verdict without a
-test (issue 46 §2), each test read from the per-item outputs the evaluations write, Holm's correction over a
-claim's columns, the analogy's cluster bootstrap over word pairs, bounded memory, a std whose square
-overflows, repeated seeds, and how the verdicts read in the report."""
+test (issue 46 §2), each test read from the per-item outputs the evaluations write, 2.5% in each direction
+(issue 54 §2), a claim's columns as one family (an intersection–union test for "all N", Holm's correction
+for "at least k of N" and for "reversed"), the analogy's cluster bootstrap over word pairs, bounded memory, a
+std whose square overflows, repeated seeds, and how the verdicts read in the report."""
 
 from __future__ import annotations
 
@@ -205,6 +206,51 @@ def test_the_cluster_bootstrap_is_wider_than_the_question_bootstrap_where_pairs_
     assert by_pair[1] - by_pair[0] > 2 * (by_question[1] - by_question[0])
 
 
+def three_level_data(easy: np.ndarray, word_pairs: bool) -> dict:
+    """A semantic and a syntactic category of 23 word pairs each at every level, each level's 506 questions
+    the ordered pairs of its pairs, right where both pairs are easy for the model (at every level: the
+    model knows a word pair or not). A phrase or sentence file wraps each pair in two templates, one as
+    (A, B), one as (C, D), so its own ``pairs`` name 46 pairs (ULR App. A.2; the real files'); with
+    ``word_pairs`` each question also carries the word pairs' ids shared by every level, as analogy.evaluate
+    writes them."""
+    questions = np.asarray(ordered_pair_questions(23))
+    bits = lambda hits: "".join("1" if h else "0" for h in hits)
+    categories = {}
+    for level in ("word", "phrase", "sentence"):
+        for kind, first in (("semantic", 0), ("syntactic", 23)):
+            own = questions if level == "word" else questions + [0, 23]  # the (C, D) template: 23 more
+            hits = easy[first + questions[:, 0]] & easy[first + questions[:, 1]]
+            category = {"type": kind, "in_tables": True, "correct": bits(hits), "pairs": own.tolist()}
+            if word_pairs:
+                category["word_pair_ids"] = (first + questions).tolist()
+            categories[f"{level}/{kind}-category"] = category
+    return {"categories": categories}
+
+
+def test_a_word_pair_is_one_cluster_at_every_level(tmp_path):
+    """ulr-analogy-average averages the three levels, whose questions wrap the same 46 word pairs: one draw
+    of a word pair takes its questions at every level. Clustered per level and per template (an older
+    file, each word pair counted up to five times), the interval is too narrow; the test says which it did."""
+    rng = np.random.default_rng(11)
+    easy_high, easy_low = rng.random(46) < 0.5, rng.random(46) < 0.5
+    tests = {}
+    for traced in (True, False):
+        rows = [
+            metrics_row(tmp_path, f"tiny+misad-{traced}", {"avg": 50.0}, three_level_data(easy_high, traced)),
+            metrics_row(tmp_path, f"tiny-{traced}", {"avg": 40.0}, three_level_data(easy_low, traced)),
+        ]
+        rows[0]["label"], rows[1]["label"] = "tiny+misad", "tiny"
+        (tests[traced],) = claim(judged({"analogy": {"rows": rows}}), "ulr-analogy-average")["pairs"]
+    assert tests[True]["test"].startswith("cluster bootstrap over word pairs (3036 questions from 46 pairs")
+    assert "older file" not in tests[True]["test"]
+    assert tests[False]["test"].startswith("cluster bootstrap over word pairs (3036 questions from 230 pairs")
+    assert "each level's and category's word pairs drawn apart" in tests[False]["test"]
+    width = lambda test: test["interval"][1] - test["interval"][0]
+    assert width(tests[True]) > 1.5 * width(tests[False])
+    # both models' easy pairs are drawn alike: "reversed" is a false verdict of the per-level clustering
+    assert tests[False]["verdict"] == "reversed" and tests[True]["verdict"] == "inconclusive"
+
+
 # --------------------------------------------------------------------------- several columns: Holm
 def test_holm_adjusts_step_down():
     from pipeline.scoreboard.scoreboard_stats import holm
@@ -240,6 +286,59 @@ def test_one_reversed_column_of_ten_is_no_reversal_once_the_family_is_corrected(
     mr = over_max["pairs"][0]["columns"][0]
     assert mr["p_reversed"] < 0.05 < mr["p_reversed_holm"]
     assert over_max["verdict"] == "inconclusive"
+
+
+TRANSFER_COLUMNS = ["mr", "cr", "subj", "mpqa", "sst", "trec", "sickr", "sicke", "sts14_pearson", "sts14_spearman"]
+CLUE_TASKS = ["tnews", "iflytek", "cluewsc", "afqmc", "csl", "ocnli"]
+
+
+def seeded_row(label: str, means: dict, seeds: int = 5) -> dict:
+    """A row of ``seeds`` seeds, std 1 on every column."""
+    cells = means | {f"{c}_std": 1.0 for c in means}
+    return {"label": label, "pooling": None, "facet": None, "cells": cells, "source": {"seed": list(range(seeds))}}
+
+
+def test_each_direction_is_tested_at_two_and_a_half_percent():
+    """Two equal models "hold" or are "reversed" at most 5% of the time only if each direction is tested at
+    2.5%: a column 1.3 points up over 5 seeds (std 1), one-sided p ≈ 0.037, is inconclusive, not "holds"."""
+    rows = [glue_row("tiny+misad", 81.3, 1.0, [0, 1, 2, 3, 4]), glue_row("tiny+mlm", 80.0, 1.0, [0, 1, 2, 3, 4])]
+    (pair,) = claim(judged({"glue": {"rows": rows}}), "ulr-glue-cola")["pairs"]
+    direct = stats.ttest_ind_from_stats(81.3, 1.0, 5, 80.0, 1.0, 5, equal_var=False, alternative="greater")
+    assert pair["p"] == pytest.approx(direct.pvalue) and 0.025 < pair["p"] < 0.05
+    assert pair["verdict"] == "inconclusive"
+
+
+def test_all_n_columns_hold_where_each_holds_at_its_own_level():
+    """bf-transfer-over-max ("on all transfer tasks"): an intersection–union test (Berger 1982) needs no
+    correction, so ten columns each 2 points up over 5 seeds (p ≈ 0.007 each) hold. Holm's correction for
+    "holds" made each 0.07 and the claim inconclusive. "Reversed" stays on Holm's p-values, and each column
+    says which adjustment it got, in the JSON and in the rendered table."""
+    bf = seeded_row("bilstm-bf-combined-600", {c: 82.0 for c in TRANSFER_COLUMNS})
+    board = judged({"transfer": {"rows": [bf, seeded_row("bilstm-max-600", {c: 80.0 for c in TRANSFER_COLUMNS})]}})
+    over_max = claim(board, "bf-transfer-over-max")
+    columns = over_max["pairs"][0]["columns"]
+    assert all(0.005 < c["p"] < 0.025 and c["verdict"] == "holds" for c in columns)
+    assert all("p_holm" not in c and c["p_reversed_holm"] == pytest.approx(1.0) for c in columns)
+    assert "intersection–union" in columns[0]["adjustment"] and "reversed: Holm over 10" in columns[0]["adjustment"]
+    assert over_max["verdict"] == "holds"
+    text = scoreboard_render.markdown(board)
+    assert "mr 82.00 ± 1.00 (n = 5) vs 80.00 ± 1.00 (n = 5) → holds (p = 0.00" in text
+    assert "all 10 must hold (intersection–union test)" in text
+
+
+def test_at_least_k_of_n_counts_columns_on_holms_p_values():
+    """BURT §6.1's "4 out of 6 tasks" is not an intersection–union test: four columns each at p ≈ 0.007
+    hold alone, but Holm over the six makes them 0.04, above 2.5%: inconclusive, and each column shows its
+    Holm-adjusted p."""
+    burt = dict(zip(CLUE_TASKS, [82.0, 82.0, 82.0, 82.0, 80.0, 80.0]))
+    span = {c: 80.0 for c in CLUE_TASKS}
+    board = judged({"clue": {"rows": [seeded_row("tiny+burt", burt), seeded_row("tiny+spanbert", span)]}})
+    over_span = claim(board, "burt-clue-over-span")
+    columns = over_span["pairs"][0]["columns"]
+    assert all(c["p"] < 0.025 < c["p_holm"] < 0.05 for c in columns[:4])
+    assert {c["verdict"] for c in columns} == {"inconclusive"} and over_span["verdict"] == "inconclusive"
+    assert "Holm over 6 (at least 4 of 6)" in columns[0]["adjustment"]
+    assert "→ inconclusive (p = 0.007 (Holm-adjusted 0.04" in scoreboard_render.markdown(board)
 
 
 # ---------------------------------------------------------------------------- seeds and their spread
