@@ -12,7 +12,7 @@ import json
 import pytest
 import torch
 from test_fused_architectures import with_config
-from test_fused_training import settings
+from test_fused_training import Killed, kill_at_step, settings
 
 from pipeline.classify import classify, fused_training, tasks
 
@@ -71,23 +71,13 @@ def test_fusing_on_or_off_is_the_jobs_not_its_groups(tiny_en):
     assert groups(4, "wandb", ((0, 0), (0, 1))) == classify.fused_stacks.JobGroups(stacks=[], solo=[(0, 0), (0, 1)])
 
 
-class Killed(Exception):
-    pass
-
-
 def test_a_killed_stack_of_one_resumes_to_the_unbroken_run(cli, tiny_en, demo_root, tmp_path, monkeypatch):
     """--resume-every goes with --fuse K above 1, not with the group's size: a one-run job at --fuse 2 saves
     its stack of one, and killed after step 3 it goes on from its save at step 2 to the unbroken job's files."""
     job = (*COMMON, "--data", demo_root, "--model", tiny_en, "--fuse", 2, "--resume-every", 2)
     assert cli("classify", *job, "--out", tmp_path / "unbroken") == 0
-    schedule = fused_training.linear_warmup
-
-    def dies_at_step_3(step, warmup, total):
-        if step == 3:
-            raise Killed
-        return schedule(step, warmup, total)
-
-    monkeypatch.setattr(fused_training, "linear_warmup", dies_at_step_3)
+    schedule = fused_training.linear_warmup  # restored for the resumed run
+    kill_at_step(monkeypatch, 3)
     with pytest.raises(Killed):
         cli("classify", *job, "--out", tmp_path / "killed")
     save = tmp_path / "killed" / ".resume" / "fused-seeds0-0.pt"

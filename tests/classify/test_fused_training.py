@@ -235,7 +235,20 @@ def test_a_one_run_job_that_fuses_trains_as_a_stack_of_one_and_says_so(cli, tiny
 
 
 class Killed(Exception):
-    pass
+    """A kill between two saves, raised from inside fused training."""
+
+
+def kill_at_step(patch, step: int) -> None:
+    """Make fused training die when its learning-rate schedule reaches ``step`` (the schedule is asked once
+    a step, before the update), as a killed job would between two saves."""
+    schedule = fused_training.linear_warmup
+
+    def dies(at, warmup, total):
+        if at == step:
+            raise Killed
+        return schedule(at, warmup, total)
+
+    patch.setattr(fused_training, "linear_warmup", dies)
 
 
 def test_a_killed_fused_run_resumes_to_the_unbroken_run(tiny_en, demo_root, tmp_path, monkeypatch):
@@ -249,14 +262,8 @@ def test_a_killed_fused_run_resumes_to_the_unbroken_run(tiny_en, demo_root, tmp_
     with tempfile.TemporaryDirectory() as scratch:
         unbroken, _, unbroken_losses, _ = fused_training.train_members(task, members, tokenizer, train, config, scratch)
         expected = [outputs(task, trainer, dev_features) for trainer in unbroken]
-        schedule = fused_training.linear_warmup
-
-        def dies_at_step_12(step, warmup, total):
-            if step == 12:
-                raise Killed
-            return schedule(step, warmup, total)
-
-        monkeypatch.setattr(fused_training, "linear_warmup", dies_at_step_12)
+        schedule = fused_training.linear_warmup  # restored for the resumed run
+        kill_at_step(monkeypatch, 12)
         with pytest.raises(Killed):
             fused_training.train_members(task, members, tokenizer, train, config, scratch, resume=resume)
         assert torch.load(resume.path, weights_only=False)["step"] == 10

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from test_fused_training import Killed, kill_at_step
 from transformers import AutoTokenizer
 
 from pipeline.classify import classify, encoding, fused_training, tasks
@@ -125,10 +126,6 @@ def test_a_resume_save_is_read_as_tensors_only_and_a_planted_object_never_runs(t
 STEPS, EVERY = 8, 3
 
 
-class Killed(Exception):
-    pass
-
-
 def _config(task):
     args = argparse.Namespace(
         batch_size=8,
@@ -170,14 +167,7 @@ def saves(tiny_en, demo_root, tmp_path_factory):
         tokenizer, train = _train(task, demo_root, str(tiny_en), config, 0)
         trainers, _, losses, _ = fused_training.train_members(task, members, tokenizer, train, config, scratch)
         found["unbroken"] = (_weights(trainers), losses)
-        schedule = fused_training.linear_warmup
-
-        def dies_at_step_5(step, warmup, total):
-            if step == 5:
-                raise Killed
-            return schedule(step, warmup, total)
-
-        patch.setattr(fused_training, "linear_warmup", dies_at_step_5)
+        kill_at_step(patch, 5)
         for name, rows in (("all", 0), ("first-16", 16)):
             tokenizer, train = _train(task, demo_root, str(tiny_en), config, rows)
             resume = fused_training.Resume(folder / name / "fused.pt", EVERY)
